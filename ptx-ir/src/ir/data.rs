@@ -1,0 +1,203 @@
+//! Declarations and constant data: variables, initializers, literals and
+//! constant expressions.
+
+use super::Name;
+use crate::isa::{ScalarType, StateSpace};
+
+/// A variable declaration in any state space: module variables, function
+/// parameters, and `.reg`/`.local`/`.shared`/`.param` declarations in bodies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    pub space: StateSpace,
+    /// `.attribute(...)` list, as written inside the parentheses (`.managed`, `.unified(1,2)`).
+    pub attributes: Vec<Attribute>,
+    pub align: Option<u64>,
+    /// Kernel parameter attribute `.ptr {.space} {.align N}`.
+    pub ptr: Option<PtrAttr>,
+    /// `.v2`, `.v4`, `.v8`.
+    pub vector: Option<u8>,
+    pub ty: ScalarType,
+    pub names: Vec<Declarator>,
+}
+
+/// `.ptr .global .align 16` on a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtrAttr {
+    pub space: Option<StateSpace>,
+    pub align: Option<u64>,
+}
+
+/// `.managed` or `.unified(uuid1, uuid2)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Attribute {
+    Managed,
+    Unified(Option<(u64, u64)>),
+}
+
+/// One declared name with its array dimensions, register range and initializer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declarator {
+    pub name: Name,
+    /// `%r<100>`: declares `%r0` .. `%r99`.
+    pub range: Option<u32>,
+    /// `[4][8]`; `None` for an unsized `[]` dimension.
+    pub dims: Vec<Option<u64>>,
+    pub init: Option<Initializer>,
+}
+
+/// The value after `=` in a declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initializer {
+    Expr(ConstExpr),
+    List(Vec<Initializer>),
+    /// Texture/sampler fields: `{ filter_mode = nearest, addr_mode_0 = wrap }`.
+    Fields(Vec<(Name, ConstExpr)>),
+}
+
+/// An integer literal: the value (two's complement for negative values made by
+/// constant folding), how it was written, and whether it carries `U`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntLit {
+    pub value: u64,
+    pub radix: Radix,
+    /// Unsigned (`.u64`) under the manual's rules: a `U` suffix or too big for `.s64`.
+    pub unsigned: bool,
+    /// Written with the `U` suffix.
+    pub suffix: bool,
+}
+
+impl IntLit {
+    pub fn dec(value: i64) -> IntLit {
+        IntLit { value: value as u64, radix: Radix::Dec, unsigned: false, suffix: false }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Radix {
+    Dec,
+    Hex,
+    Oct,
+    Bin,
+}
+
+/// A floating-point literal.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FloatLit {
+    /// `0fXXXXXXXX`: an exact single-precision value.
+    F32(u32),
+    /// `0dXXXXXXXXXXXXXXXX`: an exact double-precision value.
+    F64(u64),
+    /// A decimal literal: its text (printed back as written) and its double value's bits.
+    Dec { text: Name, bits: u64 },
+}
+
+impl FloatLit {
+    /// The value as a double (single-precision literals widen exactly).
+    pub fn to_f64(&self) -> f64 {
+        match self {
+            FloatLit::F32(b) => f32::from_bits(*b) as f64,
+            FloatLit::F64(b) | FloatLit::Dec { bits: b, .. } => f64::from_bits(*b),
+        }
+    }
+}
+
+/// A constant expression, kept as written (initializers, debug sections).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConstExpr {
+    Int(IntLit),
+    Float(FloatLit),
+    /// The address of a variable or function (or a label in debug sections).
+    Sym(Name),
+    /// `generic(sym)`.
+    Generic(Box<ConstExpr>),
+    /// `0xFF00(expr)`: the `mask()` operator.
+    Mask(IntLit, Box<ConstExpr>),
+    Unary(UnOp, Box<ConstExpr>),
+    Binary(BinOp, Box<ConstExpr>, Box<ConstExpr>),
+    Cond(Box<ConstExpr>, Box<ConstExpr>, Box<ConstExpr>),
+    /// `(.s64) e` / `(.u64) e`.
+    Cast(bool, Box<ConstExpr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Plus,
+    Neg,
+    Not,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Mul,
+    Div,
+    Rem,
+    Add,
+    Sub,
+    Shl,
+    Shr,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    BitAnd,
+    BitXor,
+    BitOr,
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// C precedence level (higher binds tighter).
+    pub fn precedence(self) -> u8 {
+        use BinOp::*;
+        match self {
+            Mul | Div | Rem => 10,
+            Add | Sub => 9,
+            Shl | Shr => 8,
+            Lt | Gt | Le | Ge => 7,
+            Eq | Ne => 6,
+            BitAnd => 5,
+            BitXor => 4,
+            BitOr => 3,
+            And => 2,
+            Or => 1,
+        }
+    }
+    pub fn text(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+            Add => "+",
+            Sub => "-",
+            Shl => "<<",
+            Shr => ">>",
+            Lt => "<",
+            Gt => ">",
+            Le => "<=",
+            Ge => ">=",
+            Eq => "==",
+            Ne => "!=",
+            BitAnd => "&",
+            BitXor => "^",
+            BitOr => "|",
+            And => "&&",
+            Or => "||",
+        }
+    }
+}
+
+impl UnOp {
+    pub fn text(self) -> &'static str {
+        match self {
+            UnOp::Plus => "+",
+            UnOp::Neg => "-",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! Instructions and their operands.
+
+use super::{FloatLit, IntLit, LabelId, Name, RegId, SpecialReg};
+use crate::isa::{match_form, BoolOp, CmpOp, FormId, FormMismatch, Mod, ModKind, Opcode, Rounding, ScalarType, SlotRole, StateSpace};
+use crate::isa::matcher::{ParsedKind, SlotMods};
+use smallvec::SmallVec;
+
+/// One PTX instruction: guard, opcode, the matched syntax form, modifiers
+/// aligned with that form's slots, and operands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Instruction {
+    pub guard: Option<Guard>,
+    pub opcode: Opcode,
+    pub form: FormId,
+    /// One entry per slot of `form`; `Mod::NONE` where an optional slot is empty.
+    pub mods: SlotMods,
+    pub operands: SmallVec<[Operand; 4]>,
+}
+
+/// `@p` or `@!p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    pub reg: RegId,
+    pub negated: bool,
+}
+
+impl Instruction {
+    /// Builds an instruction from modifiers in any order, checking them and
+    /// the operands against the ISA tables (the way the parser does).
+    pub fn new(opcode: Opcode, mods: &[Mod], operands: impl IntoIterator<Item = Operand>) -> Result<Instruction, FormMismatch> {
+        let operands: SmallVec<[Operand; 4]> = operands.into_iter().collect();
+        let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
+        let (form, mods) = match_form(opcode, mods, &kinds)?;
+        Ok(Instruction { guard: None, opcode, form, mods, operands })
+    }
+
+    /// The written modifiers with the role of their slot, in canonical order.
+    pub fn modifiers(&self) -> impl Iterator<Item = (SlotRole, Mod)> + '_ {
+        self.form.slots().iter().zip(self.mods.iter()).filter(|(_, m)| **m != Mod::NONE).map(|(s, m)| (s.role, *m))
+    }
+
+    /// Is this modifier written?
+    pub fn has(&self, m: Mod) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// The data types, in slot order (`cvt.f32.s32` gives `[F32, S32]`).
+    pub fn types(&self) -> SmallVec<[ScalarType; 4]> {
+        self.modifiers()
+            .filter(|(r, _)| *r == SlotRole::Type)
+            .filter_map(|(_, m)| match m.kind() {
+                ModKind::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The first data type (the instruction type for most opcodes).
+    pub fn ty(&self) -> Option<ScalarType> {
+        self.types().first().copied()
+    }
+
+    pub fn rounding(&self) -> Option<Rounding> {
+        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
+            (SlotRole::Rounding, ModKind::Rounding(x)) => Some(x),
+            _ => None,
+        })
+    }
+
+    pub fn cmp(&self) -> Option<CmpOp> {
+        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
+            (SlotRole::Cmp, ModKind::Cmp(x)) => Some(x),
+            _ => None,
+        })
+    }
+
+    pub fn bool_op(&self) -> Option<BoolOp> {
+        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
+            (SlotRole::Bool, ModKind::Bool(x)) => Some(x),
+            _ => None,
+        })
+    }
+
+    /// State-space modifiers in slot order (`cp.async.ca.shared.global` gives shared, global).
+    pub fn spaces(&self) -> SmallVec<[StateSpace; 2]> {
+        self.modifiers()
+            .filter_map(|(r, m)| match (r, m.kind()) {
+                (SlotRole::Space, ModKind::Space(s)) => Some(s),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The first state space, or `Generic` when none is written.
+    pub fn space(&self) -> StateSpace {
+        self.spaces().first().copied().unwrap_or(StateSpace::Generic)
+    }
+
+    /// `.v2`/`.v4`/`.v8`.
+    pub fn vector(&self) -> Option<u8> {
+        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
+            (SlotRole::Vector, ModKind::Vector(n)) => Some(n),
+            _ => None,
+        })
+    }
+}
+
+/// The component or byte/half selector after a register: `%v.x`, `r.b0`, `r.h1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Selector {
+    X,
+    Y,
+    Z,
+    W,
+    R,
+    G,
+    B,
+    A,
+    B0,
+    B1,
+    B2,
+    B3,
+    H0,
+    H1,
+}
+
+impl Selector {
+    pub fn text(self) -> &'static str {
+        use Selector::*;
+        match self {
+            X => ".x",
+            Y => ".y",
+            Z => ".z",
+            W => ".w",
+            R => ".r",
+            G => ".g",
+            B => ".b",
+            A => ".a",
+            B0 => ".b0",
+            B1 => ".b1",
+            B2 => ".b2",
+            B3 => ".b3",
+            H0 => ".h0",
+            H1 => ".h1",
+        }
+    }
+    pub fn from_text(s: &str) -> Option<Selector> {
+        use Selector::*;
+        Some(match s {
+            ".x" => X,
+            ".y" => Y,
+            ".z" => Z,
+            ".w" => W,
+            ".r" => R,
+            ".g" => G,
+            ".b" => B,
+            ".a" => A,
+            ".b0" => B0,
+            ".b1" => B1,
+            ".b2" => B2,
+            ".b3" => B3,
+            ".h0" => H0,
+            ".h1" => H1,
+            _ => return None,
+        })
+    }
+    /// The vector lane a component selector names (`.x`/`.r` = 0 ...).
+    pub fn lane(self) -> Option<u8> {
+        use Selector::*;
+        match self {
+            X | R => Some(0),
+            Y | G => Some(1),
+            Z | B => Some(2),
+            W | A => Some(3),
+            _ => None,
+        }
+    }
+}
+
+/// A prefix operator on a register operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Prefix {
+    None,
+    /// `!p`: negated predicate source.
+    Not,
+    /// `-a`: negated source of the video `vmad`.
+    Neg,
+}
+
+/// A register operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RegOperand {
+    pub reg: RegId,
+    pub prefix: Prefix,
+    pub sel: Option<Selector>,
+}
+
+impl RegOperand {
+    pub fn plain(reg: RegId) -> RegOperand {
+        RegOperand { reg, prefix: Prefix::None, sel: None }
+    }
+}
+
+/// An immediate operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Imm {
+    Int(IntLit),
+    Float(FloatLit),
+}
+
+impl Eq for Imm {}
+impl std::hash::Hash for Imm {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            Imm::Int(i) => i.hash(h),
+            Imm::Float(f) => f.to_f64().to_bits().hash(h),
+        }
+    }
+}
+
+/// The base of an address operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum AddrBase {
+    Reg(RegId),
+    /// A variable (or parameter) name.
+    Sym(Name),
+    /// `[imm]`: an absolute address.
+    Imm(u64),
+}
+
+/// `[base+offset]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Address {
+    pub base: AddrBase,
+    pub offset: i64,
+    /// Followed by `.unified`.
+    pub unified: bool,
+}
+
+/// `name[index]`: an array element.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ArrayElem {
+    pub name: Name,
+    pub index: Operand,
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Reg(RegOperand),
+    /// `%r1+4`: a register plus a constant (ptxas accepts it as a source operand).
+    RegOffset(RegId, i64),
+    /// `%tid.x`, `%laneid`.
+    SReg(SpecialReg, Option<Selector>),
+    Imm(Imm),
+    /// A variable or function name, with an optional byte offset (`foo+8`).
+    Sym(Name, i64),
+    Label(LabelId),
+    /// `{a, b, c, d}`.
+    Vector(Box<[Operand]>),
+    /// `p|q`.
+    Pair(RegId, RegId),
+    /// `_`: a result nobody reads.
+    Sink,
+    Addr(Box<Address>),
+    /// `[tex, sampler, {x, y}]`: texture and surface operands.
+    AddrList(Box<[Operand]>),
+    ArrayElem(Box<ArrayElem>),
+    /// `(a, b)`: call return and argument lists.
+    List(Box<[Operand]>),
+}
+
+impl Operand {
+    pub fn reg(r: RegId) -> Operand {
+        Operand::Reg(RegOperand::plain(r))
+    }
+
+    /// The kind the form matcher checks.
+    pub fn parsed_kind(&self) -> ParsedKind {
+        match self {
+            Operand::Addr(_) | Operand::AddrList(_) => ParsedKind::Address,
+            Operand::ArrayElem(_) => ParsedKind::Either,
+            Operand::List(_) => ParsedKind::List,
+            _ => ParsedKind::Value,
+        }
+    }
+
+    /// Every register this operand names (including address bases and vector elements).
+    pub fn regs(&self, out: &mut SmallVec<[RegId; 4]>) {
+        match self {
+            Operand::Reg(r) => out.push(r.reg),
+            Operand::RegOffset(r, _) => out.push(*r),
+            Operand::Pair(a, b) => {
+                out.push(*a);
+                out.push(*b);
+            }
+            Operand::Addr(a) => {
+                if let AddrBase::Reg(r) = a.base {
+                    out.push(r)
+                }
+            }
+            Operand::Vector(v) | Operand::AddrList(v) | Operand::List(v) => v.iter().for_each(|o| o.regs(out)),
+            Operand::ArrayElem(e) => e.index.regs(out),
+            Operand::SReg(..) | Operand::Imm(_) | Operand::Sym(..) | Operand::Label(_) | Operand::Sink => {}
+        }
+    }
+}

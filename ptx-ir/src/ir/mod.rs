@@ -1,0 +1,23 @@
+//! The typed IR of a PTX module.
+//!
+//! A [`Module`] holds module directives, variables and functions in source
+//! order. Inside a function, registers and labels are numbered ([`RegId`],
+//! [`LabelId`]) and their names live in the function's tables; instructions
+//! carry their opcode, matched form and slot-aligned modifiers from the ISA
+//! tables, so passes match on typed values rather than text. The IR holds no
+//! source positions: equal text gives equal IR.
+
+mod data;
+mod function;
+mod instruction;
+mod module;
+mod special;
+
+pub use data::*;
+pub use function::*;
+pub use instruction::*;
+pub use module::*;
+pub use special::SpecialReg;
+
+/// A name as written in the source (`foo`, `%r1`, `$L__BB0_1`).
+pub type Name = Box<str>;

@@ -1,0 +1,439 @@
+//! Turns PTX source bytes into tokens.
+//!
+//! Works on bytes, so any input (invalid UTF-8, NUL, very long lines) gives
+//! either tokens or a positioned error, never a panic. PTX is ASCII outside
+//! comments and strings.
+
+use crate::source::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenKind {
+    /// `foo`, `%r1`, `$L__BB0_1`, `_Z3fooi`.
+    Ident,
+    /// A dot and a word: `.reg`, `.f32`, `.L1::evict_last`, `.x`; `.1d` when glued to a word.
+    DotWord,
+    /// An integer literal (decimal, `0x`, octal, `0b`, optional `U`).
+    Int,
+    /// A decimal floating-point literal (`1.0`, `.5`, `1e-3`).
+    Float,
+    /// `0f3F800000` (single precision).
+    HexF32,
+    /// `0d3FF0000000000000` (double precision).
+    HexF64,
+    /// `"..."`, span includes the quotes.
+    String,
+    Comma,
+    Semi,
+    Colon,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    LParen,
+    RParen,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Shl,
+    Shr,
+    EqEq,
+    Ne,
+    Amp,
+    Pipe,
+    Caret,
+    Bang,
+    Tilde,
+    AndAnd,
+    OrOr,
+    Question,
+    At,
+    Eq,
+    Eof,
+}
+
+impl TokenKind {
+    /// How the kind is named in "expected ..." messages.
+    pub fn describe(self) -> &'static str {
+        use TokenKind::*;
+        match self {
+            Ident => "an identifier",
+            DotWord => "a directive or modifier",
+            Int => "an integer",
+            Float | HexF32 | HexF64 => "a floating-point number",
+            String => "a string",
+            Comma => "`,`",
+            Semi => "`;`",
+            Colon => "`:`",
+            LBrace => "`{`",
+            RBrace => "`}`",
+            LBracket => "`[`",
+            RBracket => "`]`",
+            LParen => "`(`",
+            RParen => "`)`",
+            Plus => "`+`",
+            Minus => "`-`",
+            Star => "`*`",
+            Slash => "`/`",
+            Percent => "`%`",
+            Lt => "`<`",
+            Gt => "`>`",
+            Le => "`<=`",
+            Ge => "`>=`",
+            Shl => "`<<`",
+            Shr => "`>>`",
+            EqEq => "`==`",
+            Ne => "`!=`",
+            Amp => "`&`",
+            Pipe => "`|`",
+            Caret => "`^`",
+            Bang => "`!`",
+            Tilde => "`~`",
+            AndAnd => "`&&`",
+            OrOr => "`||`",
+            Question => "`?`",
+            At => "`@`",
+            Eq => "`=`",
+            Eof => "end of file",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub span: Span,
+    /// No whitespace or comment separates it from the previous token.
+    pub glued: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LexError {
+    pub span: Span,
+    pub message: String,
+}
+
+fn is_follow(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+}
+
+/// Lexes the whole text. The last token is always `Eof`.
+pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
+    if src.len() >= u32::MAX as usize {
+        return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });
+    }
+    let mut toks = Vec::with_capacity(src.len() / 4);
+    let mut i = 0usize;
+    let n = src.len();
+    let mut glued = false;
+    let err = |s: usize, e: usize, m: String| Err(LexError { span: Span::new(s, e), message: m });
+    while i < n {
+        let c = src[i];
+        let start = i;
+        match c {
+            b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c => {
+                i += 1;
+                glued = false;
+                continue;
+            }
+            b'/' if i + 1 < n && src[i + 1] == b'/' => {
+                while i < n && src[i] != b'\n' {
+                    i += 1;
+                }
+                glued = false;
+                continue;
+            }
+            b'/' if i + 1 < n && src[i + 1] == b'*' => {
+                i += 2;
+                loop {
+                    if i + 1 >= n {
+                        return err(start, start + 2, "unterminated comment: `/*` without `*/`".into());
+                    }
+                    if src[i] == b'*' && src[i + 1] == b'/' {
+                        i += 2;
+                        break;
+                    }
+                    i += 1;
+                }
+                glued = false;
+                continue;
+            }
+            _ => {}
+        }
+        let prev_wordish = glued && matches!(toks.last(), Some(Token { kind: TokenKind::Ident | TokenKind::DotWord, .. }));
+        let kind = match c {
+            b'a'..=b'z' | b'A'..=b'Z' => {
+                i += 1;
+                while i < n && is_follow(src[i]) {
+                    i += 1;
+                }
+                TokenKind::Ident
+            }
+            b'_' | b'$' | b'%' => {
+                i += 1;
+                if i >= n || !is_follow(src[i]) {
+                    if c == b'_' {
+                        TokenKind::Ident // `_`, the sink operand
+                    } else if c == b'%' {
+                        TokenKind::Percent
+                    } else {
+                        return err(start, i, "`$` must be followed by letters, digits, `_` or `$`".into());
+                    }
+                } else {
+                    while i < n && is_follow(src[i]) {
+                        i += 1;
+                    }
+                    TokenKind::Ident
+                }
+            }
+            b'.' if i + 1 < n && src[i + 1].is_ascii_digit() && !prev_wordish => {
+                i += 1;
+                lex_decimal_tail(src, &mut i);
+                TokenKind::Float
+            }
+            b'.' => {
+                i += 1;
+                let word_start = i;
+                loop {
+                    if i < n && is_follow(src[i]) {
+                        i += 1;
+                    } else if i + 2 < n && src[i] == b':' && src[i + 1] == b':' && is_follow(src[i + 2]) {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                if i == word_start {
+                    return err(start, start + 1, "a lone `.`; expected a directive or modifier name after it".into());
+                }
+                TokenKind::DotWord
+            }
+            b'0'..=b'9' => lex_number(src, &mut i).map_err(|m| LexError { span: Span::new(start, i.max(start + 1)), message: m })?,
+            b'"' => {
+                i += 1;
+                loop {
+                    if i >= n || src[i] == b'\n' {
+                        return err(start, start + 1, "unterminated string".into());
+                    }
+                    match src[i] {
+                        b'\\' => i += 2,
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        _ => i += 1,
+                    }
+                }
+                if std::str::from_utf8(&src[start..i.min(n)]).is_err() {
+                    return err(start, i, "string is not valid UTF-8".into());
+                }
+                TokenKind::String
+            }
+            _ => {
+                let two = if i + 1 < n { src[i + 1] } else { 0 };
+                let (k, len) = match (c, two) {
+                    (b'<', b'<') => (TokenKind::Shl, 2),
+                    (b'>', b'>') => (TokenKind::Shr, 2),
+                    (b'<', b'=') => (TokenKind::Le, 2),
+                    (b'>', b'=') => (TokenKind::Ge, 2),
+                    (b'=', b'=') => (TokenKind::EqEq, 2),
+                    (b'!', b'=') => (TokenKind::Ne, 2),
+                    (b'&', b'&') => (TokenKind::AndAnd, 2),
+                    (b'|', b'|') => (TokenKind::OrOr, 2),
+                    (b',', _) => (TokenKind::Comma, 1),
+                    (b';', _) => (TokenKind::Semi, 1),
+                    (b':', _) => (TokenKind::Colon, 1),
+                    (b'{', _) => (TokenKind::LBrace, 1),
+                    (b'}', _) => (TokenKind::RBrace, 1),
+                    (b'[', _) => (TokenKind::LBracket, 1),
+                    (b']', _) => (TokenKind::RBracket, 1),
+                    (b'(', _) => (TokenKind::LParen, 1),
+                    (b')', _) => (TokenKind::RParen, 1),
+                    (b'+', _) => (TokenKind::Plus, 1),
+                    (b'-', _) => (TokenKind::Minus, 1),
+                    (b'*', _) => (TokenKind::Star, 1),
+                    (b'/', _) => (TokenKind::Slash, 1),
+                    (b'<', _) => (TokenKind::Lt, 1),
+                    (b'>', _) => (TokenKind::Gt, 1),
+                    (b'&', _) => (TokenKind::Amp, 1),
+                    (b'|', _) => (TokenKind::Pipe, 1),
+                    (b'^', _) => (TokenKind::Caret, 1),
+                    (b'!', _) => (TokenKind::Bang, 1),
+                    (b'~', _) => (TokenKind::Tilde, 1),
+                    (b'?', _) => (TokenKind::Question, 1),
+                    (b'@', _) => (TokenKind::At, 1),
+                    (b'=', _) => (TokenKind::Eq, 1),
+                    (b'#', _) => {
+                        return err(start, start + 1, "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into())
+                    }
+                    _ => {
+                        let what = if c == 0 {
+                            "a NUL byte".to_string()
+                        } else if c >= 0x80 {
+                            "a non-ASCII byte".to_string()
+                        } else if c < 0x20 || c == 0x7f {
+                            format!("control character 0x{c:02x}")
+                        } else {
+                            format!("`{}`", c as char)
+                        };
+                        return err(start, start + 1, format!("unexpected {what}"));
+                    }
+                };
+                i += len;
+                k
+            }
+        };
+        toks.push(Token { kind, span: Span::new(start, i), glued });
+        glued = true;
+    }
+    toks.push(Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false });
+    Ok(toks)
+}
+
+fn lex_decimal_tail(src: &[u8], i: &mut usize) {
+    while *i < src.len() && src[*i].is_ascii_digit() {
+        *i += 1;
+    }
+    if *i < src.len() && (src[*i] == b'e' || src[*i] == b'E') {
+        let mut j = *i + 1;
+        if j < src.len() && (src[j] == b'+' || src[j] == b'-') {
+            j += 1;
+        }
+        if j < src.len() && src[j].is_ascii_digit() {
+            while j < src.len() && src[j].is_ascii_digit() {
+                j += 1;
+            }
+            *i = j;
+        }
+    }
+}
+
+fn lex_number(src: &[u8], i: &mut usize) -> Result<TokenKind, String> {
+    let n = src.len();
+    let start = *i;
+    let next = if start + 1 < n { src[start + 1] } else { 0 };
+    let kind = if src[start] == b'0' && matches!(next, b'x' | b'X') {
+        *i += 2;
+        let d = *i;
+        while *i < n && src[*i].is_ascii_hexdigit() {
+            *i += 1;
+        }
+        if *i == d {
+            return Err("hexadecimal literal without digits".into());
+        }
+        if *i < n && src[*i] == b'U' {
+            *i += 1;
+        }
+        TokenKind::Int
+    } else if src[start] == b'0' && matches!(next, b'b' | b'B') {
+        *i += 2;
+        let d = *i;
+        while *i < n && (src[*i] == b'0' || src[*i] == b'1') {
+            *i += 1;
+        }
+        if *i == d {
+            return Err("binary literal without digits".into());
+        }
+        if *i < n && src[*i] == b'U' {
+            *i += 1;
+        }
+        TokenKind::Int
+    } else if src[start] == b'0' && matches!(next, b'f' | b'F' | b'd' | b'D') {
+        let want = if matches!(next, b'f' | b'F') { 8 } else { 16 };
+        *i += 2;
+        let d = *i;
+        while *i < n && src[*i].is_ascii_hexdigit() {
+            *i += 1;
+        }
+        if *i - d != want {
+            return Err(format!(
+                "`0{}` floating-point literal needs exactly {want} hexadecimal digits, found {}",
+                next as char,
+                *i - d
+            ));
+        }
+        if want == 8 {
+            TokenKind::HexF32
+        } else {
+            TokenKind::HexF64
+        }
+    } else {
+        while *i < n && src[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        let mut float = false;
+        if *i < n && src[*i] == b'.' && !(*i + 1 < n && src[*i + 1].is_ascii_alphabetic() && src[*i + 1] != b'e' && src[*i + 1] != b'E') {
+            *i += 1;
+            float = true;
+        }
+        let before = *i;
+        lex_decimal_tail(src, i);
+        if *i > before && src[before..*i].iter().any(|c| *c == b'e' || *c == b'E') {
+            float = true;
+        }
+        if float {
+            TokenKind::Float
+        } else {
+            if *i < n && src[*i] == b'U' {
+                *i += 1;
+            }
+            let digits = &src[start..*i];
+            if digits.len() > 1 && digits[0] == b'0' && digits.iter().take_while(|c| c.is_ascii_digit()).any(|c| *c == b'8' || *c == b'9') {
+                return Err("octal literal with a digit 8 or 9".into());
+            }
+            TokenKind::Int
+        }
+    };
+    if *i < n && is_follow(src[*i]) {
+        while *i < n && is_follow(src[*i]) {
+            *i += 1;
+        }
+        return Err(format!("malformed number `{}`", String::from_utf8_lossy(&src[start..*i])));
+    }
+    Ok(kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use TokenKind::*;
+
+    fn kinds(s: &str) -> Vec<TokenKind> {
+        lex(s.as_bytes()).unwrap().into_iter().map(|t| t.kind).collect()
+    }
+
+    #[test]
+    fn instruction_tokens() {
+        assert_eq!(kinds("ld.global.v4.f32 {%f1,%f2}, [%rd1+-4];"), vec![
+            Ident, DotWord, DotWord, DotWord, LBrace, Ident, Comma, Ident, RBrace, Comma, LBracket, Ident, Plus, Minus, Int, RBracket, Semi, Eof
+        ]);
+    }
+
+    #[test]
+    fn dot_digit_is_modifier_when_glued_and_float_otherwise() {
+        assert_eq!(kinds("tex.1d"), vec![Ident, DotWord, Eof]);
+        assert_eq!(kinds("{.05,.1}"), vec![LBrace, Float, Comma, Float, RBrace, Eof]);
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(kinds("0x1fU 017 0b101 42 1.5 1e-3 0f3F800000 0d3FF0000000000000"), vec![Int, Int, Int, Int, Float, Float, HexF32, HexF64, Eof]);
+        assert!(lex(b"0f3F80").is_err());
+        assert!(lex(b"12ab").is_err());
+        assert!(lex(b"/* open").is_err());
+        assert!(lex(b"\"open").is_err());
+        assert!(lex(b"a \x00 b").is_err());
+    }
+
+    #[test]
+    fn scoped_modifiers() {
+        let t = lex(b".L2::cache_hint .shared::cta").unwrap();
+        assert_eq!(t.len(), 3);
+        assert_eq!(t[0].span, Span::new(0, 15));
+    }
+}

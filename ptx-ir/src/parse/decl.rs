@@ -1,0 +1,242 @@
+//! Variable declarations (PTX ISA §5.4) in every state space: module
+//! variables, function parameters and body declarations, with alignment,
+//! vectors, `.ptr` attributes, arrays, `%r<N>` ranges and initializers.
+
+use super::cursor::{GlobalKind, PResult, Parser};
+use super::expr::{eval_int, MAX_EXPR_DEPTH};
+use crate::ir::{Attribute, Declarator, Initializer, PtrAttr, VarDecl};
+use crate::isa::{ScalarType, StateSpace};
+use crate::lexer::TokenKind;
+
+/// Where a declaration appears; decides what it may contain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclCtx {
+    /// Module scope: ends with `;`, may have initializers.
+    Module,
+    /// Function body: ends with `;`, declares names in the current scope.
+    Body,
+    /// A function parameter: one name, no `;`.
+    Param,
+    /// A `.callprototype` parameter: one name (usually `_`), declares nothing.
+    Proto,
+}
+
+/// State spaces a declaration may start with.
+pub fn decl_space(word: &str) -> Option<StateSpace> {
+    Some(match word {
+        ".reg" => StateSpace::Reg,
+        ".sreg" => StateSpace::Sreg,
+        ".const" => StateSpace::Const,
+        ".global" => StateSpace::Global,
+        ".local" => StateSpace::Local,
+        ".param" => StateSpace::Param,
+        ".shared" => StateSpace::Shared,
+        ".tex" => StateSpace::Tex,
+        _ => return None,
+    })
+}
+
+impl Parser<'_> {
+    /// Parses a declaration starting at its state-space directive.
+    pub fn var_decl(&mut self, ctx: DeclCtx) -> PResult<VarDecl> {
+        let t = self.peek();
+        let Some(space) = (if t.kind == TokenKind::DotWord { decl_space(self.text(t)) } else { None }) else {
+            return self.expected("a state space (`.reg`, `.param`, `.global` ...)");
+        };
+        self.bump();
+        let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Vec::new() };
+        let mut ty = None;
+        while self.at(TokenKind::DotWord) {
+            let t = self.peek();
+            let w = self.text(t);
+            match w {
+                ".align" => {
+                    self.bump();
+                    let a = self.expect_u64("an alignment in bytes")?;
+                    if !a.is_power_of_two() {
+                        return self.error_at(self.toks[self.pos - 1].span, format!("alignment {a} is not a power of two"));
+                    }
+                    decl.align = Some(a);
+                }
+                ".attribute" => {
+                    self.bump();
+                    decl.attributes = self.attributes()?;
+                }
+                ".ptr" => {
+                    self.bump();
+                    let mut p = PtrAttr { space: None, align: None };
+                    if self.at(TokenKind::DotWord) {
+                        if let Some(s @ (StateSpace::Global | StateSpace::Shared | StateSpace::Const | StateSpace::Local)) = decl_space(self.text(self.peek())) {
+                            self.bump();
+                            p.space = Some(s);
+                        }
+                    }
+                    if self.eat_dot(".align") {
+                        let a = self.expect_u64("an alignment in bytes")?;
+                        p.align = Some(a);
+                    }
+                    decl.ptr = Some(p);
+                }
+                ".v2" | ".v4" | ".v8" => {
+                    self.bump();
+                    decl.vector = Some(w[2..].parse().unwrap());
+                }
+                _ => match ScalarType::from_text(w) {
+                    Some(t) if ty.is_none() => {
+                        self.bump();
+                        ty = Some(t);
+                    }
+                    _ => break,
+                },
+            }
+        }
+        let Some(ty) = ty else {
+            return self.expected("a type (`.b32`, `.f32`, `.u64` ...)");
+        };
+        decl.ty = ty;
+        loop {
+            decl.names.push(self.declarator(&decl, ctx)?);
+            if matches!(ctx, DeclCtx::Param | DeclCtx::Proto) || !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        if matches!(ctx, DeclCtx::Module | DeclCtx::Body) {
+            self.expect(TokenKind::Semi, "`;` after a declaration")?;
+        }
+        Ok(decl)
+    }
+
+    fn attributes(&mut self) -> PResult<Vec<Attribute>> {
+        self.expect(TokenKind::LParen, "`(` after .attribute")?;
+        let mut out = Vec::new();
+        loop {
+            if self.eat_dot(".managed") {
+                out.push(Attribute::Managed);
+            } else if self.eat_dot(".unified") {
+                if self.eat(TokenKind::LParen) {
+                    let a = self.expect_u64("a uuid")?;
+                    self.expect(TokenKind::Comma, "`,` between the two uuid halves")?;
+                    let b = self.expect_u64("a uuid")?;
+                    self.expect(TokenKind::RParen, "`)`")?;
+                    out.push(Attribute::Unified(Some((a, b))));
+                } else {
+                    out.push(Attribute::Unified(None));
+                }
+            } else {
+                return self.expected("`.managed` or `.unified`");
+            }
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen, "`)` closing .attribute")?;
+        Ok(out)
+    }
+
+    fn declarator(&mut self, decl: &VarDecl, ctx: DeclCtx) -> PResult<Declarator> {
+        let (nt, name) = self.expect_ident("a name to declare")?;
+        let mut d = Declarator { name: name.into(), range: None, dims: Vec::new(), init: None };
+        if self.at(TokenKind::Lt) {
+            self.bump();
+            let n = self.expect_u32("a register count")?;
+            self.expect(TokenKind::Gt, "`>` closing a parameterized name")?;
+            d.range = Some(n);
+        }
+        while self.at(TokenKind::LBracket) {
+            self.bump();
+            if self.eat(TokenKind::RBracket) {
+                d.dims.push(None);
+                continue;
+            }
+            let st = self.peek().span;
+            let e = self.const_expr()?;
+            let n = match eval_int(&e) {
+                Ok(n) if n >= 0 => n as u64,
+                Ok(n) => return self.error_at(st, format!("array size {n} is negative")),
+                Err(m) => return self.error_at(st, m),
+            };
+            self.expect(TokenKind::RBracket, "`]` closing an array size")?;
+            d.dims.push(Some(n));
+        }
+        if d.range.is_some() && (!d.dims.is_empty()) {
+            return self.error_at(nt.span, "a parameterized name `name<N>` cannot be an array");
+        }
+        if self.at(TokenKind::Eq) {
+            if matches!(ctx, DeclCtx::Param | DeclCtx::Proto) {
+                return self.error_at(self.peek().span, "parameters cannot have initializers");
+            }
+            if d.range.is_some() {
+                return self.error_at(self.peek().span, "a parameterized name `name<N>` cannot have an initializer");
+            }
+            self.bump();
+            d.init = Some(self.initializer(0)?);
+        }
+        // Bind the name.
+        let span = nt.span;
+        match ctx {
+            DeclCtx::Module => {
+                self.globals.insert(name.into(), GlobalKind::Var);
+            }
+            DeclCtx::Body | DeclCtx::Param => {
+                if name != "_" {
+                    let f = self.func.as_mut().expect("body declarations are parsed inside a function");
+                    if let Some(prev) = f.declared_here(name) {
+                        let (l, c) = self.lines.line_col(prev.start);
+                        return self.error_at(span, format!("`{name}` is already declared in this scope (at {l}:{c})"));
+                    }
+                    let f = self.func.as_mut().unwrap();
+                    if decl.space == StateSpace::Reg {
+                        match d.range {
+                            Some(n) => f.declare_range(name, n, decl.ty, decl.vector, span),
+                            None => {
+                                f.declare_reg(name, decl.ty, decl.vector, span);
+                            }
+                        }
+                    } else {
+                        f.declare_var(name, span);
+                    }
+                }
+            }
+            DeclCtx::Proto => {}
+        }
+        Ok(d)
+    }
+
+    fn initializer(&mut self, depth: u32) -> PResult<Initializer> {
+        if depth > MAX_EXPR_DEPTH {
+            return self.error_at(self.peek().span, format!("initializer nested more than {MAX_EXPR_DEPTH} levels deep"));
+        }
+        if !self.at(TokenKind::LBrace) {
+            return Ok(Initializer::Expr(self.const_expr()?));
+        }
+        self.bump();
+        if self.at(TokenKind::Ident) && self.peek_at(1).kind == TokenKind::Eq {
+            let mut fields = Vec::new();
+            loop {
+                let (_, name) = self.expect_ident("a field name")?;
+                self.expect(TokenKind::Eq, "`=` after a field name")?;
+                let v = self.const_expr()?;
+                fields.push((name.into(), v));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::RBrace, "`}` closing the fields")?;
+            return Ok(Initializer::Fields(fields));
+        }
+        let mut items = Vec::new();
+        if !self.at(TokenKind::RBrace) {
+            loop {
+                items.push(self.initializer(depth + 1)?);
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+                if self.at(TokenKind::RBrace) {
+                    break;
+                }
+            }
+        }
+        self.expect(TokenKind::RBrace, "`,` or `}` in an initializer list")?;
+        Ok(Initializer::List(items))
+    }
+}

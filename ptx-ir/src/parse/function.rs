@@ -1,0 +1,331 @@
+//! Kernels and functions (PTX ISA §11.2–11.4): headers, parameters,
+//! performance directives, and bodies with nested scopes, labels,
+//! declarations, `.loc`, `.pragma` and control-flow directives.
+
+use super::cursor::{GlobalKind, PResult, Parser};
+use super::decl::{decl_space, DeclCtx};
+use super::scope::FuncState;
+use crate::ir::{ConstExpr, FuncDirective, FuncKind, Function, Linkage, Loc, Prototype, Stmt, VarDecl};
+use crate::lexer::TokenKind;
+use crate::source::Span;
+
+/// Deepest nesting of `{ }` scopes accepted in a body.
+pub const MAX_SCOPE_DEPTH: usize = 4096;
+
+impl Parser<'_> {
+    /// Parses `.entry`/`.func` at the current token.
+    pub fn function(&mut self, linkage: Option<Linkage>) -> PResult<(Function, Vec<Span>)> {
+        let kind = if self.eat_dot(".entry") {
+            FuncKind::Entry
+        } else {
+            self.bump();
+            FuncKind::Func
+        };
+        self.func = Some(FuncState::new());
+        let mut attributes = Vec::new();
+        if self.at_dot(".attribute") {
+            self.bump();
+            attributes = self.func_attributes()?;
+        }
+        let mut ret = None;
+        if kind == FuncKind::Func && self.at(TokenKind::LParen) {
+            ret = Some(self.param_list(DeclCtx::Param)?);
+        }
+        let (_, name) = self.expect_ident(if kind == FuncKind::Entry { "the kernel name" } else { "the function name" })?;
+        let name: Box<str> = name.into();
+        self.globals.insert(name.clone(), GlobalKind::Func);
+        let mut params = None;
+        if self.at(TokenKind::LParen) {
+            params = Some(self.param_list(DeclCtx::Param)?);
+        }
+        let directives = self.func_directives(true)?;
+        let mut body = None;
+        let mut spans = Vec::new();
+        if self.eat(TokenKind::Semi) {
+            // a declaration
+        } else if self.at(TokenKind::LBrace) {
+            self.bump();
+            let (b, s) = self.body()?;
+            body = Some(b);
+            spans = s;
+        } else if !(self.at(TokenKind::DotWord) || self.at(TokenKind::Eof)) {
+            // Old producers (nvopencc) write declarations without `;`, the next
+            // directive following directly.
+            return self.expected("`{` opening the body or `;` ending a declaration");
+        }
+        let fs = self.func.take().unwrap();
+        // Labels used but not defined are resolved at the end of the module
+        // (they may name functions or variables declared later).
+        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body };
+        Ok((f, spans))
+    }
+
+    fn func_attributes(&mut self) -> PResult<Vec<crate::ir::Attribute>> {
+        // Same syntax as variable attributes.
+        self.expect(TokenKind::LParen, "`(` after .attribute")?;
+        let mut out = Vec::new();
+        loop {
+            if self.eat_dot(".unified") {
+                if self.eat(TokenKind::LParen) {
+                    let a = self.expect_u64("a uuid")?;
+                    self.expect(TokenKind::Comma, "`,`")?;
+                    let b = self.expect_u64("a uuid")?;
+                    self.expect(TokenKind::RParen, "`)`")?;
+                    out.push(crate::ir::Attribute::Unified(Some((a, b))));
+                } else {
+                    out.push(crate::ir::Attribute::Unified(None));
+                }
+            } else if self.eat_dot(".managed") {
+                out.push(crate::ir::Attribute::Managed);
+            } else {
+                return self.expected("`.unified` or `.managed`");
+            }
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen, "`)` closing .attribute")?;
+        Ok(out)
+    }
+
+    /// `( .param .b32 a, .reg .u64 b )`.
+    pub fn param_list(&mut self, ctx: DeclCtx) -> PResult<Vec<VarDecl>> {
+        self.expect(TokenKind::LParen, "`(`")?;
+        let mut v = Vec::new();
+        if self.eat(TokenKind::RParen) {
+            return Ok(v);
+        }
+        loop {
+            v.push(self.var_decl(ctx)?);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::RParen, "`,` or `)` in a parameter list")?;
+        Ok(v)
+    }
+
+    fn dims(&mut self, what: &str) -> PResult<Vec<u32>> {
+        let mut v = vec![self.expect_u32(what)?];
+        while v.len() < 3 && self.eat(TokenKind::Comma) {
+            v.push(self.expect_u32(what)?);
+        }
+        Ok(v)
+    }
+
+    /// Header directives; `header` lets old producers end each with `;`.
+    fn func_directives(&mut self, header: bool) -> PResult<Vec<FuncDirective>> {
+        let mut out = Vec::new();
+        while self.at(TokenKind::DotWord) {
+            let t = self.peek();
+            let d = match self.text(t) {
+                ".maxnreg" => {
+                    self.bump();
+                    FuncDirective::MaxNReg(self.expect_u32("a register count")?)
+                }
+                ".maxntid" => {
+                    self.bump();
+                    FuncDirective::MaxNTid(self.dims("a thread count")?)
+                }
+                ".reqntid" => {
+                    self.bump();
+                    FuncDirective::ReqNTid(self.dims("a thread count")?)
+                }
+                ".minnctapersm" => {
+                    self.bump();
+                    FuncDirective::MinNCtaPerSm(self.expect_u32("a CTA count")?)
+                }
+                ".maxnctapersm" => {
+                    self.bump();
+                    FuncDirective::MaxNCtaPerSm(self.expect_u32("a CTA count")?)
+                }
+                ".noreturn" => {
+                    self.bump();
+                    FuncDirective::NoReturn
+                }
+                ".explicitcluster" => {
+                    self.bump();
+                    FuncDirective::ExplicitCluster
+                }
+                ".reqnctapercluster" => {
+                    self.bump();
+                    FuncDirective::ReqNCtaPerCluster(self.dims("a CTA count")?)
+                }
+                ".maxclusterrank" => {
+                    self.bump();
+                    FuncDirective::MaxClusterRank(self.expect_u32("a cluster rank")?)
+                }
+                ".abi_preserve" => {
+                    self.bump();
+                    FuncDirective::AbiPreserve(self.expect_u32("a register count")?)
+                }
+                ".abi_preserve_control" => {
+                    self.bump();
+                    FuncDirective::AbiPreserveControl(self.expect_u32("a register count")?)
+                }
+                ".pragma" => {
+                    self.bump();
+                    FuncDirective::Pragma(self.pragma_strings()?)
+                }
+                _ => break,
+            };
+            // Old producers end header directives with `;`.
+            if header && !matches!(d, FuncDirective::Pragma(_)) {
+                self.eat(TokenKind::Semi);
+            }
+            out.push(d);
+        }
+        Ok(out)
+    }
+
+    /// The statements after `{` up to the matching `}`.
+    fn body(&mut self) -> PResult<(Vec<Stmt>, Vec<Span>)> {
+        let mut stmts = Vec::new();
+        let mut spans = Vec::new();
+        loop {
+            let t = self.peek();
+            let start = self.pos;
+            let stmt = match t.kind {
+                TokenKind::RBrace => {
+                    self.bump();
+                    if self.func.as_mut().unwrap().pop_scope() {
+                        Stmt::ScopeEnd
+                    } else {
+                        break;
+                    }
+                }
+                TokenKind::LBrace => {
+                    self.bump();
+                    let f = self.func.as_mut().unwrap();
+                    if f.depth() >= MAX_SCOPE_DEPTH {
+                        return self.error_at(t.span, format!("scopes nested more than {MAX_SCOPE_DEPTH} deep"));
+                    }
+                    f.push_scope();
+                    Stmt::ScopeBegin
+                }
+                TokenKind::Eof => {
+                    return self.error_at(t.span, "found end of file, expected `}` closing the function body");
+                }
+                TokenKind::Ident if self.peek_at(1).kind == TokenKind::Colon => self.labeled()?,
+                TokenKind::DotWord => self.body_directive()?,
+                TokenKind::At | TokenKind::Ident => Stmt::Instr(self.instruction()?),
+                _ => return self.expected("an instruction, a label, a declaration or `}`"),
+            };
+            spans.push(self.span_from(start));
+            stmts.push(stmt);
+        }
+        self.check_labels()?;
+        Ok((stmts, spans))
+    }
+
+    fn check_labels(&self) -> PResult<()> {
+        let _ = self;
+        Ok(())
+    }
+
+    /// `name:` followed by nothing, `.branchtargets`, `.calltargets` or `.callprototype`.
+    fn labeled(&mut self) -> PResult<Stmt> {
+        let t = self.bump();
+        self.bump(); // ':'
+        let name = self.text(t);
+        let f = self.func.as_mut().unwrap();
+        let id = f.label(name);
+        if let Some(prev) = f.label_defs[id.0 as usize] {
+            let (l, c) = self.lines.line_col(prev.start);
+            return self.error_at(t.span, format!("label `{name}` is already defined (at {l}:{c})"));
+        }
+        if let Some(super::scope::Binding::Reg(_)) = f.lookup(name) {
+            return self.error_at(t.span, format!("`{name}` is a register, not a label"));
+        }
+        f.label_defs[id.0 as usize] = Some(t.span);
+        if self.at_dot(".branchtargets") {
+            self.bump();
+            let mut targets = Vec::new();
+            loop {
+                let (lt, l) = self.expect_ident("a label")?;
+                targets.push(self.func.as_mut().unwrap().use_label(l, lt.span));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::Semi, "`;` after .branchtargets")?;
+            return Ok(Stmt::BranchTargets(id, targets));
+        }
+        if self.at_dot(".calltargets") {
+            self.bump();
+            let mut targets = Vec::new();
+            loop {
+                let (_, f) = self.expect_ident("a function name")?;
+                targets.push(f.into());
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(TokenKind::Semi, "`;` after .calltargets")?;
+            return Ok(Stmt::CallTargets(id, targets));
+        }
+        if self.at_dot(".callprototype") {
+            self.bump();
+            let mut ret = None;
+            if self.at(TokenKind::LParen) {
+                ret = Some(self.param_list(DeclCtx::Proto)?);
+            }
+            let (_, underscore) = self.expect_ident("`_` (a prototype's name placeholder)")?;
+            if underscore != "_" {
+                return self.error_at(self.toks[self.pos - 1].span, format!("found `{underscore}`, expected `_` in a .callprototype"));
+            }
+            let params = if self.at(TokenKind::LParen) { self.param_list(DeclCtx::Proto)? } else { Vec::new() };
+            let directives = self.func_directives(false)?;
+            self.expect(TokenKind::Semi, "`;` after .callprototype")?;
+            return Ok(Stmt::CallPrototype(id, Prototype { ret, params, directives }));
+        }
+        Ok(Stmt::Label(id))
+    }
+
+    fn body_directive(&mut self) -> PResult<Stmt> {
+        let t = self.peek();
+        let w = self.text(t);
+        match w {
+            ".loc" => {
+                self.bump();
+                self.loc().map(Stmt::Loc)
+            }
+            ".pragma" => {
+                self.bump();
+                self.pragma_strings().map(Stmt::Pragma)
+            }
+            _ if decl_space(w).is_some() => self.var_decl(DeclCtx::Body).map(Stmt::Decl),
+            _ => self.error_at(t.span, format!("found `{w}`, expected an instruction, a declaration, `.loc` or `.pragma`")),
+        }
+    }
+
+    fn loc(&mut self) -> PResult<Loc> {
+        let file = self.expect_u32("a file index")?;
+        let line = self.expect_u32("a line number")?;
+        let col = self.expect_u32("a column number")?;
+        let mut loc = Loc { file, line, col, function_name: None, inlined_at: None };
+        while self.eat(TokenKind::Comma) {
+            let (t, w) = self.expect_ident("`function_name` or `inlined_at`")?;
+            match w {
+                "function_name" => {
+                    let (_, n) = self.expect_ident("a label")?;
+                    let mut e = ConstExpr::Sym(n.into());
+                    if self.at(TokenKind::Plus) {
+                        self.bump();
+                        let off = self.expect_u64("an offset")?;
+                        e = ConstExpr::Binary(crate::ir::BinOp::Add, Box::new(e), Box::new(ConstExpr::Int(crate::ir::IntLit::dec(off as i64))));
+                    }
+                    loc.function_name = Some(e);
+                }
+                "inlined_at" => {
+                    let a = self.expect_u32("a file index")?;
+                    let b = self.expect_u32("a line number")?;
+                    let c = self.expect_u32("a column number")?;
+                    loc.inlined_at = Some((a, b, c));
+                }
+                _ => return self.error_at(t.span, format!("found `{w}`, expected `function_name` or `inlined_at`")),
+            }
+        }
+        Ok(loc)
+    }
+}

@@ -1,0 +1,351 @@
+//! Instruction statements (PTX ISA §4.3.2, §6): guard, opcode and modifiers
+//! matched against the ISA tables, and operands resolved to registers,
+//! special registers, variables, labels and immediates.
+
+use super::cursor::{PResult, Parser};
+use super::expr::to_imm;
+use super::scope::Binding;
+use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, Prefix, RegId, RegOperand, Selector, SpecialReg};
+use crate::isa::{match_form, FormMismatch, Mod, Opcode, OperandKind};
+use crate::isa::matcher::ParsedKind;
+use crate::lexer::{Token, TokenKind};
+use crate::source::Span;
+use smallvec::SmallVec;
+
+/// Most operands an instruction may have (wgmma has about 140 in vectors; this counts top-level ones).
+const MAX_OPERANDS: usize = 64;
+/// Deepest nesting of vectors and lists in an operand.
+const MAX_OPERAND_DEPTH: u32 = 8;
+
+impl Parser<'_> {
+    pub fn instruction(&mut self) -> PResult<Instruction> {
+        let start = self.pos;
+        let mut guard = None;
+        if self.eat(TokenKind::At) {
+            let negated = self.eat(TokenKind::Bang);
+            let (t, name) = self.expect_ident("a predicate register after `@`")?;
+            let reg = self.resolve_reg(name, t.span)?;
+            guard = Some(Guard { reg, negated });
+        }
+        let (head, _) = self.expect_ident("an instruction")?;
+        // The opcode and its modifiers: a word and the dot-words glued to it.
+        let mut parts: SmallVec<[Token; 12]> = SmallVec::new();
+        parts.push(head);
+        while self.at(TokenKind::DotWord) && self.peek().glued {
+            parts.push(self.bump());
+        }
+        let texts: SmallVec<[&str; 12]> = parts.iter().enumerate().map(|(k, t)| if k == 0 { self.text(*t) } else { &self.text(*t)[1..] }).collect();
+        let Some((opcode, used)) = Opcode::longest_prefix(&texts) else {
+            return self.error_at(head.span, format!("unknown instruction `{}`", self.text(head)));
+        };
+        let mut mods: SmallVec<[Mod; 8]> = SmallVec::new();
+        for t in &parts[used..] {
+            match Mod::from_text(self.text(*t)) {
+                Some(m) => mods.push(m),
+                None => return self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(*t), opcode.name())),
+            }
+        }
+        // Operands.
+        let mut operands: SmallVec<[Operand; 4]> = SmallVec::new();
+        let mut spans: SmallVec<[Span; 4]> = SmallVec::new();
+        if !self.at(TokenKind::Semi) {
+            loop {
+                if operands.len() >= MAX_OPERANDS {
+                    return self.error_at(self.peek().span, format!("more than {MAX_OPERANDS} operands"));
+                }
+                let s = self.pos;
+                operands.push(self.operand(opcode, 0)?);
+                spans.push(self.span_from(s));
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        if !self.at(TokenKind::Semi) {
+            return self.expected("`,` or `;` after an operand");
+        }
+        let end = self.bump();
+        let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
+        let whole = self.toks[start].span.to(end.span);
+        match match_form(opcode, &mods, &kinds) {
+            Ok((form, mods)) => Ok(Instruction { guard, opcode, form, mods, operands }),
+            Err(e) => {
+                let written: String = parts.iter().map(|t| self.text(*t)).collect();
+                let forms = || {
+                    let all: Vec<String> = opcode.forms().map(|f| format!("`{}`", f.syntax())).collect();
+                    let shown = all.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+                    if all.len() > 4 {
+                        format!("{shown} and {} more", all.len() - 4)
+                    } else {
+                        shown
+                    }
+                };
+                match e {
+                    FormMismatch::UnknownModifier(k) => {
+                        let t = parts[used + k];
+                        self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(t), opcode.name()))
+                    }
+                    FormMismatch::NoForm => self.error_at(head.span, format!("`{written}` fits no form of `{}`; its forms are {}", opcode.name(), forms())),
+                    FormMismatch::OperandCount { form, min, max, found } => {
+                        let want = if min == max { format!("{min}") } else { format!("{min} to {max}") };
+                        self.error_at(whole, format!("`{written}` takes {want} operands (`{}`), found {found}", form.syntax()))
+                    }
+                    FormMismatch::OperandKind { form, index, expected } => {
+                        let what = match expected {
+                            OperandKind::Address => "an address `[...]`",
+                            OperandKind::List => "a parenthesized list `(...)`",
+                            OperandKind::Value => "a register, vector or immediate",
+                        };
+                        self.error_at(spans[index], format!("operand {} of `{written}` must be {what} (`{}`)", index + 1, form.syntax()))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Resolves a name that must be a register (guards, pairs).
+    fn resolve_reg(&mut self, name: &str, span: Span) -> PResult<RegId> {
+        match self.func.as_mut().unwrap().lookup(name) {
+            Some(Binding::Reg(r)) => Ok(r),
+            Some(Binding::Var) => self.error_at(span, format!("`{name}` is a variable, expected a register")),
+            None => self.error_at(span, format!("`{name}` is not a declared register")),
+        }
+    }
+
+    fn selector(&mut self) -> Option<Selector> {
+        let t = self.peek();
+        if t.kind == TokenKind::DotWord && t.glued {
+            if let Some(s) = Selector::from_text(self.text(t)) {
+                self.bump();
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    fn operand(&mut self, opcode: Opcode, depth: u32) -> PResult<Operand> {
+        if depth > MAX_OPERAND_DEPTH {
+            return self.error_at(self.peek().span, "operands nested too deeply");
+        }
+        let t = self.peek();
+        match t.kind {
+            TokenKind::LBrace => {
+                self.bump();
+                let mut v = Vec::new();
+                if !self.at(TokenKind::RBrace) {
+                    loop {
+                        v.push(self.operand(opcode, depth + 1)?);
+                        if !self.eat(TokenKind::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(TokenKind::RBrace, "`,` or `}` in a vector operand")?;
+                Ok(Operand::Vector(v.into()))
+            }
+            TokenKind::LBracket => self.address(opcode, depth),
+            TokenKind::LParen if opcode == Opcode::CALL => {
+                self.bump();
+                let mut v = Vec::new();
+                if !self.at(TokenKind::RParen) {
+                    loop {
+                        v.push(self.operand(opcode, depth + 1)?);
+                        if !self.eat(TokenKind::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(TokenKind::RParen, "`,` or `)` in an argument list")?;
+                Ok(Operand::List(v.into()))
+            }
+            TokenKind::Bang if self.peek_at(1).kind == TokenKind::Ident => {
+                self.bump();
+                let (nt, name) = self.expect_ident("a predicate")?;
+                let reg = self.resolve_reg(name, nt.span)?;
+                Ok(Operand::Reg(RegOperand { reg, prefix: Prefix::Not, sel: None }))
+            }
+            TokenKind::Minus if self.peek_at(1).kind == TokenKind::Ident && self.is_reg_name(self.peek_at(1)) => {
+                self.bump();
+                let (nt, name) = self.expect_ident("a register")?;
+                let reg = self.resolve_reg(name, nt.span)?;
+                let sel = self.selector();
+                Ok(Operand::Reg(RegOperand { reg, prefix: Prefix::Neg, sel }))
+            }
+            TokenKind::Ident if !self.is_constant_name(t) => self.name_operand(opcode, depth),
+            _ => {
+                let e = self.const_expr()?;
+                match to_imm(&e) {
+                    Ok(i) => Ok(Operand::Imm(i)),
+                    Err(m) => self.error_at(t.span, m),
+                }
+            }
+        }
+    }
+
+    /// `WARP_SZ` is a constant unless the function declares that name.
+    fn is_constant_name(&mut self, t: Token) -> bool {
+        self.text(t) == "WARP_SZ" && self.func.as_mut().is_none_or(|f| f.lookup("WARP_SZ").is_none())
+    }
+
+    fn is_reg_name(&mut self, t: Token) -> bool {
+        let name = self.text(t);
+        matches!(self.func.as_mut().unwrap().lookup(name), Some(Binding::Reg(_)))
+    }
+
+    /// An operand that starts with a name: register (with selector or `|q`),
+    /// special register, variable or function (with `+offset` or `[index]`), label, `_`.
+    fn name_operand(&mut self, opcode: Opcode, depth: u32) -> PResult<Operand> {
+        let (t, name) = self.expect_ident("an operand")?;
+        if name == "_" {
+            return Ok(Operand::Sink);
+        }
+        let binding = self.func.as_mut().unwrap().lookup(name);
+        match binding {
+            Some(Binding::Reg(reg)) => {
+                if self.at(TokenKind::Pipe) {
+                    self.bump();
+                    let (qt, q) = self.expect_ident("a predicate after `|`")?;
+                    let q = self.resolve_reg(q, qt.span)?;
+                    return Ok(Operand::Pair(reg, q));
+                }
+                let sel = self.selector();
+                if sel.is_none() && matches!(self.kind(), TokenKind::Plus | TokenKind::Minus) {
+                    let off = self.offset()?;
+                    return Ok(Operand::RegOffset(reg, off));
+                }
+                Ok(Operand::Reg(RegOperand { reg, prefix: Prefix::None, sel }))
+            }
+            Some(Binding::Var) => self.symbol_operand(name, opcode, depth),
+            None => {
+                if let Some(sr) = SpecialReg::from_name(name) {
+                    let sel = self.selector();
+                    return Ok(Operand::SReg(sr, sel));
+                }
+                if self.globals.contains_key(name) {
+                    return self.symbol_operand(name, opcode, depth);
+                }
+                let f = self.func.as_mut().unwrap();
+                Ok(Operand::Label(f.use_label(name, t.span)))
+            }
+        }
+    }
+
+    fn symbol_operand(&mut self, name: &str, opcode: Opcode, depth: u32) -> PResult<Operand> {
+        if self.at(TokenKind::LBracket) {
+            self.bump();
+            let index = self.operand(opcode, depth + 1)?;
+            let index = self.maybe_offset(index)?;
+            self.expect(TokenKind::RBracket, "`]` closing an array index")?;
+            return Ok(Operand::ArrayElem(Box::new(ArrayElem { name: name.into(), index })));
+        }
+        let off = self.offset()?;
+        Ok(Operand::Sym(name.into(), off))
+    }
+
+    /// `reg+imm` inside an array index.
+    fn maybe_offset(&mut self, index: Operand) -> PResult<Operand> {
+        if let Operand::Reg(r) = &index {
+            let off = self.offset()?;
+            if off != 0 {
+                return Ok(Operand::Addr(Box::new(Address { base: AddrBase::Reg(r.reg), offset: off, unified: false })));
+            }
+        }
+        Ok(index)
+    }
+
+    /// An optional `+expr` / `-expr` byte offset.
+    fn offset(&mut self) -> PResult<i64> {
+        let neg = match self.kind() {
+            TokenKind::Plus => false,
+            TokenKind::Minus => true,
+            _ => return Ok(0),
+        };
+        self.bump();
+        let t = self.peek();
+        let e = self.offset_expr()?;
+        match super::expr::eval_int(&e) {
+            Ok(v) => Ok(if neg { v.wrapping_neg() } else { v }),
+            Err(m) => self.error_at(t.span, m),
+        }
+    }
+
+    /// The expression after `+` in an address: a unary expression and any
+    /// further `+`/`-` terms (`[r+4+8]`, `[r+-4]`).
+    fn offset_expr(&mut self) -> PResult<crate::ir::ConstExpr> {
+        self.const_expr()
+    }
+
+    fn address(&mut self, opcode: Opcode, depth: u32) -> PResult<Operand> {
+        let open = self.bump();
+        // `[a, b, ...]`: texture and surface operands.
+        let first_start = self.pos;
+        let first = self.address_base(opcode, depth)?;
+        if self.at(TokenKind::Comma) {
+            let mut items = vec![match first {
+                (Some(base), 0) => match base {
+                    AddrBase::Reg(r) => Operand::reg(r),
+                    AddrBase::Sym(s) => Operand::Sym(s, 0),
+                    AddrBase::Imm(i) => Operand::Imm(Imm::Int(crate::ir::IntLit::dec(i as i64))),
+                },
+                _ => return self.error_at(self.span_from(first_start), "found an offset address, expected a texture or surface name"),
+            }];
+            while self.eat(TokenKind::Comma) {
+                items.push(self.operand(opcode, depth + 1)?);
+            }
+            self.expect(TokenKind::RBracket, "`]` closing the operand list")?;
+            return Ok(Operand::AddrList(items.into()));
+        }
+        self.expect(TokenKind::RBracket, "`]` closing an address")?;
+        let (base, offset) = first;
+        let Some(base) = base else {
+            return self.error_at(open.span, "empty address");
+        };
+        let unified = if self.at_dot(".unified") && self.peek().glued {
+            self.bump();
+            true
+        } else {
+            false
+        };
+        Ok(Operand::Addr(Box::new(Address { base, offset, unified })))
+    }
+
+    /// Inside `[...]`: a register or variable with an optional offset, or an absolute address.
+    fn address_base(&mut self, opcode: Opcode, depth: u32) -> PResult<(Option<AddrBase>, i64)> {
+        let t = self.peek();
+        if t.kind == TokenKind::Ident && !self.is_constant_name(t) {
+            let name = self.text(t);
+            let binding = self.func.as_mut().and_then(|f| f.lookup(name));
+            let base = match binding {
+                Some(Binding::Reg(r)) => {
+                    self.bump();
+                    AddrBase::Reg(r)
+                }
+                Some(Binding::Var) => {
+                    self.bump();
+                    AddrBase::Sym(name.into())
+                }
+                None if self.globals.contains_key(name) => {
+                    self.bump();
+                    AddrBase::Sym(name.into())
+                }
+                None => {
+                    // Texture/sampler handles passed as parameters are variables too;
+                    // anything else is an undeclared name.
+                    return self.error_at(t.span, format!("`{name}` is not a declared register or variable"));
+                }
+            };
+            let off = self.offset()?;
+            let _ = (opcode, depth);
+            return Ok((Some(base), off));
+        }
+        if matches!(t.kind, TokenKind::RBracket) {
+            return Ok((None, 0));
+        }
+        let e = self.const_expr()?;
+        match super::expr::eval_int(&e) {
+            Ok(v) => Ok((Some(AddrBase::Imm(v as u64)), 0)),
+            Err(m) => self.error_at(t.span, m),
+        }
+    }
+}
+

@@ -1,0 +1,273 @@
+//! Module structure: the `.version`/`.target`/`.address_size` header and the
+//! module-level directives (PTX ISA chapter 11).
+
+use super::cursor::{GlobalKind, PResult, Parser};
+use super::decl::{decl_space, DeclCtx};
+use super::SourceMap;
+use crate::ir::{FileDecl, GlobalVar, Item, Linkage, Module, Name, Operand, Section, SectionEntry, Stmt, Version};
+use crate::lexer::TokenKind;
+use crate::source::Span;
+
+impl Parser<'_> {
+    pub fn module(&mut self) -> PResult<(Module, SourceMap)> {
+        if !self.at_dot(".version") {
+            return self.expected("`.version` (every PTX module starts with it)");
+        }
+        self.bump();
+        let version = self.version()?;
+        let mut target = None;
+        let mut address_size = None;
+        loop {
+            if self.at_dot(".target") && target.is_none() {
+                self.bump();
+                target = Some(self.target_list()?);
+            } else if self.at_dot(".address_size") && address_size.is_none() {
+                self.bump();
+                let t = self.peek();
+                let n = self.expect_u32("an address size (32 or 64)")?;
+                if n != 32 && n != 64 {
+                    return self.error_at(t.span, format!("found address size {n}, expected 32 or 64"));
+                }
+                address_size = Some(n);
+            } else {
+                break;
+            }
+        }
+        let Some(target) = target else {
+            return self.expected("`.target` after `.version`");
+        };
+        let mut module = Module { version, target, address_size, items: Vec::new() };
+        let mut map = SourceMap::default();
+        while !self.at(TokenKind::Eof) {
+            let start = self.pos;
+            let (item, stmts) = self.item()?;
+            map.items.push(self.span_from(start));
+            map.stmts.push(stmts);
+            module.items.push(item);
+        }
+        self.resolve_forward_references(&mut module, &map)?;
+        Ok((module, map))
+    }
+
+    fn version(&mut self) -> PResult<Version> {
+        let t = self.peek();
+        let text = self.text(t);
+        let parsed = if t.kind == TokenKind::Float {
+            text.split_once('.').and_then(|(a, b)| Some(Version { major: a.parse().ok()?, minor: b.parse().ok()? }))
+        } else {
+            None
+        };
+        match parsed {
+            Some(v) => {
+                self.bump();
+                Ok(v)
+            }
+            None => self.expected("a version `major.minor`"),
+        }
+    }
+
+    fn target_list(&mut self) -> PResult<Vec<Name>> {
+        let mut list = Vec::new();
+        loop {
+            let (_, name) = self.expect_ident("a target (`sm_80`, `texmode_independent`, `debug` ...)")?;
+            list.push(name.into());
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        Ok(list)
+    }
+
+    fn item(&mut self) -> PResult<(Item, Vec<Span>)> {
+        let t = self.peek();
+        if t.kind != TokenKind::DotWord {
+            return self.expected("a directive (`.entry`, `.func`, `.global` ...)");
+        }
+        let w = self.text(t);
+        let none = Vec::new();
+        match w {
+            ".target" => {
+                self.bump();
+                Ok((Item::Target(self.target_list()?), none))
+            }
+            ".file" => {
+                self.bump();
+                Ok((Item::File(self.file_decl()?), none))
+            }
+            ".section" => {
+                self.bump();
+                Ok((Item::Section(self.section()?), none))
+            }
+            ".pragma" => {
+                self.bump();
+                Ok((Item::Pragma(self.pragma_strings()?), none))
+            }
+            ".alias" => {
+                self.bump();
+                let (_, a) = self.expect_ident("the alias name")?;
+                self.expect(TokenKind::Comma, "`,` after the alias name")?;
+                let (_, b) = self.expect_ident("the aliased function name")?;
+                self.expect(TokenKind::Semi, "`;` after .alias")?;
+                self.globals.insert(a.into(), GlobalKind::Func);
+                Ok((Item::Alias { alias: a.into(), aliasee: b.into() }, none))
+            }
+            ".version" | ".address_size" => self.error_at(t.span, format!("`{w}` may appear only once, at the start of the module")),
+            ".extern" | ".visible" | ".weak" | ".common" => {
+                self.bump();
+                let linkage = match w {
+                    ".extern" => Linkage::Extern,
+                    ".visible" => Linkage::Visible,
+                    ".weak" => Linkage::Weak,
+                    _ => Linkage::Common,
+                };
+                self.linked_item(Some(linkage))
+            }
+            _ => self.linked_item(None),
+        }
+    }
+
+    fn linked_item(&mut self, linkage: Option<Linkage>) -> PResult<(Item, Vec<Span>)> {
+        let t = self.peek();
+        let w = if t.kind == TokenKind::DotWord { self.text(t) } else { "" };
+        match w {
+            ".entry" | ".func" => {
+                let (f, spans) = self.function(linkage)?;
+                Ok((Item::Func(Box::new(f)), spans))
+            }
+            _ if decl_space(w).is_some() => {
+                let decl = self.var_decl(DeclCtx::Module)?;
+                Ok((Item::Var(GlobalVar { linkage, decl }), Vec::new()))
+            }
+            _ => self.expected("a directive (`.entry`, `.func`, `.global`, `.const`, `.shared` ...)"),
+        }
+    }
+
+    fn file_decl(&mut self) -> PResult<FileDecl> {
+        let index = self.expect_u32("a file index")?;
+        let t = self.expect(TokenKind::String, "a file name string")?;
+        let name = self.text(t).into();
+        let mut f = FileDecl { index, name, timestamp: None, size: None };
+        if self.eat(TokenKind::Comma) {
+            f.timestamp = Some(self.expect_u64("a timestamp")?);
+            if self.eat(TokenKind::Comma) {
+                f.size = Some(self.expect_u64("a file size")?);
+            }
+        }
+        Ok(f)
+    }
+
+    /// `.pragma "a", "b";` (after the directive word).
+    pub fn pragma_strings(&mut self) -> PResult<Vec<Name>> {
+        let mut v = Vec::new();
+        loop {
+            let t = self.expect(TokenKind::String, "a pragma string")?;
+            v.push(self.text(t).into());
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::Semi, "`;` after .pragma")?;
+        Ok(v)
+    }
+
+    fn section(&mut self) -> PResult<Section> {
+        let t = self.peek();
+        let name: Name = match t.kind {
+            TokenKind::DotWord | TokenKind::Ident => {
+                self.bump();
+                self.text(t).into()
+            }
+            _ => return self.expected("a section name (`.debug_info` ...)"),
+        };
+        self.expect(TokenKind::LBrace, "`{` opening the section")?;
+        let mut entries = Vec::new();
+        loop {
+            let t = self.peek();
+            match t.kind {
+                TokenKind::RBrace => {
+                    self.bump();
+                    break;
+                }
+                TokenKind::Ident if self.peek_at(1).kind == TokenKind::Colon => {
+                    self.bump();
+                    self.bump();
+                    entries.push(SectionEntry::Label(self.text(t).into()));
+                    // Old producers end a label line with `;`.
+                    self.eat(TokenKind::Semi);
+                }
+                TokenKind::DotWord => {
+                    let width = match self.text(t) {
+                        ".b8" => 8,
+                        ".b16" => 16,
+                        ".b32" => 32,
+                        ".b64" => 64,
+                        _ => return self.expected("`.b8`, `.b16`, `.b32`, `.b64`, a label or `}` in a section"),
+                    };
+                    self.bump();
+                    let mut values = Vec::new();
+                    loop {
+                        values.push(self.const_expr()?);
+                        if !self.eat(TokenKind::Comma) {
+                            break;
+                        }
+                    }
+                    self.eat(TokenKind::Semi);
+                    entries.push(SectionEntry::Data { width, values });
+                }
+                _ => return self.expected("`.b8`, `.b16`, `.b32`, `.b64`, a label or `}` in a section"),
+            }
+        }
+        Ok(Section { name, entries })
+    }
+
+    /// Names used before their declaration were taken as labels; those that
+    /// name module variables or functions become symbols, the rest are errors.
+    fn resolve_forward_references(&self, module: &mut Module, map: &SourceMap) -> PResult<()> {
+        for (k, item) in module.items.iter_mut().enumerate() {
+            let Item::Func(f) = item else { continue };
+            let Some(body) = f.body.as_mut() else { continue };
+            let defined: Vec<bool> = {
+                let mut d = vec![false; f.labels.len()];
+                for s in body.iter() {
+                    match s {
+                        Stmt::Label(l) | Stmt::BranchTargets(l, _) | Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => d[l.0 as usize] = true,
+                        _ => {}
+                    }
+                }
+                d
+            };
+            if defined.iter().all(|d| *d) {
+                continue;
+            }
+            for (si, s) in body.iter_mut().enumerate() {
+                let Stmt::Instr(ins) = s else { continue };
+                for op in ins.operands.iter_mut() {
+                    let mut bad = None;
+                    fix_operand(op, &f.labels, &defined, &self.globals, &mut bad);
+                    if let Some(name) = bad {
+                        let span = map.stmts[k].get(si).copied().unwrap_or_default();
+                        return self.error_at(span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn fix_operand(op: &mut Operand, labels: &[Name], defined: &[bool], globals: &rustc_hash::FxHashMap<Box<str>, GlobalKind>, bad: &mut Option<Name>) {
+    match op {
+        Operand::Label(l) if !defined[l.0 as usize] => {
+            let name = &labels[l.0 as usize];
+            if globals.contains_key(name) {
+                *op = Operand::Sym(name.clone(), 0);
+            } else if bad.is_none() {
+                *bad = Some(name.clone());
+            }
+        }
+        Operand::Vector(v) | Operand::List(v) | Operand::AddrList(v) => {
+            v.iter_mut().for_each(|o| fix_operand(o, labels, defined, globals, bad));
+        }
+        _ => {}
+    }
+}

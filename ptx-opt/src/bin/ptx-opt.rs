@@ -1,0 +1,7 @@
+//! The `ptx-opt` command; see [`ptx_opt::cli`].
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let code = ptx_opt::cli::run(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    std::process::exit(code);
+}

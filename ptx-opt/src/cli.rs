@@ -1,0 +1,181 @@
+//! The `ptx-opt` command line: argument parsing, reading the input, and
+//! writing the output atomically (a temporary file renamed into place, and
+//! only when everything succeeded).
+
+use crate::{optimize, OptLevel};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Exit status for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status for invalid input (diagnostics on stderr, nothing written).
+pub const EXIT_INVALID: i32 = 1;
+/// Exit status for usage errors.
+pub const EXIT_USAGE: i32 = 2;
+
+pub const USAGE: &str = "\
+usage: ptx-opt [OPTIONS] [INPUT]
+
+Reads PTX from INPUT (a path, or `-` or nothing for standard input),
+optimizes it and writes PTX.
+
+options:
+  -o PATH        write the output to PATH (default: standard output);
+                 written only on success, through a temporary file
+  -O0            no optimization: parse and print back (default)
+  -h, --help     print this help
+  --version      print the version
+
+exit status: 0 success, 1 invalid input, 2 usage error
+";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Options {
+    pub input: Option<PathBuf>,
+    pub output: Option<PathBuf>,
+    pub level: OptLevel,
+}
+
+/// The outcome of parsing the arguments.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Run(Options),
+    Help,
+    Version,
+}
+
+/// Parses arguments (without the program name).
+pub fn parse_args(args: &[String]) -> Result<Command, String> {
+    let mut opts = Options { input: None, output: None, level: OptLevel::O0 };
+    let mut i = 0;
+    let mut only_files = false;
+    while i < args.len() {
+        let a = args[i].as_str();
+        i += 1;
+        if only_files || a == "-" || !a.starts_with('-') {
+            if opts.input.is_some() {
+                return Err(format!("more than one input: `{}` and `{a}`", opts.input.as_ref().unwrap().display()));
+            }
+            opts.input = if a == "-" { None } else { Some(PathBuf::from(a)) };
+            if a == "-" {
+                opts.input = None;
+            }
+            continue;
+        }
+        match a {
+            "--" => only_files = true,
+            "-h" | "--help" => return Ok(Command::Help),
+            "--version" => return Ok(Command::Version),
+            "-o" => {
+                let Some(p) = args.get(i) else { return Err("`-o` needs a path".into()) };
+                i += 1;
+                opts.output = Some(PathBuf::from(p));
+            }
+            "-O0" => opts.level = OptLevel::O0,
+            "-O1" | "-O2" | "-O3" | "-O" => return Err(format!("`{a}`: only -O0 is available in this version")),
+            _ if a.starts_with("-o") && a.len() > 2 => opts.output = Some(PathBuf::from(&a[2..])),
+            _ => return Err(format!("unknown option `{a}`")),
+        }
+    }
+    Ok(Command::Run(opts))
+}
+
+/// Runs the command; returns the exit status. `stdin`/`stdout`/`stderr` are injected for tests.
+pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let opts = match parse_args(args) {
+        Ok(Command::Run(o)) => o,
+        Ok(Command::Help) => {
+            let _ = stdout.write_all(USAGE.as_bytes());
+            return EXIT_OK;
+        }
+        Ok(Command::Version) => {
+            let _ = writeln!(stdout, "ptx-opt {}", env!("CARGO_PKG_VERSION"));
+            return EXIT_OK;
+        }
+        Err(m) => {
+            let _ = writeln!(stderr, "ptx-opt: {m}\n\n{USAGE}");
+            return EXIT_USAGE;
+        }
+    };
+    let (name, bytes) = match &opts.input {
+        Some(p) => match std::fs::read(p) {
+            Ok(b) => (p.display().to_string(), b),
+            Err(e) => {
+                let _ = writeln!(stderr, "ptx-opt: cannot read `{}`: {e}", p.display());
+                return EXIT_INVALID;
+            }
+        },
+        None => {
+            let mut b = Vec::new();
+            if let Err(e) = stdin.read_to_end(&mut b) {
+                let _ = writeln!(stderr, "ptx-opt: cannot read standard input: {e}");
+                return EXIT_INVALID;
+            }
+            ("<stdin>".to_string(), b)
+        }
+    };
+    let parsed = match ptx_ir::parse(&name, &bytes) {
+        Ok(p) => p,
+        Err(d) => {
+            let _ = writeln!(stderr, "{d}");
+            return EXIT_INVALID;
+        }
+    };
+    let module = optimize(parsed.module, opts.level);
+    let text = ptx_print::print_module(&module);
+    match &opts.output {
+        None => {
+            if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+                let _ = writeln!(stderr, "ptx-opt: cannot write standard output: {e}");
+                return EXIT_INVALID;
+            }
+        }
+        Some(path) => {
+            if let Err(e) = write_atomically(path, text.as_bytes()) {
+                let _ = writeln!(stderr, "ptx-opt: cannot write `{}`: {e}", path.display());
+                return EXIT_INVALID;
+            }
+        }
+    }
+    EXIT_OK
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let file_name = path.file_name().ok_or_else(|| std::io::Error::other("the output path names no file"))?;
+    let tmp = dir.join(format!(".{}.ptx-opt-{}.tmp", file_name.to_string_lossy(), std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn arguments() {
+        assert_eq!(
+            parse_args(&args(&["-O0", "in.ptx", "-o", "out.ptx"])),
+            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0 }))
+        );
+        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options { input: None, output: None, level: OptLevel::O0 })));
+        assert!(parse_args(&args(&["a", "b"])).is_err());
+        assert!(parse_args(&args(&["-o"])).is_err());
+        assert!(parse_args(&args(&["--frobnicate"])).is_err());
+        assert_eq!(parse_args(&args(&["--help"])), Ok(Command::Help));
+    }
+}

@@ -1,0 +1,180 @@
+//! Function headers and bodies.
+
+use crate::data::{write_attribute, write_decl, write_expr};
+use crate::instruction::write_instruction;
+use crate::WIDTH;
+use pretty::{Arena, DocAllocator};
+use ptx_ir::ir::{FuncDirective, FuncKind, Function, Stmt, VarDecl};
+use std::fmt::Write;
+
+pub fn write_function(out: &mut String, f: &Function) {
+    if let Some(l) = f.linkage {
+        out.push_str(l.text());
+        out.push(' ');
+    }
+    out.push_str(match f.kind {
+        FuncKind::Entry => ".entry",
+        FuncKind::Func => ".func",
+    });
+    if !f.attributes.is_empty() {
+        out.push_str(" .attribute(");
+        for (k, a) in f.attributes.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            write_attribute(out, a);
+        }
+        out.push(')');
+    }
+    if let Some(ret) = &f.ret {
+        out.push(' ');
+        write_params(out, ret);
+    }
+    out.push(' ');
+    out.push_str(&f.name);
+    if let Some(params) = &f.params {
+        write_params(out, params);
+    }
+    out.push('\n');
+    for d in &f.directives {
+        write_directive(out, d);
+        out.push('\n');
+    }
+    let Some(body) = &f.body else {
+        out.push_str(";\n");
+        return;
+    };
+    out.push_str("{\n");
+    let mut depth = 1usize;
+    for s in body {
+        if matches!(s, Stmt::ScopeEnd) {
+            depth = depth.saturating_sub(1).max(1);
+        }
+        let indent = if matches!(s, Stmt::Label(_) | Stmt::BranchTargets(..) | Stmt::CallTargets(..) | Stmt::CallPrototype(..)) { 0 } else { depth };
+        for _ in 0..indent {
+            out.push('\t');
+        }
+        write_stmt(out, f, s);
+        out.push('\n');
+        if matches!(s, Stmt::ScopeBegin) {
+            depth += 1;
+        }
+    }
+    out.push_str("}\n");
+}
+
+/// `(.param .u64 a, .param .u32 b)`, one parameter per line when it does not fit.
+fn write_params(out: &mut String, params: &[VarDecl]) {
+    if params.is_empty() {
+        out.push_str("()");
+        return;
+    }
+    let arena: Arena<()> = Arena::new();
+    let items = params.iter().map(|p| {
+        let mut s = String::new();
+        write_decl(&mut s, p);
+        arena.text(s)
+    });
+    let doc = arena
+        .text("(")
+        .append(arena.line_().append(arena.intersperse(items, arena.text(",").append(arena.line()))).nest(1))
+        .append(arena.line_())
+        .append(arena.text(")"))
+        .group();
+    let _ = doc.into_doc().render_fmt(WIDTH, out);
+}
+
+fn write_dims(out: &mut String, v: &[u32]) {
+    for (k, x) in v.iter().enumerate() {
+        if k > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{x}");
+    }
+}
+
+fn write_directive(out: &mut String, d: &FuncDirective) {
+    let _ = match d {
+        FuncDirective::MaxNReg(n) => write!(out, ".maxnreg {n}"),
+        FuncDirective::MaxNTid(v) => {
+            out.push_str(".maxntid ");
+            write_dims(out, v);
+            Ok(())
+        }
+        FuncDirective::ReqNTid(v) => {
+            out.push_str(".reqntid ");
+            write_dims(out, v);
+            Ok(())
+        }
+        FuncDirective::MinNCtaPerSm(n) => write!(out, ".minnctapersm {n}"),
+        FuncDirective::MaxNCtaPerSm(n) => write!(out, ".maxnctapersm {n}"),
+        FuncDirective::NoReturn => write!(out, ".noreturn"),
+        FuncDirective::ExplicitCluster => write!(out, ".explicitcluster"),
+        FuncDirective::ReqNCtaPerCluster(v) => {
+            out.push_str(".reqnctapercluster ");
+            write_dims(out, v);
+            Ok(())
+        }
+        FuncDirective::MaxClusterRank(n) => write!(out, ".maxclusterrank {n}"),
+        FuncDirective::Pragma(p) => write!(out, ".pragma {};", p.join(", ")),
+        FuncDirective::AbiPreserve(n) => write!(out, ".abi_preserve {n}"),
+        FuncDirective::AbiPreserveControl(n) => write!(out, ".abi_preserve_control {n}"),
+    };
+}
+
+fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
+    match s {
+        Stmt::Instr(i) => write_instruction(out, f, i),
+        Stmt::Label(l) => {
+            out.push_str(f.label_name(*l));
+            out.push(':');
+        }
+        Stmt::Decl(d) => {
+            write_decl(out, d);
+            out.push(';');
+        }
+        Stmt::Loc(l) => {
+            let _ = write!(out, ".loc {} {} {}", l.file, l.line, l.col);
+            if let Some(fname) = &l.function_name {
+                out.push_str(", function_name ");
+                write_expr(out, fname);
+            }
+            if let Some((a, b, c)) = l.inlined_at {
+                let _ = write!(out, ", inlined_at {a} {b} {c}");
+            }
+        }
+        Stmt::Pragma(p) => {
+            let _ = write!(out, ".pragma {};", p.join(", "));
+        }
+        Stmt::ScopeBegin => out.push('{'),
+        Stmt::ScopeEnd => out.push('}'),
+        Stmt::BranchTargets(l, ts) => {
+            let _ = write!(out, "{}: .branchtargets ", f.label_name(*l));
+            for (k, t) in ts.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(f.label_name(*t));
+            }
+            out.push(';');
+        }
+        Stmt::CallTargets(l, ts) => {
+            let _ = write!(out, "{}: .calltargets {};", f.label_name(*l), ts.join(", "));
+        }
+        Stmt::CallPrototype(l, p) => {
+            let _ = write!(out, "{}: .callprototype ", f.label_name(*l));
+            if let Some(r) = &p.ret {
+                write_params(out, r);
+                out.push(' ');
+            }
+            out.push('_');
+            out.push(' ');
+            write_params(out, &p.params);
+            for d in &p.directives {
+                out.push(' ');
+                write_directive(out, d);
+            }
+            out.push(';');
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Instruction lines, operands and literals.
+
+use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, Operand, Prefix, Radix};
+use ptx_ir::isa::Mod;
+use std::fmt::Write;
+
+/// Vector operands longer than this are wrapped (wgmma accumulators).
+const WRAP_VECTOR: usize = 16;
+
+/// `@!%p add.s32 %r1, %r2, 1;` (without indentation or newline).
+pub fn write_instruction(out: &mut String, f: &Function, ins: &Instruction) {
+    if let Some(g) = ins.guard {
+        out.push('@');
+        if g.negated {
+            out.push('!');
+        }
+        out.push_str(&f.reg(g.reg).name);
+        out.push(' ');
+    }
+    out.push_str(ins.opcode.name());
+    for m in ins.mods.iter() {
+        if *m != Mod::NONE {
+            out.push_str(m.text());
+        }
+    }
+    for (k, op) in ins.operands.iter().enumerate() {
+        out.push_str(if k == 0 { " \t" } else { ", " });
+        write_operand(out, f, op);
+    }
+    out.push(';');
+}
+
+pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
+    match op {
+        Operand::Reg(r) => {
+            match r.prefix {
+                Prefix::None => {}
+                Prefix::Not => out.push('!'),
+                Prefix::Neg => out.push('-'),
+            }
+            out.push_str(&f.reg(r.reg).name);
+            if let Some(s) = r.sel {
+                out.push_str(s.text());
+            }
+        }
+        Operand::RegOffset(r, off) => {
+            out.push_str(&f.reg(*r).name);
+            let _ = write!(out, "+{off}");
+        }
+        Operand::SReg(s, sel) => {
+            out.push_str(s.name());
+            if let Some(sel) = sel {
+                out.push_str(sel.text());
+            }
+        }
+        Operand::Imm(i) => write_imm(out, i),
+        Operand::Sym(name, off) => {
+            out.push_str(name);
+            write_offset(out, *off);
+        }
+        Operand::Label(l) => out.push_str(f.label_name(*l)),
+        Operand::Vector(v) => {
+            out.push('{');
+            for (k, o) in v.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(if v.len() > WRAP_VECTOR && k % WRAP_VECTOR == 0 { ",\n\t\t" } else { ", " });
+                }
+                write_operand(out, f, o);
+            }
+            out.push('}');
+        }
+        Operand::Pair(p, q) => {
+            out.push_str(&f.reg(*p).name);
+            out.push('|');
+            out.push_str(&f.reg(*q).name);
+        }
+        Operand::Sink => out.push('_'),
+        Operand::Addr(a) => {
+            out.push('[');
+            write_addr_inner(out, f, &a.base, a.offset);
+            out.push(']');
+            if a.unified {
+                out.push_str(".unified");
+            }
+        }
+        Operand::AddrList(items) => {
+            out.push('[');
+            for (k, o) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                write_operand(out, f, o);
+            }
+            out.push(']');
+        }
+        Operand::ArrayElem(e) => {
+            out.push_str(&e.name);
+            out.push('[');
+            match &e.index {
+                Operand::Addr(a) => write_addr_inner(out, f, &a.base, a.offset),
+                other => write_operand(out, f, other),
+            }
+            out.push(']');
+        }
+        Operand::List(items) => {
+            out.push('(');
+            for (k, o) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push_str(", ");
+                }
+                write_operand(out, f, o);
+            }
+            out.push(')');
+        }
+    }
+}
+
+fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64) {
+    match base {
+        AddrBase::Reg(r) => out.push_str(&f.reg(*r).name),
+        AddrBase::Sym(s) => out.push_str(s),
+        AddrBase::Imm(i) => {
+            let _ = write!(out, "{i}");
+        }
+    }
+    write_offset(out, offset);
+}
+
+fn write_offset(out: &mut String, off: i64) {
+    if off != 0 {
+        let _ = write!(out, "+{off}");
+    }
+}
+
+pub fn write_imm(out: &mut String, i: &Imm) {
+    match i {
+        Imm::Int(l) => write_int(out, l),
+        Imm::Float(f) => write_float(out, f),
+    }
+}
+
+/// An integer literal in the radix it was written in; negative signed values get a `-`.
+pub fn write_int(out: &mut String, l: &IntLit) {
+    let neg = !l.unsigned && (l.value as i64) < 0;
+    let mag = if neg { (l.value as i64).unsigned_abs() } else { l.value };
+    if neg {
+        out.push('-');
+    }
+    let _ = match l.radix {
+        Radix::Dec => write!(out, "{mag}"),
+        Radix::Hex => write!(out, "0x{mag:X}"),
+        Radix::Oct => write!(out, "0{mag:o}"),
+        Radix::Bin => write!(out, "0b{mag:b}"),
+    };
+    if l.suffix {
+        out.push('U');
+    }
+}
+
+pub fn write_float(out: &mut String, f: &FloatLit) {
+    let _ = match f {
+        FloatLit::F32(b) => write!(out, "0f{b:08X}"),
+        FloatLit::F64(b) => write!(out, "0d{b:016X}"),
+        FloatLit::Dec { text, .. } => write!(out, "{text}"),
+    };
+}

@@ -1,0 +1,76 @@
+//! Module header and module-level items.
+
+use crate::data::{write_decl, write_expr};
+use crate::function::write_function;
+use ptx_ir::ir::{Item, Module, SectionEntry};
+use std::fmt::Write;
+
+/// Prints a whole module.
+pub fn print_module(m: &Module) -> String {
+    let mut out = String::with_capacity(4096);
+    let _ = writeln!(out, ".version {}.{}", m.version.major, m.version.minor);
+    let _ = writeln!(out, ".target {}", m.target.join(", "));
+    if let Some(a) = m.address_size {
+        let _ = writeln!(out, ".address_size {a}");
+    }
+    let mut prev_func = false;
+    for item in &m.items {
+        let is_func = matches!(item, Item::Func(_));
+        if is_func || prev_func {
+            out.push('\n');
+        }
+        prev_func = is_func;
+        match item {
+            Item::Target(t) => {
+                let _ = writeln!(out, ".target {}", t.join(", "));
+            }
+            Item::File(f) => {
+                let _ = write!(out, ".file {} {}", f.index, f.name);
+                if let Some(t) = f.timestamp {
+                    let _ = write!(out, ", {t}");
+                    if let Some(s) = f.size {
+                        let _ = write!(out, ", {s}");
+                    }
+                }
+                out.push('\n');
+            }
+            Item::Section(s) => {
+                let _ = writeln!(out, ".section {}\n{{", s.name);
+                for e in &s.entries {
+                    match e {
+                        SectionEntry::Label(l) => {
+                            let _ = writeln!(out, "{l}:");
+                        }
+                        SectionEntry::Data { width, values } => {
+                            let _ = write!(out, ".b{width} ");
+                            for (k, v) in values.iter().enumerate() {
+                                if k > 0 {
+                                    out.push(',');
+                                }
+                                write_expr(&mut out, v);
+                            }
+                            out.push('\n');
+                        }
+                    }
+                }
+                out.push_str("}\n");
+            }
+            Item::Pragma(p) => {
+                let _ = writeln!(out, ".pragma {};", p.join(", "));
+            }
+            Item::Alias { alias, aliasee } => {
+                let _ = writeln!(out, ".alias {alias}, {aliasee};");
+            }
+            Item::Var(v) => {
+                if let Some(l) = v.linkage {
+                    out.push_str(l.text());
+                    out.push(' ');
+                }
+                write_decl(&mut out, &v.decl);
+                out.push_str(";\n");
+            }
+            Item::Func(f) => write_function(&mut out, f),
+        }
+    }
+    out
+}

@@ -1,0 +1,74 @@
+//! The PTX corpora the suite runs over: the project's own (`tests/corpus/`)
+//! and, when present, the shared one (`../shared/corpus/`, with its
+//! `MANIFEST.tsv` of ptxas verdicts).
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// `tests/corpus/` inside the repository.
+pub fn own_corpus_dir() -> PathBuf {
+    repo_root().join("tests").join("corpus")
+}
+
+/// The shared corpus, if this checkout has it (`PTX_SHARED_CORPUS` overrides the place).
+pub fn shared_corpus_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("PTX_SHARED_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => repo_root().join("..").join("shared").join("corpus"),
+    };
+    dir.join("MANIFEST.tsv").is_file().then_some(dir)
+}
+
+/// Every `.ptx` file below `dir`, sorted.
+pub fn ptx_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "ptx") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// One line of the shared corpus's `MANIFEST.tsv`.
+#[derive(Clone, Debug)]
+pub struct ManifestEntry {
+    /// Relative to the corpus directory.
+    pub file: String,
+    pub arch_used: String,
+    pub ptxas_ok: bool,
+    pub note: String,
+}
+
+/// Reads `MANIFEST.tsv`.
+pub fn manifest(dir: &Path) -> Vec<ManifestEntry> {
+    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv is readable");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split('\t').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("MANIFEST.tsv has no `{name}` column"));
+    let (f, a, ok, note) = (col("file"), col("arch_used"), col("ptxas_ok"), col("note"));
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            ManifestEntry {
+                file: c[f].to_string(),
+                arch_used: c.get(a).unwrap_or(&"").to_string(),
+                ptxas_ok: c.get(ok) == Some(&"yes"),
+                note: c.get(note).unwrap_or(&"").to_string(),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,5 @@
+//! Test support for the integration suite: corpus discovery, the round-trip
+//! check, and ptxas/nvdisasm access.
+pub mod corpus;
+pub mod ptxas;
+pub mod roundtrip;
