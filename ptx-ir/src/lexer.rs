@@ -55,6 +55,8 @@ pub enum TokenKind {
     At,
     Eq,
     Eof,
+    /// Produced by the parser's cursor where the lexer failed.
+    Error,
 }
 
 impl TokenKind {
@@ -100,6 +102,7 @@ impl TokenKind {
             At => "`@`",
             Eq => "`=`",
             Eof => "end of file",
+            Error => "an invalid token",
         }
     }
 }
@@ -124,48 +127,83 @@ fn is_follow(c: u8) -> bool {
 
 /// Lexes the whole text. The last token is always `Eof`.
 pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
-    if src.len() >= u32::MAX as usize {
-        return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });
+    let mut lx = Lexer::new(src)?;
+    let mut toks = Vec::new();
+    loop {
+        let t = lx.next_token()?;
+        toks.push(t);
+        if t.kind == TokenKind::Eof {
+            return Ok(toks);
+        }
     }
-    let mut toks = Vec::with_capacity(src.len() / 4);
-    let mut i = 0usize;
-    let n = src.len();
-    let mut glued = false;
-    let err = |s: usize, e: usize, m: String| Err(LexError { span: Span::new(s, e), message: m });
-    while i < n {
+}
+
+/// An on-demand lexer: the parser pulls tokens one at a time, so no token
+/// array is built (memory stays proportional to the IR, not the text).
+pub struct Lexer<'a> {
+    src: &'a [u8],
+    i: usize,
+    /// The previous token was an identifier or dot-word ending right here.
+    prev_wordish_end: Option<usize>,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a [u8]) -> Result<Lexer<'a>, LexError> {
+        if src.len() >= u32::MAX as usize {
+            return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });
+        }
+        Ok(Lexer { src, i: 0, prev_wordish_end: None })
+    }
+
+    /// The next token; `Eof` at the end (and again if called after it).
+    pub fn next_token(&mut self) -> Result<Token, LexError> {
+        let src = self.src;
+        let n = src.len();
+        let mut i = self.i;
+        let mut glued = i > 0;
+        let err = |s: usize, e: usize, m: String| Err(LexError { span: Span::new(s, e), message: m });
+        while i < n {
+            let c = src[i];
+            match c {
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c => {
+                    i += 1;
+                    glued = false;
+                    continue;
+                }
+                b'/' if i + 1 < n && src[i + 1] == b'/' => {
+                    while i < n && src[i] != b'\n' {
+                        i += 1;
+                    }
+                    glued = false;
+                    continue;
+                }
+                b'/' if i + 1 < n && src[i + 1] == b'*' => {
+                    let start = i;
+                    i += 2;
+                    loop {
+                        if i + 1 >= n {
+                            self.i = n;
+                            return err(start, start + 2, "unterminated comment: `/*` without `*/`".into());
+                        }
+                        if src[i] == b'*' && src[i + 1] == b'/' {
+                            i += 2;
+                            break;
+                        }
+                        i += 1;
+                    }
+                    glued = false;
+                    continue;
+                }
+                _ => break,
+            }
+        }
+        if i >= n {
+            self.i = n;
+            return Ok(Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false });
+        }
         let c = src[i];
         let start = i;
-        match c {
-            b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c => {
-                i += 1;
-                glued = false;
-                continue;
-            }
-            b'/' if i + 1 < n && src[i + 1] == b'/' => {
-                while i < n && src[i] != b'\n' {
-                    i += 1;
-                }
-                glued = false;
-                continue;
-            }
-            b'/' if i + 1 < n && src[i + 1] == b'*' => {
-                i += 2;
-                loop {
-                    if i + 1 >= n {
-                        return err(start, start + 2, "unterminated comment: `/*` without `*/`".into());
-                    }
-                    if src[i] == b'*' && src[i + 1] == b'/' {
-                        i += 2;
-                        break;
-                    }
-                    i += 1;
-                }
-                glued = false;
-                continue;
-            }
-            _ => {}
-        }
-        let prev_wordish = glued && matches!(toks.last(), Some(Token { kind: TokenKind::Ident | TokenKind::DotWord, .. }));
+        let prev_wordish = glued && self.prev_wordish_end == Some(start);
         let kind = match c {
             b'a'..=b'z' | b'A'..=b'Z' => {
                 i += 1;
@@ -182,6 +220,7 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                     } else if c == b'%' {
                         TokenKind::Percent
                     } else {
+                        self.i = i;
                         return err(start, i, "`$` must be followed by letters, digits, `_` or `$`".into());
                     }
                 } else {
@@ -209,15 +248,24 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                     }
                 }
                 if i == word_start {
+                    self.i = i;
                     return err(start, start + 1, "a lone `.`; expected a directive or modifier name after it".into());
                 }
                 TokenKind::DotWord
             }
-            b'0'..=b'9' => lex_number(src, &mut i).map_err(|m| LexError { span: Span::new(start, i.max(start + 1)), message: m })?,
+            b'0'..=b'9' => match lex_number(src, &mut i) {
+                Ok(k) => k,
+                Err(m) => {
+                    let e = i.max(start + 1);
+                    self.i = e;
+                    return Err(LexError { span: Span::new(start, e), message: m });
+                }
+            },
             b'"' => {
                 i += 1;
                 loop {
                     if i >= n || src[i] == b'\n' {
+                        self.i = n;
                         return err(start, start + 1, "unterminated string".into());
                     }
                     match src[i] {
@@ -229,9 +277,12 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                         _ => i += 1,
                     }
                 }
-                if std::str::from_utf8(&src[start..i.min(n)]).is_err() {
-                    return err(start, i, "string is not valid UTF-8".into());
+                let i2 = i.min(n);
+                if std::str::from_utf8(&src[start..i2]).is_err() {
+                    self.i = i2;
+                    return err(start, i2, "string is not valid UTF-8".into());
                 }
+                i = i2;
                 TokenKind::String
             }
             _ => {
@@ -269,7 +320,8 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                     (b'@', _) => (TokenKind::At, 1),
                     (b'=', _) => (TokenKind::Eq, 1),
                     (b'#', _) => {
-                        return err(start, start + 1, "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into())
+                        self.i = start + 1;
+                        return err(start, start + 1, "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into());
                     }
                     _ => {
                         let what = if c == 0 {
@@ -281,6 +333,7 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                         } else {
                             format!("`{}`", c as char)
                         };
+                        self.i = start + 1;
                         return err(start, start + 1, format!("unexpected {what}"));
                     }
                 };
@@ -288,11 +341,10 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
                 k
             }
         };
-        toks.push(Token { kind, span: Span::new(start, i), glued });
-        glued = true;
+        self.i = i;
+        self.prev_wordish_end = matches!(kind, TokenKind::Ident | TokenKind::DotWord).then_some(i);
+        Ok(Token { kind, span: Span::new(start, i), glued })
     }
-    toks.push(Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false });
-    Ok(toks)
 }
 
 fn lex_decimal_tail(src: &[u8], i: &mut usize) {

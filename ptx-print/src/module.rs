@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 /// Prints a whole module.
 pub fn print_module(m: &Module) -> String {
-    let mut out = String::with_capacity(4096);
+    let mut out = String::with_capacity(estimate_len(m));
     let _ = writeln!(out, ".version {}.{}", m.version.major, m.version.minor);
     let _ = writeln!(out, ".target {}", m.target.join(", "));
     if let Some(a) = m.address_size {
@@ -73,4 +73,17 @@ pub fn print_module(m: &Module) -> String {
         }
     }
     out
+}
+
+/// A guess at the printed size, so the output buffer is not regrown many times.
+fn estimate_len(m: &Module) -> usize {
+    let mut n = 4096;
+    for item in &m.items {
+        n += match item {
+            Item::Func(f) => 64 + f.body.as_ref().map_or(0, |b| b.len() * 32),
+            Item::Section(s) => 16 + s.entries.len() * 24,
+            _ => 64,
+        };
+    }
+    n
 }

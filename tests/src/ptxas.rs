@@ -109,12 +109,18 @@ pub fn tools_dir() -> Option<PathBuf> {
 
 /// `tools/setup-ptx-tools.sh` of this repository.
 pub fn setup_script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("tools").join("setup-ptx-tools.sh")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("tools")
+        .join("setup-ptx-tools.sh")
 }
 
 // (environment variable, file name in $PTX_TOOLS_DIR/bin, release the file there must report)
-const TOOL_SPECS: [(&str, &str, &str); 3] =
-    [("PTXAS", "ptxas", "12.9"), ("PTXAS13", "ptxas13", "13."), ("NVDISASM", "nvdisasm", "13.")];
+const TOOL_SPECS: [(&str, &str, &str); 3] = [
+    ("PTXAS", "ptxas", "12.9"),
+    ("PTXAS13", "ptxas13", "13."),
+    ("NVDISASM", "nvdisasm", "13."),
+];
 
 fn locate_or_install() -> Result<Tools, String> {
     let dir = tools_dir();
@@ -124,14 +130,19 @@ fn locate_or_install() -> Result<Tools, String> {
     // Something is missing: run the setup script (it takes a lock, so concurrent test processes are fine).
     let script = setup_script();
     if !script.is_file() {
-        return Err(format!("the setup script {} does not exist", script.display()));
+        return Err(format!(
+            "the setup script {} does not exist",
+            script.display()
+        ));
     }
     let mut cmd = Command::new("bash");
     cmd.arg(&script).arg("--with-ptxas13").arg("--quiet");
     if let Some(d) = &dir {
         cmd.env("PTX_TOOLS_DIR", d);
     }
-    let out = cmd.output().map_err(|e| format!("cannot run bash {}: {e}", script.display()))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run bash {}: {e}", script.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
@@ -140,7 +151,11 @@ fn locate_or_install() -> Result<Tools, String> {
             script.display(),
             out.status,
             stderr.trim_end(),
-            if stdout.trim().is_empty() { String::new() } else { format!("\n{}", stdout.trim_end()) }
+            if stdout.trim().is_empty() {
+                String::new()
+            } else {
+                format!("\n{}", stdout.trim_end())
+            }
         ));
     }
     let exports = parse_exports(&stdout);
@@ -162,12 +177,17 @@ fn locate(dir: Option<&Path>, exports: &BTreeMap<String, String>) -> Result<Opti
     for (env, file, want) in TOOL_SPECS {
         if let Some(p) = std::env::var_os(env).filter(|v| !v.is_empty()) {
             let p = PathBuf::from(p);
-            let release = tool_release(&p)
-                .map_err(|e| format!("${env} is set to {}, which does not work: {e}", p.display()))?;
+            let release = tool_release(&p).map_err(|e| {
+                format!("${env} is set to {}, which does not work: {e}", p.display())
+            })?;
             found.push((p, release));
             continue;
         }
-        let candidates = exports.get(env).map(PathBuf::from).into_iter().chain(dir.map(|d| d.join("bin").join(file)));
+        let candidates = exports
+            .get(env)
+            .map(PathBuf::from)
+            .into_iter()
+            .chain(dir.map(|d| d.join("bin").join(file)));
         let mut hit = None;
         for p in candidates {
             if !is_executable(&p) {
@@ -190,12 +210,22 @@ fn locate(dir: Option<&Path>, exports: &BTreeMap<String, String>) -> Result<Opti
     let (ptxas, ptxas_release) = it.next().unwrap();
     let (ptxas13, ptxas13_release) = it.next().unwrap();
     let (nvdisasm, nvdisasm_release) = it.next().unwrap();
-    Ok(Some(Tools { ptxas, ptxas13, nvdisasm, ptxas_release, ptxas13_release, nvdisasm_release }))
+    Ok(Some(Tools {
+        ptxas,
+        ptxas13,
+        nvdisasm,
+        ptxas_release,
+        ptxas13_release,
+        nvdisasm_release,
+    }))
 }
 
 /// Runs `TOOL --version` and returns the release it reports ("12.9").
 fn tool_release(p: &Path) -> Result<String, String> {
-    let out = Command::new(p).arg("--version").output().map_err(|e| e.to_string())?;
+    let out = Command::new(p)
+        .arg("--version")
+        .output()
+        .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!("`--version` exited with {}", out.status));
@@ -212,10 +242,17 @@ fn tool_release(p: &Path) -> Result<String, String> {
 fn parse_exports(s: &str) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     for line in s.lines() {
-        let Some(rest) = line.trim().strip_prefix("export ") else { continue };
-        let Some((k, v)) = rest.split_once('=') else { continue };
+        let Some(rest) = line.trim().strip_prefix("export ") else {
+            continue;
+        };
+        let Some((k, v)) = rest.split_once('=') else {
+            continue;
+        };
         let v = v.trim();
-        let v = v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')).unwrap_or(v);
+        let v = v
+            .strip_prefix('\'')
+            .and_then(|v| v.strip_suffix('\''))
+            .unwrap_or(v);
         m.insert(k.trim().to_string(), v.to_string());
     }
     m
@@ -289,13 +326,18 @@ fn target_list(ptx: &str) -> Option<Vec<String>> {
     let head = strip_comments(&ptx[..head_end]);
     for line in head.lines() {
         let t = line.trim();
-        let Some(rest) = t.strip_prefix(".target") else { continue };
+        let Some(rest) = t.strip_prefix(".target") else {
+            continue;
+        };
         if !rest.starts_with(|c: char| c.is_whitespace()) {
             continue;
         }
         let rest = rest.split(';').next().unwrap_or(rest);
         return Some(
-            rest.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()).map(str::to_string).collect(),
+            rest.split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
         );
     }
     None
@@ -313,7 +355,11 @@ pub fn is_debug_target(ptx: &str) -> bool {
 
 /// The number in `sm_NN[a|f]`.
 pub fn arch_number(arch: &str) -> Option<u32> {
-    let digits: String = arch.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = arch
+        .strip_prefix("sm_")?
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
     digits.parse().ok()
 }
 
@@ -343,10 +389,18 @@ impl TempDir {
     fn new() -> io::Result<TempDir> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let base = std::env::temp_dir();
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let p = base.join(format!("ptx-opt-ptxas-{}-{}-{:08x}", std::process::id(), n, nanos));
+            let p = base.join(format!(
+                "ptx-opt-ptxas-{}-{}-{:08x}",
+                std::process::id(),
+                n,
+                nanos
+            ));
             match fs::create_dir(&p) {
                 Ok(()) => return Ok(TempDir(p)),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -395,7 +449,10 @@ fn error_text(log: &str, input: &Path) -> String {
     let path = input.display().to_string();
     let lines: Vec<String> = log
         .lines()
-        .filter(|l| !l.starts_with("ptxas info") && !l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|l| {
+            !l.starts_with("ptxas info")
+                && !l.trim_start().starts_with(|c: char| c.is_ascii_digit())
+        })
         .map(|l| l.replace(&path, "input.ptx"))
         .collect();
     lines.join("\n")
@@ -425,7 +482,11 @@ fn assemble_in(dir: &TempDir, ptx: &str, arch: &str) -> Result<(Assembled, PathB
     let input = dir.path().join("input.ptx");
     let cubin = dir.path().join("out.cubin");
     fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
-    let opt = if is_debug_target(ptx) { None } else { Some("-O3") };
+    let opt = if is_debug_target(ptx) {
+        None
+    } else {
+        Some("-O3")
+    };
     let run = |bin: &Path, mode: Mode| -> Result<Output, String> {
         let _ = fs::remove_file(&cubin);
         let mut args: Vec<OsString> = vec![format!("-arch={arch}").into()];
@@ -439,7 +500,10 @@ fn assemble_in(dir: &TempDir, ptx: &str, arch: &str) -> Result<(Assembled, PathB
         args.push("-o".into());
         args.push(cubin.clone().into());
         args.push(input.clone().into());
-        Command::new(bin).args(&args).output().map_err(|e| format!("cannot run {}: {e}", bin.display()))
+        Command::new(bin)
+            .args(&args)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", bin.display()))
     };
 
     let mut failures: Vec<String> = Vec::new();
@@ -455,14 +519,26 @@ fn assemble_in(dir: &TempDir, ptx: &str, arch: &str) -> Result<(Assembled, PathB
         }
         let log = combined(&out);
         if out.status.success() {
-            let bytes = fs::read(&cubin).map_err(|e| format!("ptxas succeeded but wrote no cubin: {e}"))?;
-            let assembled = Assembled { cubin: bytes, mode, assembler, arch: arch.to_string(), opt, log };
+            let bytes =
+                fs::read(&cubin).map_err(|e| format!("ptxas succeeded but wrote no cubin: {e}"))?;
+            let assembled = Assembled {
+                cubin: bytes,
+                mode,
+                assembler,
+                arch: arch.to_string(),
+                opt,
+                log,
+            };
             return Ok((assembled, cubin));
         }
-        let flags = format!("-arch={arch}{}{}", opt.map(|o| format!(" {o}")).unwrap_or_default(), match mode {
-            Mode::Relocatable => " -c",
-            Mode::WholeProgram => "",
-        });
+        let flags = format!(
+            "-arch={arch}{}{}",
+            opt.map(|o| format!(" {o}")).unwrap_or_default(),
+            match mode {
+                Mode::Relocatable => " -c",
+                Mode::WholeProgram => "",
+            }
+        );
         failures.push(format!(
             "ptxas {release} ({flags}) rejected the PTX ({}):\n{}",
             status_text(&out),
@@ -499,7 +575,11 @@ fn disassemble_file(cubin: &Path) -> Result<String, String> {
         .output()
         .map_err(|e| format!("cannot run {}: {e}", t.nvdisasm.display()))?;
     if !out.status.success() {
-        return Err(format!("nvdisasm failed ({}):\n{}", status_text(&out), combined(&out).trim_end()));
+        return Err(format!(
+            "nvdisasm failed ({}):\n{}",
+            status_text(&out),
+            combined(&out).trim_end()
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -507,7 +587,10 @@ fn disassemble_file(cubin: &Path) -> Result<String, String> {
 /// Per function (each `.text.<name>` section: kernels and device functions that have their own section), the
 /// SASS opcodes (`"IMAD.WIDE"`, `"@P0"`-predicates dropped), without trailing padding. See
 /// [`sass_instruction_counts`] for the arch.
-pub fn sass_opcodes(ptx: &str, arch: Option<&str>) -> Result<BTreeMap<String, Vec<String>>, String> {
+pub fn sass_opcodes(
+    ptx: &str,
+    arch: Option<&str>,
+) -> Result<BTreeMap<String, Vec<String>>, String> {
     let arch = match arch {
         Some(a) => sass_arch(a),
         None => sass_arch(&target_arch(ptx).unwrap_or_default()),
@@ -523,8 +606,14 @@ pub fn sass_opcodes(ptx: &str, arch: Option<&str>) -> Result<BTreeMap<String, Ve
 ///
 /// Arch: `arch`, or by default the file's `.target` arch; anything older than sm_75 (or missing) is replaced by
 /// sm_75, because nvdisasm 13 only disassembles sm_75 and newer. Panics if the tools are not available.
-pub fn sass_instruction_counts(ptx: &str, arch: Option<&str>) -> Result<BTreeMap<String, usize>, String> {
-    Ok(sass_opcodes(ptx, arch)?.into_iter().map(|(f, ops)| (f, ops.len())).collect())
+pub fn sass_instruction_counts(
+    ptx: &str,
+    arch: Option<&str>,
+) -> Result<BTreeMap<String, usize>, String> {
+    Ok(sass_opcodes(ptx, arch)?
+        .into_iter()
+        .map(|(f, ops)| (f, ops.len()))
+        .collect())
 }
 
 /// `re.match(r"\s*\.section\s+\.text\.([^,\s]+)", line)`: Some(Some(name)) for a text section,
@@ -537,7 +626,11 @@ fn section_line(line: &str) -> Option<Option<&str>> {
     let name = rest
         .trim_start()
         .strip_prefix(".text.")
-        .map(|r| r.split(|c: char| c == ',' || c.is_whitespace()).next().unwrap_or(""))
+        .map(|r| {
+            r.split(|c: char| c == ',' || c.is_whitespace())
+                .next()
+                .unwrap_or("")
+        })
         .filter(|n| !n.is_empty());
     Some(name)
 }
@@ -545,14 +638,20 @@ fn section_line(line: &str) -> Option<Option<&str>> {
 /// `re.match(r"^\s*([.\w$]+):\s*$", line)`
 fn label_line(line: &str) -> Option<&str> {
     let name = line.trim().strip_suffix(':')?;
-    (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
-        .then_some(name)
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$'))
+    .then_some(name)
 }
 
 /// `INSN_RE = r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(?:/\*.*)?$"`: the instruction text (group 2).
 fn instruction_line(line: &str) -> Option<&str> {
     let rest = line.trim_start().strip_prefix("/*")?;
-    let hex = rest.bytes().take_while(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)).count();
+    let hex = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        .count();
     if hex < 4 {
         return None;
     }
@@ -566,7 +665,11 @@ fn instruction_line(line: &str) -> Option<&str> {
         let t = t.strip_prefix(';').unwrap_or(t).trim_start();
         t.is_empty() || t.starts_with("/*")
     };
-    let end = rest.char_indices().map(|(i, _)| i).chain([rest.len()]).find(|&i| tail_ok(&rest[i..]))?;
+    let end = rest
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([rest.len()])
+        .find(|&i| tail_ok(&rest[i..]))?;
     Some(&rest[..end])
 }
 
@@ -595,7 +698,9 @@ pub fn parse_nvdisasm(text: &str) -> BTreeMap<String, Vec<String>> {
             last_label = Some(l.to_string());
             continue;
         }
-        let Some(body) = instruction_line(line) else { continue };
+        let Some(body) = instruction_line(line) else {
+            continue;
+        };
         let body = body.trim().trim_end_matches(';').trim();
         let body = match body.strip_prefix('{') {
             Some(b) => b.trim_start(),
@@ -618,7 +723,10 @@ pub fn parse_nvdisasm(text: &str) -> BTreeMap<String, Vec<String>> {
         let selfloop = op.starts_with("BRA")
             && !predicated
             && last_label.as_deref().is_some_and(|l| target.contains(l));
-        funcs.get_mut(f).expect("current function").push((op.to_string(), selfloop));
+        funcs
+            .get_mut(f)
+            .expect("current function")
+            .push((op.to_string(), selfloop));
         last_label = None;
     }
     funcs
@@ -764,13 +872,27 @@ DONE:
     #[test]
     fn target_arch_reads_first_target() {
         assert_eq!(target_arch(KERNEL).as_deref(), Some("sm_70"));
-        assert_eq!(target_arch(".version 8.0\n.target sm_90a\n").as_deref(), Some("sm_90a"));
-        assert_eq!(target_arch("// .target sm_30\n/* .target sm_35 */ .version 7.0\n.target\tsm_80,debug\n").as_deref(), Some("sm_80"));
-        assert_eq!(target_arch(".version 7.0\n.target sm_52, texmode_independent // x\n").as_deref(), Some("sm_52"));
+        assert_eq!(
+            target_arch(".version 8.0\n.target sm_90a\n").as_deref(),
+            Some("sm_90a")
+        );
+        assert_eq!(
+            target_arch(
+                "// .target sm_30\n/* .target sm_35 */ .version 7.0\n.target\tsm_80,debug\n"
+            )
+            .as_deref(),
+            Some("sm_80")
+        );
+        assert_eq!(
+            target_arch(".version 7.0\n.target sm_52, texmode_independent // x\n").as_deref(),
+            Some("sm_52")
+        );
         assert_eq!(target_arch(".version 7.0\n.address_size 64\n"), None);
         assert_eq!(target_arch(".version 7.0\n.targets sm_80\n"), None);
         assert!(is_debug_target(".target sm_80, debug\n"));
-        assert!(!is_debug_target(".target sm_80\n.visible .entry debug() { ret; }"));
+        assert!(!is_debug_target(
+            ".target sm_80\n.visible .entry debug() { ret; }"
+        ));
     }
 
     #[test]
@@ -887,10 +1009,19 @@ $add_one$twice:
         assert_eq!(a.mode, Mode::WholeProgram);
         assert_eq!(a.assembler, Assembler::Ptxas12);
         assert_eq!(a.opt, Some("-O3"));
-        assert!(a.log.contains("Compiling entry function 'add_one'"), "{}", a.log);
+        assert!(
+            a.log.contains("Compiling entry function 'add_one'"),
+            "{}",
+            a.log
+        );
         // the file's own target (sm_70) works too, and so do targets older than sm_50 via assembly_arch
         assert_eq!(assemble_for_target(KERNEL).unwrap().arch, "sm_70");
-        assert_eq!(assemble_for_target(&store_tid("6.0", "sm_30")).unwrap().arch, "sm_52");
+        assert_eq!(
+            assemble_for_target(&store_tid("6.0", "sm_30"))
+                .unwrap()
+                .arch,
+            "sm_52"
+        );
     }
 
     #[test]
@@ -935,7 +1066,10 @@ $add_one$twice:
         assert_eq!(sass_instruction_counts(KERNEL, Some("sm_75")).unwrap(), c);
         assert_eq!(sass_instruction_counts(KERNEL, Some("sm_52")).unwrap(), c);
         let ops = sass_opcodes(KERNEL, None).unwrap();
-        assert_eq!(ops["add_one"].last().map(String::as_str), Some("RET.REL.NODEC"));
+        assert_eq!(
+            ops["add_one"].last().map(String::as_str),
+            Some("RET.REL.NODEC")
+        );
         assert!(!ops["add_one"].iter().any(|o| o.starts_with("NOP")));
         // another arch gives other code
         let c80 = sass_instruction_counts(KERNEL, Some("sm_80")).unwrap();
@@ -951,7 +1085,12 @@ $add_one$twice:
         let c = sass_instruction_counts(&ptx, None).unwrap();
         assert!(c["k"] > 0, "{c:?}");
         // PTX ISA 8.8 for the same arch stays with ptxas 12.9
-        assert_eq!(assemble(&store_tid("8.8", "sm_100a"), "sm_100a").unwrap().assembler, Assembler::Ptxas12);
+        assert_eq!(
+            assemble(&store_tid("8.8", "sm_100a"), "sm_100a")
+                .unwrap()
+                .assembler,
+            Assembler::Ptxas12
+        );
     }
 
     #[test]

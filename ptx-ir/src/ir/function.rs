@@ -76,7 +76,7 @@ impl Function {
     /// Instructions of the body, in order.
     pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
         self.body.iter().flatten().filter_map(|s| match s {
-            Stmt::Instr(i) => Some(i),
+            Stmt::Instr(i) => Some(&**i),
             _ => None,
         })
     }
@@ -88,7 +88,7 @@ pub struct Loc {
     pub file: u32,
     pub line: u32,
     pub col: u32,
-    pub function_name: Option<ConstExpr>,
+    pub function_name: Option<Box<ConstExpr>>,
     pub inlined_at: Option<(u32, u32, u32)>,
 }
 
@@ -103,10 +103,13 @@ pub struct Prototype {
 
 /// A statement of a function body.
 #[derive(Clone, Debug, PartialEq)]
+///
+/// Large variants are boxed so that a statement is small: bodies of many
+/// thousands of statements are moved and grown as vectors.
 pub enum Stmt {
-    Instr(Instruction),
+    Instr(Box<Instruction>),
     Label(LabelId),
-    Decl(VarDecl),
+    Decl(Box<VarDecl>),
     Loc(Loc),
     Pragma(Vec<Name>),
     /// `{`: a nested scope opens.
@@ -118,5 +121,5 @@ pub enum Stmt {
     /// `name: .calltargets f1, f2;`
     CallTargets(LabelId, Vec<Name>),
     /// `name: .callprototype ...;`
-    CallPrototype(LabelId, Prototype),
+    CallPrototype(LabelId, Box<Prototype>),
 }

@@ -190,17 +190,23 @@ impl Opcode {
     /// Every opcode of the tables.
     pub fn all() -> impl Iterator<Item = Opcode> { (0..OPCODES.len() as u16).map(Opcode) }
 
-    /// Longest dotted prefix of `parts` (`["cp","async","bulk","tensor","1d"]`)
-    /// that is an opcode, with the number of parts it used.
-    pub fn longest_prefix(parts: &[&str]) -> Option<(Opcode, usize)> {
+    /// Longest dotted prefix of `text` (`cp.async.bulk.tensor.1d.global`)
+    /// that is an opcode, with the number of dot-separated parts it used.
+    pub fn longest_prefix(text: &str) -> Option<(Opcode, usize)> {
         let idx = opcode_index();
-        let max = parts.len().min(MAX_OPCODE_PARTS);
-        let mut name = String::new();
         let mut best = None;
-        for (k, p) in parts.iter().take(max).enumerate() {
-            if k > 0 { name.push('.'); }
-            name.push_str(p);
-            if let Some(&op) = idx.get(name.as_str()) { best = Some((op, k + 1)); }
+        let mut parts = 0;
+        for (k, b) in text.bytes().enumerate().chain(std::iter::once((text.len(), b'.'))) {
+            if b != b'.' {
+                continue;
+            }
+            parts += 1;
+            if parts > MAX_OPCODE_PARTS {
+                break;
+            }
+            if let Some(&op) = idx.get(&text[..k]) {
+                best = Some((op, parts));
+            }
         }
         best
     }
@@ -253,10 +259,10 @@ mod tests {
 
     #[test]
     fn opcode_names_resolve_by_longest_prefix() {
-        let (op, n) = Opcode::longest_prefix(&["add", "s32"]).unwrap();
-        assert_eq!((op, n), (Opcode::ADD, 1));
+        assert_eq!(Opcode::longest_prefix("add.s32"), Some((Opcode::ADD, 1)));
+        assert_eq!(Opcode::longest_prefix("cp.async.bulk.tensor.1d"), Some((Opcode::CP_ASYNC_BULK_TENSOR, 4)));
         assert_eq!(Opcode::from_name("add"), Some(Opcode::ADD));
-        assert_eq!(Opcode::longest_prefix(&["nosuchop"]), None);
+        assert_eq!(Opcode::longest_prefix("nosuchop"), None);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The parser's token cursor, error helpers and module-level symbol table.
 
 use super::scope::FuncState;
-use crate::lexer::{Token, TokenKind};
+use crate::lexer::{LexError, Lexer, Token, TokenKind};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
+use std::cell::OnceCell;
 
 pub type PResult<T> = Result<T, Diagnostic>;
 
@@ -17,48 +18,123 @@ pub enum GlobalKind {
 pub struct Parser<'a> {
     pub file: &'a str,
     pub src: &'a [u8],
-    pub toks: Vec<Token>,
-    pub pos: usize,
-    pub lines: &'a LineIndex,
+    lexer: Lexer<'a>,
+    /// Tokens lexed but not consumed yet; `look[0]` is the current token.
+    look: [Token; LOOKAHEAD],
+    /// The first lexer error, reported when the parser reaches it.
+    lex_error: Option<LexError>,
+    /// Span of the last consumed token.
+    prev: Span,
+    lines: OnceCell<LineIndex>,
     pub globals: FxHashMap<Box<str>, GlobalKind>,
-    pub func: Option<FuncState>,
+    pub func: Option<FuncState<'a>>,
 }
+
+/// How many tokens the parser can look ahead.
+const LOOKAHEAD: usize = 3; // `bump` shifts exactly these three
 
 /// Longest text of a token shown in a message.
 const SHOW_MAX: usize = 40;
 
 impl<'a> Parser<'a> {
-    pub fn new(file: &'a str, src: &'a [u8], toks: Vec<Token>, lines: &'a LineIndex) -> Parser<'a> {
-        Parser { file, src, toks, pos: 0, lines, globals: FxHashMap::default(), func: None }
+    pub fn new(file: &'a str, src: &'a [u8]) -> Parser<'a> {
+        let eof = Token { kind: TokenKind::Eof, span: Span::new(0, 0), glued: false };
+        let (lexer, lex_error) = match Lexer::new(src) {
+            Ok(l) => (l, None),
+            Err(e) => (Lexer::new(&[]).unwrap(), Some(e)),
+        };
+        let mut p = Parser {
+            file,
+            src,
+            lexer,
+            look: [eof; LOOKAHEAD],
+            lex_error,
+            prev: Span::new(0, 0),
+            lines: OnceCell::new(),
+            globals: FxHashMap::default(),
+            func: None,
+        };
+        for k in 0..LOOKAHEAD {
+            p.look[k] = p.lex_next();
+        }
+        p
+    }
+
+    /// Pulls one token from the lexer; a lexing error becomes an `Error` token.
+    fn lex_next(&mut self) -> Token {
+        if self.lex_error.is_some() {
+            let sp = self.lex_error.as_ref().unwrap().span;
+            return Token { kind: TokenKind::Error, span: sp, glued: false };
+        }
+        match self.lexer.next_token() {
+            Ok(t) => t,
+            Err(e) => {
+                let sp = e.span;
+                self.lex_error = Some(e);
+                Token { kind: TokenKind::Error, span: sp, glued: false }
+            }
+        }
+    }
+
+    /// Line and column tables, built on the first error.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(self.src))
     }
 
     #[inline]
     pub fn peek(&self) -> Token {
-        self.toks[self.pos]
+        self.look[0]
     }
 
     #[inline]
     pub fn peek_at(&self, k: usize) -> Token {
-        self.toks[(self.pos + k).min(self.toks.len() - 1)]
+        self.look[k.min(LOOKAHEAD - 1)]
     }
 
     #[inline]
     pub fn kind(&self) -> TokenKind {
-        self.toks[self.pos].kind
+        self.look[0].kind
     }
 
     #[inline]
     pub fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos];
-        if t.kind != TokenKind::Eof {
-            self.pos += 1;
+        let t = self.look[0];
+        if matches!(t.kind, TokenKind::Eof | TokenKind::Error) {
+            return t;
         }
+        self.prev = t.span;
+        self.look[0] = self.look[1];
+        self.look[1] = self.look[2];
+        self.look[2] = self.lex_next();
         t
     }
 
-    /// The source text of a token (tokens are ASCII outside strings, strings are checked UTF-8).
+    /// Span of the last consumed token.
+    pub fn prev_span(&self) -> Span {
+        self.prev
+    }
+
+    /// A position marker: the current token's span (see [`Parser::span_from`]).
+    pub fn mark(&self) -> Span {
+        self.peek().span
+    }
+
+    /// The source text of a token.
+    #[inline]
     pub fn text(&self, t: Token) -> &'a str {
-        std::str::from_utf8(&self.src[t.span.start as usize..t.span.end as usize]).unwrap_or("\u{fffd}")
+        let bytes = &self.src[t.span.start as usize..t.span.end as usize];
+        // The lexer makes tokens only of ASCII bytes, except strings, which it
+        // checks are UTF-8; a token never starts or ends inside a multi-byte
+        // character. Checking again here showed up in profiles.
+        debug_assert!(std::str::from_utf8(bytes).is_ok());
+        // SAFETY: see above: every token's bytes are valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(bytes) }
+    }
+
+    /// The source text from the start of token `a` to the end of token `b`.
+    pub fn text_between(&self, a: Token, b: Token) -> &'a str {
+        let bytes = &self.src[a.span.start as usize..b.span.end as usize];
+        std::str::from_utf8(bytes).unwrap_or("")
     }
 
     pub fn at(&self, k: TokenKind) -> bool {
@@ -92,6 +168,7 @@ impl<'a> Parser<'a> {
     pub fn describe(&self, t: Token) -> String {
         match t.kind {
             TokenKind::Eof => "end of file".to_string(),
+            TokenKind::Error => "an invalid token".to_string(),
             TokenKind::String => "a string".to_string(),
             _ => {
                 let s = self.text(t);
@@ -105,7 +182,13 @@ impl<'a> Parser<'a> {
     }
 
     pub fn error_at<T>(&self, span: Span, msg: impl Into<String>) -> PResult<T> {
-        Err(Diagnostic::error(self.file, self.lines, span, msg))
+        // A lexing error at or before this point is the real cause.
+        if let Some(e) = &self.lex_error {
+            if e.span.start <= span.start.max(self.peek().span.start) && self.peek().kind == TokenKind::Error {
+                return Err(Diagnostic::error(self.file, self.lines(), e.span, e.message.clone()));
+            }
+        }
+        Err(Diagnostic::error(self.file, self.lines(), span, msg))
     }
 
     /// `found X, expected Y` at the current token.
@@ -150,10 +233,12 @@ impl<'a> Parser<'a> {
         u32::try_from(v).or_else(|_| self.error_at(t.span, format!("{} is too large, expected {what}", self.describe(t))))
     }
 
-    /// Span from token index `start` to the previous token.
-    pub fn span_from(&self, start: usize) -> Span {
-        let s = self.toks[start].span;
-        let e = if self.pos > start { self.toks[self.pos - 1].span } else { s };
-        s.to(e)
+    /// Span from a [`Parser::mark`] to the last consumed token.
+    pub fn span_from(&self, mark: Span) -> Span {
+        if self.prev.end >= mark.start {
+            Span { start: mark.start, end: self.prev.end }
+        } else {
+            mark
+        }
     }
 }

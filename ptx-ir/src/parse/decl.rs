@@ -36,7 +36,7 @@ pub fn decl_space(word: &str) -> Option<StateSpace> {
     })
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// Parses a declaration starting at its state-space directive.
     pub fn var_decl(&mut self, ctx: DeclCtx) -> PResult<VarDecl> {
         let t = self.peek();
@@ -54,7 +54,7 @@ impl Parser<'_> {
                     self.bump();
                     let a = self.expect_u64("an alignment in bytes")?;
                     if !a.is_power_of_two() {
-                        return self.error_at(self.toks[self.pos - 1].span, format!("alignment {a} is not a power of two"));
+                        return self.error_at(self.prev_span(), format!("alignment {a} is not a power of two"));
                     }
                     decl.align = Some(a);
                 }
@@ -181,7 +181,7 @@ impl Parser<'_> {
                 if name != "_" {
                     let f = self.func.as_mut().expect("body declarations are parsed inside a function");
                     if let Some(prev) = f.declared_here(name) {
-                        let (l, c) = self.lines.line_col(prev.start);
+                        let (l, c) = self.lines().line_col(prev.start);
                         return self.error_at(span, format!("`{name}` is already declared in this scope (at {l}:{c})"));
                     }
                     let f = self.func.as_mut().unwrap();

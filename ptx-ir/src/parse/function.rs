@@ -12,7 +12,7 @@ use crate::source::Span;
 /// Deepest nesting of `{ }` scopes accepted in a body.
 pub const MAX_SCOPE_DEPTH: usize = 4096;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     /// Parses `.entry`/`.func` at the current token.
     pub fn function(&mut self, linkage: Option<Linkage>) -> PResult<(Function, Vec<Span>)> {
         let kind = if self.eat_dot(".entry") {
@@ -184,7 +184,7 @@ impl Parser<'_> {
         let mut spans = Vec::new();
         loop {
             let t = self.peek();
-            let start = self.pos;
+            let start = self.mark();
             let stmt = match t.kind {
                 TokenKind::RBrace => {
                     self.bump();
@@ -208,7 +208,7 @@ impl Parser<'_> {
                 }
                 TokenKind::Ident if self.peek_at(1).kind == TokenKind::Colon => self.labeled()?,
                 TokenKind::DotWord => self.body_directive()?,
-                TokenKind::At | TokenKind::Ident => Stmt::Instr(self.instruction()?),
+                TokenKind::At | TokenKind::Ident => Stmt::Instr(Box::new(self.instruction()?)),
                 _ => return self.expected("an instruction, a label, a declaration or `}`"),
             };
             spans.push(self.span_from(start));
@@ -231,7 +231,7 @@ impl Parser<'_> {
         let f = self.func.as_mut().unwrap();
         let id = f.label(name);
         if let Some(prev) = f.label_defs[id.0 as usize] {
-            let (l, c) = self.lines.line_col(prev.start);
+            let (l, c) = self.lines().line_col(prev.start);
             return self.error_at(t.span, format!("label `{name}` is already defined (at {l}:{c})"));
         }
         if let Some(super::scope::Binding::Reg(_)) = f.lookup(name) {
@@ -272,12 +272,12 @@ impl Parser<'_> {
             }
             let (_, underscore) = self.expect_ident("`_` (a prototype's name placeholder)")?;
             if underscore != "_" {
-                return self.error_at(self.toks[self.pos - 1].span, format!("found `{underscore}`, expected `_` in a .callprototype"));
+                return self.error_at(self.prev_span(), format!("found `{underscore}`, expected `_` in a .callprototype"));
             }
             let params = if self.at(TokenKind::LParen) { self.param_list(DeclCtx::Proto)? } else { Vec::new() };
             let directives = self.func_directives(false)?;
             self.expect(TokenKind::Semi, "`;` after .callprototype")?;
-            return Ok(Stmt::CallPrototype(id, Prototype { ret, params, directives }));
+            return Ok(Stmt::CallPrototype(id, Box::new(Prototype { ret, params, directives })));
         }
         Ok(Stmt::Label(id))
     }
@@ -294,7 +294,7 @@ impl Parser<'_> {
                 self.bump();
                 self.pragma_strings().map(Stmt::Pragma)
             }
-            _ if decl_space(w).is_some() => self.var_decl(DeclCtx::Body).map(Stmt::Decl),
+            _ if decl_space(w).is_some() => self.var_decl(DeclCtx::Body).map(|d| Stmt::Decl(Box::new(d))),
             _ => self.error_at(t.span, format!("found `{w}`, expected an instruction, a declaration, `.loc` or `.pragma`")),
         }
     }
@@ -315,7 +315,7 @@ impl Parser<'_> {
                         let off = self.expect_u64("an offset")?;
                         e = ConstExpr::Binary(crate::ir::BinOp::Add, Box::new(e), Box::new(ConstExpr::Int(crate::ir::IntLit::dec(off as i64))));
                     }
-                    loc.function_name = Some(e);
+                    loc.function_name = Some(Box::new(e));
                 }
                 "inlined_at" => {
                     let a = self.expect_u32("a file index")?;

@@ -17,9 +17,9 @@ const MAX_OPERANDS: usize = 64;
 /// Deepest nesting of vectors and lists in an operand.
 const MAX_OPERAND_DEPTH: u32 = 8;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     pub fn instruction(&mut self) -> PResult<Instruction> {
-        let start = self.pos;
+        let start = self.mark();
         let mut guard = None;
         if self.eat(TokenKind::At) {
             let negated = self.eat(TokenKind::Bang);
@@ -34,8 +34,8 @@ impl Parser<'_> {
         while self.at(TokenKind::DotWord) && self.peek().glued {
             parts.push(self.bump());
         }
-        let texts: SmallVec<[&str; 12]> = parts.iter().enumerate().map(|(k, t)| if k == 0 { self.text(*t) } else { &self.text(*t)[1..] }).collect();
-        let Some((opcode, used)) = Opcode::longest_prefix(&texts) else {
+        let whole_name = self.text_between(head, *parts.last().unwrap());
+        let Some((opcode, used)) = Opcode::longest_prefix(whole_name) else {
             return self.error_at(head.span, format!("unknown instruction `{}`", self.text(head)));
         };
         let mut mods: SmallVec<[Mod; 8]> = SmallVec::new();
@@ -53,7 +53,7 @@ impl Parser<'_> {
                 if operands.len() >= MAX_OPERANDS {
                     return self.error_at(self.peek().span, format!("more than {MAX_OPERANDS} operands"));
                 }
-                let s = self.pos;
+                let s = self.mark();
                 operands.push(self.operand(opcode, 0)?);
                 spans.push(self.span_from(s));
                 if !self.eat(TokenKind::Comma) {
@@ -66,7 +66,7 @@ impl Parser<'_> {
         }
         let end = self.bump();
         let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
-        let whole = self.toks[start].span.to(end.span);
+        let whole = start.to(end.span);
         match match_form(opcode, &mods, &kinds) {
             Ok((form, mods)) => Ok(Instruction { guard, opcode, form, mods, operands }),
             Err(e) => {
@@ -104,7 +104,7 @@ impl Parser<'_> {
     }
 
     /// Resolves a name that must be a register (guards, pairs).
-    fn resolve_reg(&mut self, name: &str, span: Span) -> PResult<RegId> {
+    fn resolve_reg(&mut self, name: &'a str, span: Span) -> PResult<RegId> {
         match self.func.as_mut().unwrap().lookup(name) {
             Some(Binding::Reg(r)) => Ok(r),
             Some(Binding::Var) => self.error_at(span, format!("`{name}` is a variable, expected a register")),
@@ -230,7 +230,7 @@ impl Parser<'_> {
         }
     }
 
-    fn symbol_operand(&mut self, name: &str, opcode: Opcode, depth: u32) -> PResult<Operand> {
+    fn symbol_operand(&mut self, name: &'a str, opcode: Opcode, depth: u32) -> PResult<Operand> {
         if self.at(TokenKind::LBracket) {
             self.bump();
             let index = self.operand(opcode, depth + 1)?;
@@ -278,7 +278,7 @@ impl Parser<'_> {
     fn address(&mut self, opcode: Opcode, depth: u32) -> PResult<Operand> {
         let open = self.bump();
         // `[a, b, ...]`: texture and surface operands.
-        let first_start = self.pos;
+        let first_start = self.mark();
         let first = self.address_base(opcode, depth)?;
         if self.at(TokenKind::Comma) {
             let mut items = vec![match first {

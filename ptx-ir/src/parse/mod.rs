@@ -15,8 +15,7 @@ mod module;
 mod scope;
 
 use crate::ir::Module;
-use crate::lexer::lex;
-use crate::source::{Diagnostic, LineIndex, Span};
+use crate::source::{Diagnostic, Span};
 
 pub use expr::{eval_int, ExprValue};
 
@@ -34,19 +33,13 @@ pub struct SourceMap {
 pub struct Parsed {
     pub module: Module,
     pub source_map: SourceMap,
-    pub lines: LineIndex,
 }
 
 /// Parses a PTX module. `file` is only used in diagnostics.
 pub fn parse(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
-    let lines = LineIndex::new(text);
-    let toks = match lex(text) {
-        Ok(t) => t,
-        Err(e) => return Err(Diagnostic::error(file, &lines, e.span, e.message)),
-    };
-    let mut p = cursor::Parser::new(file, text, toks, &lines);
+    let mut p = cursor::Parser::new(file, text);
     let (module, source_map) = p.module()?;
-    Ok(Parsed { module, source_map, lines })
+    Ok(Parsed { module, source_map })
 }
 
 /// Parses a PTX module from a string, discarding positions.

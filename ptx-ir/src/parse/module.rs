@@ -8,7 +8,7 @@ use crate::ir::{FileDecl, GlobalVar, Item, Linkage, Module, Name, Operand, Secti
 use crate::lexer::TokenKind;
 use crate::source::Span;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
     pub fn module(&mut self) -> PResult<(Module, SourceMap)> {
         if !self.at_dot(".version") {
             return self.expected("`.version` (every PTX module starts with it)");
@@ -39,7 +39,7 @@ impl Parser<'_> {
         let mut module = Module { version, target, address_size, items: Vec::new() };
         let mut map = SourceMap::default();
         while !self.at(TokenKind::Eof) {
-            let start = self.pos;
+            let start = self.mark();
             let (item, stmts) = self.item()?;
             map.items.push(self.span_from(start));
             map.stmts.push(stmts);

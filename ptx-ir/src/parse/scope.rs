@@ -23,18 +23,20 @@ struct Range {
     span: Span,
 }
 
+/// Names are borrowed from the source text: declaring and looking up
+/// thousands of registers allocates nothing but the IR's own names.
 #[derive(Default)]
-struct Scope {
-    names: FxHashMap<Box<str>, (Binding, Span)>,
-    ranges: FxHashMap<Box<str>, Range>,
+struct Scope<'a> {
+    names: FxHashMap<&'a str, (Binding, Span)>,
+    ranges: FxHashMap<&'a str, Range>,
 }
 
 /// Per-function parser state.
-pub struct FuncState {
+pub struct FuncState<'a> {
     pub regs: Vec<Reg>,
-    scopes: Vec<Scope>,
+    scopes: Vec<Scope<'a>>,
     pub labels: Vec<Name>,
-    label_ids: FxHashMap<Box<str>, LabelId>,
+    label_ids: FxHashMap<&'a str, LabelId>,
     /// Where each label is defined, if it is.
     pub label_defs: Vec<Option<Span>>,
     /// Where each label was first used.
@@ -55,8 +57,8 @@ fn split_index(name: &str) -> Option<(&str, u32)> {
     Some((prefix, num.parse().ok()?))
 }
 
-impl FuncState {
-    pub fn new() -> FuncState {
+impl<'a> FuncState<'a> {
+    pub fn new() -> FuncState<'a> {
         FuncState {
             regs: Vec::new(),
             scopes: vec![Scope::default()],
@@ -91,24 +93,24 @@ impl FuncState {
     }
 
     /// Declares a register; returns its id.
-    pub fn declare_reg(&mut self, name: &str, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
+    pub fn declare_reg(&mut self, name: &'a str, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
         let id = RegId(self.regs.len() as u32);
         self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
-        self.scopes.last_mut().unwrap().names.insert(name.into(), (Binding::Reg(id), span));
+        self.scopes.last_mut().unwrap().names.insert(name, (Binding::Reg(id), span));
         id
     }
 
     /// Declares `prefix<count>`; registers are created on first use.
-    pub fn declare_range(&mut self, prefix: &str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
-        self.scopes.last_mut().unwrap().ranges.insert(prefix.into(), Range { count, ty, vector, span });
+    pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
+        self.scopes.last_mut().unwrap().ranges.insert(prefix, Range { count, ty, vector, span });
     }
 
-    pub fn declare_var(&mut self, name: &str, span: Span) {
-        self.scopes.last_mut().unwrap().names.insert(name.into(), (Binding::Var, span));
+    pub fn declare_var(&mut self, name: &'a str, span: Span) {
+        self.scopes.last_mut().unwrap().names.insert(name, (Binding::Var, span));
     }
 
     /// Resolves a name through the scopes, innermost first.
-    pub fn lookup(&mut self, name: &str) -> Option<Binding> {
+    pub fn lookup(&mut self, name: &'a str) -> Option<Binding> {
         let split = split_index(name);
         for k in (0..self.scopes.len()).rev() {
             if let Some((b, _)) = self.scopes[k].names.get(name) {
@@ -120,7 +122,7 @@ impl FuncState {
                         let (ty, vector, span) = (r.ty, r.vector, r.span);
                         let id = RegId(self.regs.len() as u32);
                         self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
-                        self.scopes[k].names.insert(name.into(), (Binding::Reg(id), span));
+                        self.scopes[k].names.insert(name, (Binding::Reg(id), span));
                         return Some(Binding::Reg(id));
                     }
                 }
@@ -130,23 +132,19 @@ impl FuncState {
     }
 
     /// The id of a label, created on first mention.
-    pub fn label(&mut self, name: &str) -> LabelId {
+    pub fn label(&mut self, name: &'a str) -> LabelId {
         if let Some(id) = self.label_ids.get(name) {
             return *id;
         }
         let id = LabelId(self.labels.len() as u32);
         self.labels.push(name.into());
-        self.label_ids.insert(name.into(), id);
+        self.label_ids.insert(name, id);
         self.label_defs.push(None);
         self.label_uses.push(None);
         id
     }
 
-    pub fn is_label(&self, name: &str) -> bool {
-        self.label_ids.contains_key(name)
-    }
-
-    pub fn use_label(&mut self, name: &str, span: Span) -> LabelId {
+    pub fn use_label(&mut self, name: &'a str, span: Span) -> LabelId {
         let id = self.label(name);
         if self.label_uses[id.0 as usize].is_none() {
             self.label_uses[id.0 as usize] = Some(span);
