@@ -40,7 +40,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             }
             out.push_str(&f.reg(r.reg).name);
             if let Some(s) = r.sel {
-                out.push_str(s.text());
+                s.write(out);
             }
         }
         Operand::RegOffset(r, off) => {
@@ -50,7 +50,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
         Operand::SReg(s, sel) => {
             out.push_str(s.name());
             if let Some(sel) = sel {
-                out.push_str(sel.text());
+                sel.write(out);
             }
         }
         Operand::Imm(i) => write_imm(out, i),
@@ -70,7 +70,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             out.push('}');
         }
         Operand::Pair(p, q) => {
-            out.push_str(&f.reg(*p).name);
+            write_operand(out, f, p);
             out.push('|');
             out.push_str(&f.reg(*q).name);
         }

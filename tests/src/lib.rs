@@ -1,5 +1,6 @@
 //! Test support for the integration suite: corpus discovery, the round-trip
-//! check, and ptxas/nvdisasm access.
+//! check, instruction snippets, and ptxas/nvdisasm access.
 pub mod corpus;
 pub mod ptxas;
 pub mod roundtrip;
+pub mod snippet;

@@ -105,7 +105,8 @@ impl Instruction {
     }
 }
 
-/// The component or byte/half selector after a register: `%v.x`, `r.b0`, `r.h1`.
+/// The component or lane selector after a register: `%v.x`, `r.b0`, `r.h1`,
+/// and the packed lane lists of the SIMD video instructions (`r.b3210`, `r.h10`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Selector {
     X,
@@ -116,34 +117,46 @@ pub enum Selector {
     G,
     B,
     A,
-    B0,
-    B1,
-    B2,
-    B3,
-    H0,
-    H1,
+    /// `.b` and 1–4 byte lanes (0–7), e.g. `.b0`, `.b3210`.
+    Bytes(Lanes),
+    /// `.h` and 1–2 half-word lanes (0–3), e.g. `.h1`, `.h10`.
+    Halves(Lanes),
+}
+
+/// Up to four lane digits, as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Lanes {
+    pub len: u8,
+    pub digits: [u8; 4],
+}
+
+impl Lanes {
+    pub fn digits(&self) -> &[u8] {
+        &self.digits[..self.len as usize]
+    }
 }
 
 impl Selector {
-    pub fn text(self) -> &'static str {
+    pub fn write(self, out: &mut String) {
         use Selector::*;
-        match self {
-            X => ".x",
-            Y => ".y",
-            Z => ".z",
-            W => ".w",
-            R => ".r",
-            G => ".g",
-            B => ".b",
-            A => ".a",
-            B0 => ".b0",
-            B1 => ".b1",
-            B2 => ".b2",
-            B3 => ".b3",
-            H0 => ".h0",
-            H1 => ".h1",
+        let (prefix, lanes) = match self {
+            X => return out.push_str(".x"),
+            Y => return out.push_str(".y"),
+            Z => return out.push_str(".z"),
+            W => return out.push_str(".w"),
+            R => return out.push_str(".r"),
+            G => return out.push_str(".g"),
+            B => return out.push_str(".b"),
+            A => return out.push_str(".a"),
+            Bytes(l) => (".b", l),
+            Halves(l) => (".h", l),
+        };
+        out.push_str(prefix);
+        for d in lanes.digits() {
+            out.push((b'0' + d) as char);
         }
     }
+
     pub fn from_text(s: &str) -> Option<Selector> {
         use Selector::*;
         Some(match s {
@@ -155,15 +168,30 @@ impl Selector {
             ".g" => G,
             ".b" => B,
             ".a" => A,
-            ".b0" => B0,
-            ".b1" => B1,
-            ".b2" => B2,
-            ".b3" => B3,
-            ".h0" => H0,
-            ".h1" => H1,
-            _ => return None,
+            _ => {
+                let rest = s.strip_prefix('.')?;
+                let (kind, digits) = rest.split_at(1.min(rest.len()));
+                let max = match kind {
+                    "b" => (4, b'7'),
+                    "h" => (2, b'3'),
+                    _ => return None,
+                };
+                if digits.is_empty() || digits.len() > max.0 || !digits.bytes().all(|c| (b'0'..=max.1).contains(&c)) {
+                    return None;
+                }
+                let mut l = Lanes { len: digits.len() as u8, digits: [0; 4] };
+                for (k, c) in digits.bytes().enumerate() {
+                    l.digits[k] = c - b'0';
+                }
+                if kind == "b" {
+                    Bytes(l)
+                } else {
+                    Halves(l)
+                }
+            }
         })
     }
+
     /// The vector lane a component selector names (`.x`/`.r` = 0 ...).
     pub fn lane(self) -> Option<u8> {
         use Selector::*;
@@ -258,8 +286,8 @@ pub enum Operand {
     Label(LabelId),
     /// `{a, b, c, d}`.
     Vector(Box<[Operand]>),
-    /// `p|q`.
-    Pair(RegId, RegId),
+    /// `p|q`, `{a, b, c, d}|p`, `_|p`: a result and a predicate result.
+    Pair(Box<Operand>, RegId),
     /// `_`: a result nobody reads.
     Sink,
     Addr(Box<Address>),
@@ -291,7 +319,7 @@ impl Operand {
             Operand::Reg(r) => out.push(r.reg),
             Operand::RegOffset(r, _) => out.push(*r),
             Operand::Pair(a, b) => {
-                out.push(*a);
+                a.regs(out);
                 out.push(*b);
             }
             Operand::Addr(a) => {

@@ -123,7 +123,19 @@ impl<'a> Parser<'a> {
         None
     }
 
+    /// An operand, possibly with a predicate result: `p|q`, `{a,b}|p`, `_|p`.
     fn operand(&mut self, opcode: Opcode, depth: u32) -> PResult<Operand> {
+        let first = self.single_operand(opcode, depth)?;
+        if self.at(TokenKind::Pipe) && matches!(first, Operand::Reg(_) | Operand::Vector(_) | Operand::Sink) {
+            self.bump();
+            let (qt, q) = self.expect_ident("a predicate after `|`")?;
+            let q = self.resolve_reg(q, qt.span)?;
+            return Ok(Operand::Pair(Box::new(first), q));
+        }
+        Ok(first)
+    }
+
+    fn single_operand(&mut self, opcode: Opcode, depth: u32) -> PResult<Operand> {
         if depth > MAX_OPERAND_DEPTH {
             return self.error_at(self.peek().span, "operands nested too deeply");
         }
@@ -202,12 +214,6 @@ impl<'a> Parser<'a> {
         let binding = self.func.as_mut().unwrap().lookup(name);
         match binding {
             Some(Binding::Reg(reg)) => {
-                if self.at(TokenKind::Pipe) {
-                    self.bump();
-                    let (qt, q) = self.expect_ident("a predicate after `|`")?;
-                    let q = self.resolve_reg(q, qt.span)?;
-                    return Ok(Operand::Pair(reg, q));
-                }
                 let sel = self.selector();
                 if sel.is_none() && matches!(self.kind(), TokenKind::Plus | TokenKind::Minus) {
                     let off = self.offset()?;
