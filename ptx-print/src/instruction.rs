@@ -78,6 +78,9 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
         Operand::Addr(a) => {
             out.push('[');
             write_addr_inner(out, f, &a.base, a.offset);
+            if a.offset == 0 && a.zero_written {
+                out.push_str("+0");
+            }
             out.push(']');
             if a.unified {
                 out.push_str(".unified");

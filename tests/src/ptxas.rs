@@ -1113,3 +1113,37 @@ $add_one$twice:
         }
     }
 }
+
+/// The `.text.<function>` sections of a cubin (ELF64, little-endian), by function name.
+/// Equal bytes mean equal SASS, so comparing these needs no disassembler.
+pub fn text_sections(cubin: &[u8]) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let rd = |off: usize, n: usize| -> Result<u64, String> {
+        let b = cubin.get(off..off + n).ok_or("truncated ELF file")?;
+        Ok(b.iter().rev().fold(0u64, |a, x| (a << 8) | *x as u64))
+    };
+    if cubin.get(0..4) != Some(b"\x7fELF") || cubin.get(4) != Some(&2) {
+        return Err("not an ELF64 file".into());
+    }
+    let shoff = rd(0x28, 8)? as usize;
+    let shentsize = rd(0x3a, 2)? as usize;
+    let shnum = rd(0x3c, 2)? as usize;
+    let shstrndx = rd(0x3e, 2)? as usize;
+    let section = |i: usize| -> Result<(u64, usize, usize), String> {
+        let h = shoff + i * shentsize;
+        Ok((rd(h, 4)?, rd(h + 0x18, 8)? as usize, rd(h + 0x20, 8)? as usize))
+    };
+    let (_, stroff, strsize) = section(shstrndx)?;
+    let names = cubin.get(stroff..stroff + strsize).ok_or("bad section-name table")?;
+    let mut out = BTreeMap::new();
+    for i in 0..shnum {
+        let (name_off, off, size) = section(i)?;
+        let name_bytes = &names[name_off as usize..];
+        let end = name_bytes.iter().position(|b| *b == 0).unwrap_or(name_bytes.len());
+        let name = String::from_utf8_lossy(&name_bytes[..end]);
+        if let Some(f) = name.strip_prefix(".text.") {
+            let bytes = cubin.get(off..off + size).ok_or("section outside the file")?;
+            out.insert(f.to_string(), bytes.to_vec());
+        }
+    }
+    Ok(out)
+}

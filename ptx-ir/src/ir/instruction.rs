@@ -263,6 +263,9 @@ pub struct Address {
     pub offset: i64,
     /// Followed by `.unified`.
     pub unified: bool,
+    /// `[r+0]` rather than `[r]`: ptxas generates different code for the two
+    /// in some debug builds, so the printer keeps the spelling.
+    pub zero_written: bool,
 }
 
 /// `name[index]`: an array element.

@@ -253,7 +253,7 @@ impl<'a> Parser<'a> {
         if let Operand::Reg(r) = &index {
             let off = self.offset()?;
             if off != 0 {
-                return Ok(Operand::Addr(Box::new(Address { base: AddrBase::Reg(r.reg), offset: off, unified: false })));
+                return Ok(Operand::Addr(Box::new(Address { base: AddrBase::Reg(r.reg), offset: off, unified: false, zero_written: false })));
             }
         }
         Ok(index)
@@ -288,7 +288,7 @@ impl<'a> Parser<'a> {
         let first = self.address_base(opcode, depth)?;
         if self.at(TokenKind::Comma) {
             let mut items = vec![match first {
-                (Some(base), 0) => match base {
+                (Some(base), 0, false) => match base {
                     AddrBase::Reg(r) => Operand::reg(r),
                     AddrBase::Sym(s) => Operand::Sym(s, 0),
                     AddrBase::Imm(i) => Operand::Imm(Imm::Int(crate::ir::IntLit::dec(i as i64))),
@@ -302,7 +302,7 @@ impl<'a> Parser<'a> {
             return Ok(Operand::AddrList(items.into()));
         }
         self.expect(TokenKind::RBracket, "`]` closing an address")?;
-        let (base, offset) = first;
+        let (base, offset, zero_written) = first;
         let Some(base) = base else {
             return self.error_at(open.span, "empty address");
         };
@@ -312,11 +312,12 @@ impl<'a> Parser<'a> {
         } else {
             false
         };
-        Ok(Operand::Addr(Box::new(Address { base, offset, unified })))
+        Ok(Operand::Addr(Box::new(Address { base, offset, unified, zero_written })))
     }
 
     /// Inside `[...]`: a register or variable with an optional offset, or an absolute address.
-    fn address_base(&mut self, opcode: Opcode, depth: u32) -> PResult<(Option<AddrBase>, i64)> {
+    /// Returns the base, the offset, and whether an offset was written although zero.
+    fn address_base(&mut self, opcode: Opcode, depth: u32) -> PResult<(Option<AddrBase>, i64, bool)> {
         let t = self.peek();
         if t.kind == TokenKind::Ident && !self.is_constant_name(t) {
             let name = self.text(t);
@@ -340,16 +341,17 @@ impl<'a> Parser<'a> {
                     return self.error_at(t.span, format!("`{name}` is not a declared register or variable"));
                 }
             };
+            let written = matches!(self.kind(), TokenKind::Plus | TokenKind::Minus);
             let off = self.offset()?;
             let _ = (opcode, depth);
-            return Ok((Some(base), off));
+            return Ok((Some(base), off, written && off == 0));
         }
         if matches!(t.kind, TokenKind::RBracket) {
-            return Ok((None, 0));
+            return Ok((None, 0, false));
         }
         let e = self.const_expr()?;
         match super::expr::eval_int(&e) {
-            Ok(v) => Ok((Some(AddrBase::Imm(v as u64)), 0)),
+            Ok(v) => Ok((Some(AddrBase::Imm(v as u64)), 0, false)),
             Err(m) => self.error_at(t.span, m),
         }
     }

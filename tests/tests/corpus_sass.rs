@@ -1,0 +1,76 @@
+//! ptxas agrees the printed PTX is the same program: every corpus file that
+//! ptxas accepts still assembles after a round trip through `ptx-opt -O0`, and
+//! its SASS has the same instruction count per function. Identical `.text`
+//! sections prove that without a disassembler; only when they differ are both
+//! disassembled and counted.
+
+use ptx_tests::corpus::{manifest, shared_corpus_dir};
+use ptx_tests::ptxas::{assemble, assembly_arch, sass_arch, sass_instruction_counts, text_sections, tools};
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+#[test]
+fn printed_corpus_assembles_to_the_same_sass() {
+    let Some(dir) = shared_corpus_dir() else {
+        eprintln!("no shared corpus here; skipping");
+        return;
+    };
+    let _ = tools(); // fail loudly here if ptxas cannot be had
+    let mut seen = HashSet::new();
+    let files: Vec<_> = manifest(&dir)
+        .into_iter()
+        .filter(|e| e.ptxas_ok)
+        .filter_map(|e| {
+            let text = std::fs::read_to_string(dir.join(&e.file)).ok()?;
+            seen.insert(text.clone()).then_some((e.file, text))
+        })
+        .collect();
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::new());
+    let compared = Mutex::new((0usize, 0usize));
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let k = {
+                    let mut n = next.lock().unwrap();
+                    *n += 1;
+                    *n - 1
+                };
+                let Some((name, text)) = files.get(k) else { break };
+                match check(name, text) {
+                    Ok(by_bytes) => {
+                        let mut c = compared.lock().unwrap();
+                        if by_bytes { c.0 += 1 } else { c.1 += 1 }
+                    }
+                    Err(m) => failures.lock().unwrap().push(m),
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    let (bytes, counted) = compared.into_inner().unwrap();
+    eprintln!("{} files: {bytes} with identical SASS bytes, {counted} with equal instruction counts", files.len());
+    assert!(failures.is_empty(), "{} of {} files differ:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+/// Ok(true) when the text sections are byte-identical, Ok(false) when they
+/// differ but every function has the same instruction count.
+fn check(name: &str, original: &str) -> Result<bool, String> {
+    let parsed = ptx_ir::parse(name, original.as_bytes()).map_err(|d| d.to_string())?;
+    let printed = ptx_print::print_module(&parsed.module);
+    // Assemble for an arch nvdisasm can read, so counts can be compared if bytes differ.
+    let arch = sass_arch(&assembly_arch(original));
+    let a = assemble(original, &arch).map_err(|e| format!("{name}: the original no longer assembles for {arch}: {e}"))?;
+    let b = assemble(&printed, &arch).map_err(|e| format!("{name}: the printed file does not assemble for {arch}: {e}"))?;
+    let (ta, tb) = (text_sections(&a.cubin)?, text_sections(&b.cubin)?);
+    if ta == tb {
+        return Ok(true);
+    }
+    let ca = sass_instruction_counts(original, Some(&arch))?;
+    let cb = sass_instruction_counts(&printed, Some(&arch))?;
+    if ca != cb {
+        return Err(format!("{name}: SASS instruction counts differ: original {ca:?}, printed {cb:?}"));
+    }
+    Ok(false)
+}
