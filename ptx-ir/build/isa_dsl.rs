@@ -18,8 +18,6 @@ pub struct Slot {
     pub optional: bool,
     pub allowed: Vec<String>,
     pub role: SlotRole,
-    /// The set name when the slot came from a `.set` reference.
-    pub set: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,15 +398,11 @@ fn compile_form(
 ) -> Result<Form, String> {
     // Head: the opcode (or placeholder) as a word followed by dot-words.
     let syntax = render(toks);
-    let mut i = 0;
-    let mut head = String::new();
-    match toks.first() {
-        Some(Tok::Word(w)) => {
-            head.push_str(w);
-            i = 1;
-        }
+    let head = match toks.first() {
+        Some(Tok::Word(w)) => w.clone(),
         _ => return Err(format!("a form starts with its opcode: `{syntax}`")),
-    }
+    };
+    let mut i = 1;
     let want: Vec<&str> = opcode.split('.').collect();
     // The opcode may be dotted (`cp.async.bulk`): consume its parts.
     let head_ok = if Some(head.as_str()) == placeholder {
@@ -454,7 +448,7 @@ fn compile_form(
                     i += 1;
                 }
                 let role = slot_role(alts.1.as_deref(), &alts.0);
-                slots.push(Slot { optional: false, allowed: alts.0, role, set: alts.1 });
+                slots.push(Slot { optional: false, allowed: alts.0, role });
             }
             Some(Tok::Punct('{')) if matches!(toks.get(i + 1), Some(Tok::Dot(_))) => {
                 i += 1;
@@ -512,7 +506,7 @@ fn compile_form(
                 }
                 for (allowed, set) in group.into_iter().zip(group_sets) {
                     let role = slot_role(set.as_deref(), &allowed);
-                    slots.push(Slot { optional: true, allowed, role, set });
+                    slots.push(Slot { optional: true, allowed, role });
                 }
             }
             _ => break,

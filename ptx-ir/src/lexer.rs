@@ -327,14 +327,14 @@ impl<'a> Lexer<'a> {
                         let what = if c == 0 {
                             "a NUL byte".to_string()
                         } else if c >= 0x80 {
-                            "a non-ASCII byte".to_string()
+                            format!("byte 0x{c:02x} (PTX is ASCII outside comments and strings)")
                         } else if c < 0x20 || c == 0x7f {
                             format!("control character 0x{c:02x}")
                         } else {
                             format!("`{}`", c as char)
                         };
                         self.i = start + 1;
-                        return err(start, start + 1, format!("unexpected {what}"));
+                        return err(start, start + 1, format!("found {what}, expected a token"));
                     }
                 };
                 i += len;

@@ -4,3 +4,4 @@ pub mod corpus;
 pub mod ptxas;
 pub mod roundtrip;
 pub mod snippet;
+pub mod spec;

@@ -147,3 +147,36 @@ fn check_operands(form: FormId, operands: &[ParsedKind]) -> Result<(), FormMisma
     }
     Ok(())
 }
+
+/// How far the written modifiers are from a form: the modifiers it has no
+/// slot for and the required slots left empty. Used to explain a mismatch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Closest {
+    pub form: FormId,
+    /// Indices into the written modifiers.
+    pub extra: Vec<usize>,
+    /// Indices into the form's slots.
+    pub missing: Vec<usize>,
+}
+
+/// The form of `opcode` nearest to the written modifiers (fewest extra plus missing).
+pub fn closest_form(opcode: Opcode, mods: &[Mod]) -> Option<Closest> {
+    let mut best: Option<Closest> = None;
+    for form in opcode.forms() {
+        let slots = form.slots();
+        let mut filled = vec![false; slots.len()];
+        let mut extra = Vec::new();
+        for (k, m) in mods.iter().enumerate() {
+            match (0..slots.len()).find(|&j| !filled[j] && slots[j].accepts(*m)) {
+                Some(j) => filled[j] = true,
+                None => extra.push(k),
+            }
+        }
+        let missing: Vec<usize> = (0..slots.len()).filter(|&j| !filled[j] && !slots[j].optional).collect();
+        let c = Closest { form, extra, missing };
+        if best.as_ref().is_none_or(|b| c.extra.len() + c.missing.len() < b.extra.len() + b.missing.len()) {
+            best = Some(c);
+        }
+    }
+    best
+}

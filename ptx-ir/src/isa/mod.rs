@@ -10,7 +10,7 @@
 pub mod vocab;
 pub mod matcher;
 
-pub use matcher::{match_form, FormMismatch, ParsedKind, SlotMods};
+pub use matcher::{closest_form, match_form, Closest, FormMismatch, ParsedKind, SlotMods};
 pub use vocab::{classify, BoolOp, CmpOp, ModKind, Rounding, ScalarType, SlotRole, StateSpace, TypeClass};
 
 use rustc_hash::FxHashMap;

@@ -28,6 +28,8 @@ pub struct Parser<'a> {
     lines: OnceCell<LineIndex>,
     pub globals: FxHashMap<Box<str>, GlobalKind>,
     pub func: Option<FuncState<'a>>,
+    /// Per function parsed so far: labels used but not defined, with their first use.
+    pub pending_names: Vec<Vec<(crate::ir::LabelId, Span)>>,
 }
 
 /// How many tokens the parser can look ahead.
@@ -53,6 +55,7 @@ impl<'a> Parser<'a> {
             lines: OnceCell::new(),
             globals: FxHashMap::default(),
             func: None,
+            pending_names: Vec::new(),
         };
         for k in 0..LOOKAHEAD {
             p.look[k] = p.lex_next();

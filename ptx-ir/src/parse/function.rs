@@ -54,6 +54,13 @@ impl<'a> Parser<'a> {
             return self.expected("`{` opening the body or `;` ending a declaration");
         }
         let fs = self.func.take().unwrap();
+        // Names used as operands but never defined as labels: they may name
+        // functions or variables declared later in the module.
+        let undefined: Vec<(crate::ir::LabelId, Span)> = (0..fs.labels.len())
+            .filter(|&k| fs.label_defs[k].is_none())
+            .map(|k| (crate::ir::LabelId(k as u32), fs.label_uses[k].unwrap_or_default()))
+            .collect();
+        self.pending_names.push(undefined);
         // Labels used but not defined are resolved at the end of the module
         // (they may name functions or variables declared later).
         let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body };
@@ -167,6 +174,12 @@ impl<'a> Parser<'a> {
                     self.bump();
                     FuncDirective::Pragma(self.pragma_strings()?)
                 }
+                w if header && !starts_module_item(w) => {
+                    return self.error_at(
+                        t.span,
+                        format!("found `{w}`, expected a function directive (`.maxntid`, `.reqntid`, `.maxnreg`, `.minnctapersm`, `.noreturn` ...), `{{` or `;`"),
+                    )
+                }
                 _ => break,
             };
             // Old producers end header directives with `;`.
@@ -200,11 +213,19 @@ impl<'a> Parser<'a> {
                     if f.depth() >= MAX_SCOPE_DEPTH {
                         return self.error_at(t.span, format!("scopes nested more than {MAX_SCOPE_DEPTH} deep"));
                     }
-                    f.push_scope();
+                    f.push_scope(t.span);
                     Stmt::ScopeBegin
                 }
                 TokenKind::Eof => {
-                    return self.error_at(t.span, "found end of file, expected `}` closing the function body");
+                    let f = self.func.as_ref().unwrap();
+                    let msg = match f.open_scope_span() {
+                        Some(open) => {
+                            let (l, c) = self.lines().line_col(open.start);
+                            format!("found end of file, expected `}}` closing the scope opened at {l}:{c}")
+                        }
+                        None => "found end of file, expected `}` closing the function body".to_string(),
+                    };
+                    return self.error_at(t.span, msg);
                 }
                 TokenKind::Ident if self.peek_at(1).kind == TokenKind::Colon => self.labeled()?,
                 TokenKind::DotWord => self.body_directive()?,
@@ -214,13 +235,7 @@ impl<'a> Parser<'a> {
             spans.push(self.span_from(start));
             stmts.push(stmt);
         }
-        self.check_labels()?;
         Ok((stmts, spans))
-    }
-
-    fn check_labels(&self) -> PResult<()> {
-        let _ = self;
-        Ok(())
     }
 
     /// `name:` followed by nothing, `.branchtargets`, `.calltargets` or `.callprototype`.
@@ -328,4 +343,13 @@ impl<'a> Parser<'a> {
         }
         Ok(loc)
     }
+}
+
+/// Directives that may start the next module item (after a declaration
+/// written without `;`).
+fn starts_module_item(w: &str) -> bool {
+    matches!(
+        w,
+        ".entry" | ".func" | ".global" | ".const" | ".shared" | ".local" | ".tex" | ".reg" | ".param" | ".extern" | ".visible" | ".weak" | ".common" | ".file" | ".section" | ".pragma" | ".alias" | ".target"
+    )
 }

@@ -6,7 +6,7 @@ use super::cursor::{PResult, Parser};
 use super::expr::to_imm;
 use super::scope::Binding;
 use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, Prefix, RegId, RegOperand, Selector, SpecialReg};
-use crate::isa::{match_form, FormMismatch, Mod, Opcode, OperandKind};
+use crate::isa::{closest_form, match_form, FormMismatch, Mod, Opcode, OperandKind};
 use crate::isa::matcher::ParsedKind;
 use crate::lexer::{Token, TokenKind};
 use crate::source::Span;
@@ -85,7 +85,24 @@ impl<'a> Parser<'a> {
                         let t = parts[used + k];
                         self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(t), opcode.name()))
                     }
-                    FormMismatch::NoForm => self.error_at(head.span, format!("`{written}` fits no form of `{}`; its forms are {}", opcode.name(), forms())),
+                    FormMismatch::NoForm => {
+                        let msg = match closest_form(opcode, &mods) {
+                            Some(c) if c.extra.len() + c.missing.len() <= 2 => {
+                                let mut why = Vec::new();
+                                for k in &c.extra {
+                                    why.push(format!("`{}` does not belong", mods[*k].text()));
+                                }
+                                for j in &c.missing {
+                                    let allowed: Vec<&str> = c.form.slots()[*j].allowed().map(|m| m.text()).collect();
+                                    let shown = if allowed.len() > 8 { format!("{} ...", allowed[..8].join(" ")) } else { allowed.join(" ") };
+                                    why.push(format!("a modifier from {{{shown}}} is missing"));
+                                }
+                                format!("`{written}` fits no form of `{}`: {} (nearest form: `{}`)", opcode.name(), why.join(", "), c.form.syntax())
+                            }
+                            _ => format!("`{written}` fits no form of `{}`; its forms are {}", opcode.name(), forms()),
+                        };
+                        self.error_at(head.span, msg)
+                    }
                     FormMismatch::OperandCount { form, min, max, found } => {
                         let want = if min == max { format!("{min}") } else { format!("{min} to {max}") };
                         self.error_at(whole, format!("`{written}` takes {want} operands (`{}`), found {found}", form.syntax()))

@@ -221,32 +221,34 @@ impl<'a> Parser<'a> {
     }
 
     /// Names used before their declaration were taken as labels; those that
-    /// name module variables or functions become symbols, the rest are errors.
-    fn resolve_forward_references(&self, module: &mut Module, map: &SourceMap) -> PResult<()> {
-        for (k, item) in module.items.iter_mut().enumerate() {
+    /// name module variables or functions become symbols, the rest are errors
+    /// at their first use.
+    fn resolve_forward_references(&self, module: &mut Module, _map: &SourceMap) -> PResult<()> {
+        let mut pending = self.pending_names.iter();
+        for item in module.items.iter_mut() {
             let Item::Func(f) = item else { continue };
-            let Some(body) = f.body.as_mut() else { continue };
-            let defined: Vec<bool> = {
-                let mut d = vec![false; f.labels.len()];
-                for s in body.iter() {
-                    match s {
-                        Stmt::Label(l) | Stmt::BranchTargets(l, _) | Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => d[l.0 as usize] = true,
-                        _ => {}
-                    }
-                }
-                d
-            };
-            if defined.iter().all(|d| *d) {
+            let undefined = pending.next().expect("one entry per parsed function");
+            if undefined.is_empty() {
                 continue;
             }
-            for (si, s) in body.iter_mut().enumerate() {
-                let Stmt::Instr(ins) = s else { continue };
-                for op in ins.operands.iter_mut() {
-                    let mut bad = None;
-                    fix_operand(op, &f.labels, &defined, &self.globals, &mut bad);
-                    if let Some(name) = bad {
-                        let span = map.stmts[k].get(si).copied().unwrap_or_default();
-                        return self.error_at(span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));
+            for (l, span) in undefined {
+                let name = &f.labels[l.0 as usize];
+                if !self.globals.contains_key(name) {
+                    return self.error_at(*span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));
+                }
+            }
+            let Some(body) = f.body.as_mut() else { continue };
+            let undefined: Vec<bool> = {
+                let mut u = vec![false; f.labels.len()];
+                for (l, _) in undefined {
+                    u[l.0 as usize] = true;
+                }
+                u
+            };
+            for s in body.iter_mut() {
+                if let Stmt::Instr(ins) = s {
+                    for op in ins.operands.iter_mut() {
+                        fix_operand(op, &f.labels, &undefined);
                     }
                 }
             }
@@ -255,18 +257,14 @@ impl<'a> Parser<'a> {
     }
 }
 
-fn fix_operand(op: &mut Operand, labels: &[Name], defined: &[bool], globals: &rustc_hash::FxHashMap<Box<str>, GlobalKind>, bad: &mut Option<Name>) {
+/// Turns label operands naming module symbols into symbol operands.
+fn fix_operand(op: &mut Operand, labels: &[Name], undefined: &[bool]) {
     match op {
-        Operand::Label(l) if !defined[l.0 as usize] => {
-            let name = &labels[l.0 as usize];
-            if globals.contains_key(name) {
-                *op = Operand::Sym(name.clone(), 0);
-            } else if bad.is_none() {
-                *bad = Some(name.clone());
-            }
+        Operand::Label(l) if undefined[l.0 as usize] => {
+            *op = Operand::Sym(labels[l.0 as usize].clone(), 0);
         }
         Operand::Vector(v) | Operand::List(v) | Operand::AddrList(v) => {
-            v.iter_mut().for_each(|o| fix_operand(o, labels, defined, globals, bad));
+            v.iter_mut().for_each(|o| fix_operand(o, labels, undefined));
         }
         _ => {}
     }

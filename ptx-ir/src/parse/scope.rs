@@ -29,6 +29,8 @@ struct Range {
 struct Scope<'a> {
     names: FxHashMap<&'a str, (Binding, Span)>,
     ranges: FxHashMap<&'a str, Range>,
+    /// Where its `{` is (none for the function body itself).
+    opened: Option<Span>,
 }
 
 /// Per-function parser state.
@@ -69,8 +71,13 @@ impl<'a> FuncState<'a> {
         }
     }
 
-    pub fn push_scope(&mut self) {
-        self.scopes.push(Scope::default());
+    pub fn push_scope(&mut self, opened: Span) {
+        self.scopes.push(Scope { opened: Some(opened), ..Scope::default() });
+    }
+
+    /// The `{` of the innermost open nested scope.
+    pub fn open_scope_span(&self) -> Option<Span> {
+        self.scopes.last().and_then(|s| s.opened)
     }
 
     pub fn pop_scope(&mut self) -> bool {
@@ -175,7 +182,7 @@ mod tests {
     fn inner_scopes_shadow() {
         let mut f = FuncState::new();
         let outer = f.declare_reg("%x", ScalarType::B32, None, Span::default());
-        f.push_scope();
+        f.push_scope(Span::default());
         let inner = f.declare_reg("%x", ScalarType::F32, None, Span::default());
         assert_eq!(f.lookup("%x"), Some(Binding::Reg(inner)));
         f.pop_scope();

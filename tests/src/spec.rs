@@ -1,0 +1,64 @@
+//! Specification tests: one file per case, the PTX input first, then a
+//! separator line, then the expected outcome (printed PTX or a diagnostic).
+//! Run with `PTX_BLESS=1` to rewrite the expected parts from what the code
+//! does now; review the diff before committing.
+
+use std::path::{Path, PathBuf};
+
+/// The line between the input and the expected outcome.
+pub const SEPARATOR: &str = "// ---- expected ----";
+
+/// The name diagnostics use for a case's input.
+pub const INPUT_NAME: &str = "input.ptx";
+
+/// Runs `outcome` over every `*.ptx` case in `dir` and compares with the
+/// expected part (or rewrites it when `PTX_BLESS` is set). Panics listing
+/// every case that differs.
+pub fn check_dir(dir: &Path, outcome: impl Fn(&str) -> String) {
+    let bless = std::env::var_os("PTX_BLESS").is_some();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no cases in {}", dir.display());
+    let mut failures = Vec::new();
+    for path in &cases {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (input, expected) = match text.split_once(&format!("\n{SEPARATOR}\n")) {
+            Some((i, e)) => (format!("{i}\n"), Some(e.to_string())),
+            None => (text.clone(), None),
+        };
+        let actual = outcome(&input);
+        let actual = format!("{}\n", actual.trim_end());
+        if bless {
+            std::fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).unwrap();
+            continue;
+        }
+        if actual.starts_with("UNEXPECTED") {
+            failures.push(format!("{}: {actual}", path.display()));
+            continue;
+        }
+        match expected {
+            Some(e) if e == actual => {}
+            Some(e) => failures.push(format!("{}:\n--- expected\n{e}--- actual\n{actual}", path.display())),
+            None => failures.push(format!("{}: no `{SEPARATOR}` section (run with PTX_BLESS=1)", path.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases differ:\n\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// The outcome of parsing: the diagnostic, or the printed module.
+pub fn parse_outcome(input: &str) -> String {
+    match ptx_ir::parse(INPUT_NAME, input.as_bytes()) {
+        Err(d) => d.to_string(),
+        Ok(p) => ptx_print::print_module(&p.module),
+    }
+}
+
+/// The directory of a spec suite: `tests/spec/NAME`.
+pub fn spec_dir(name: &str) -> PathBuf {
+    crate::corpus::repo_root().join("tests").join("spec").join(name)
+}

@@ -1,0 +1,22 @@
+//! The specification suites under `tests/spec/` (see `ptx_tests::spec`).
+
+use ptx_tests::spec::{check_dir, parse_outcome, spec_dir};
+
+/// Invalid input: each case gives one `input.ptx:LINE:COL: error: ...` diagnostic.
+#[test]
+fn parse_errors() {
+    check_dir(&spec_dir("parse-errors"), |input| {
+        let out = parse_outcome(input);
+        // Kept in the outcome (not a panic) so that blessing shows it for review.
+        if out.starts_with("input.ptx:") { out } else { format!("UNEXPECTEDLY PARSED:\n{out}") }
+    });
+}
+
+/// Valid input printed canonically: producers' modifier orders, literal forms, layout.
+#[test]
+fn printing() {
+    check_dir(&spec_dir("print"), |input| {
+        let out = parse_outcome(input);
+        if out.starts_with("input.ptx:") { format!("UNEXPECTED ERROR: {out}") } else { out }
+    });
+}
