@@ -7,6 +7,9 @@ use pretty::{Arena, DocAllocator};
 use ptx_ir::ir::{FuncDirective, FuncKind, Function, Stmt, VarDecl};
 use std::fmt::Write;
 
+/// Deepest indentation printed.
+const MAX_INDENT: usize = 8;
+
 pub fn write_function(out: &mut String, f: &Function) {
     if let Some(l) = f.linkage {
         out.push_str(l.text());
@@ -50,7 +53,9 @@ pub fn write_function(out: &mut String, f: &Function) {
         if matches!(s, Stmt::ScopeEnd) {
             depth = depth.saturating_sub(1).max(1);
         }
-        let indent = if matches!(s, Stmt::Label(_) | Stmt::BranchTargets(..) | Stmt::CallTargets(..) | Stmt::CallPrototype(..)) { 0 } else { depth };
+        // Indentation follows nested scopes, up to a limit (deeply nested
+        // machine-made scopes would otherwise make the output quadratic).
+        let indent = if matches!(s, Stmt::Label(_) | Stmt::BranchTargets(..) | Stmt::CallTargets(..) | Stmt::CallPrototype(..)) { 0 } else { depth.min(MAX_INDENT) };
         for _ in 0..indent {
             out.push('\t');
         }
@@ -77,7 +82,7 @@ fn write_params(out: &mut String, params: &[VarDecl]) {
     });
     let doc = arena
         .text("(")
-        .append(arena.line_().append(arena.intersperse(items, arena.text(",").append(arena.line()))).nest(1))
+        .append(arena.line_().append(arena.intersperse(items, arena.text(",").append(arena.line()))).nest(4))
         .append(arena.line_())
         .append(arena.text(")"))
         .group();

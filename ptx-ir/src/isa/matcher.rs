@@ -26,7 +26,7 @@ pub enum FormMismatch {
 }
 
 /// The syntactic kind of a parsed operand, for matching against a form.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParsedKind {
     Value,
     Address,

@@ -4,6 +4,8 @@ use super::scope::FuncState;
 use crate::lexer::{LexError, Lexer, Token, TokenKind};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
+use crate::isa::{FormId, Mod, Opcode, ParsedKind, SlotMods};
+use smallvec::SmallVec;
 use std::cell::OnceCell;
 
 pub type PResult<T> = Result<T, Diagnostic>;
@@ -30,6 +32,10 @@ pub struct Parser<'a> {
     pub func: Option<FuncState<'a>>,
     /// Per function parsed so far: labels used but not defined, with their first use.
     pub pending_names: Vec<Vec<(crate::ir::LabelId, Span)>>,
+    /// Instruction heads seen (`ld.global.f32`): opcode, parts it used, modifiers.
+    pub heads: FxHashMap<&'a str, (Opcode, usize, SmallVec<[Mod; 8]>)>,
+    /// Matched forms by head and operand kinds.
+    pub forms: FxHashMap<(&'a str, SmallVec<[ParsedKind; 4]>), (FormId, SlotMods)>,
 }
 
 /// How many tokens the parser can look ahead.
@@ -56,6 +62,8 @@ impl<'a> Parser<'a> {
             globals: FxHashMap::default(),
             func: None,
             pending_names: Vec::new(),
+            heads: FxHashMap::default(),
+            forms: FxHashMap::default(),
         };
         for k in 0..LOOKAHEAD {
             p.look[k] = p.lex_next();

@@ -35,16 +35,24 @@ impl<'a> Parser<'a> {
             parts.push(self.bump());
         }
         let whole_name = self.text_between(head, *parts.last().unwrap());
-        let Some((opcode, used)) = Opcode::longest_prefix(whole_name) else {
-            return self.error_at(head.span, format!("unknown instruction `{}`", self.text(head)));
-        };
-        let mut mods: SmallVec<[Mod; 8]> = SmallVec::new();
-        for t in &parts[used..] {
-            match Mod::from_text(self.text(*t)) {
-                Some(m) => mods.push(m),
-                None => return self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(*t), opcode.name())),
+        // Real files repeat a few hundred instruction heads many times over.
+        let (opcode, used, mods) = match self.heads.get(whole_name) {
+            Some(h) => h.clone(),
+            None => {
+                let Some((opcode, used)) = Opcode::longest_prefix(whole_name) else {
+                    return self.error_at(head.span, format!("unknown instruction `{}`", self.text(head)));
+                };
+                let mut mods: SmallVec<[Mod; 8]> = SmallVec::new();
+                for t in &parts[used..] {
+                    match Mod::from_text(self.text(*t)) {
+                        Some(m) => mods.push(m),
+                        None => return self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(*t), opcode.name())),
+                    }
+                }
+                self.heads.insert(whole_name, (opcode, used, mods.clone()));
+                (opcode, used, mods)
             }
-        }
+        };
         // Operands.
         let mut operands: SmallVec<[Operand; 4]> = SmallVec::new();
         let mut spans: SmallVec<[Span; 4]> = SmallVec::new();
@@ -67,8 +75,14 @@ impl<'a> Parser<'a> {
         let end = self.bump();
         let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
         let whole = start.to(end.span);
+        if let Some((form, slot_mods)) = self.forms.get(&(whole_name, kinds.clone())) {
+            return Ok(Instruction { guard, opcode, form: *form, mods: slot_mods.clone(), operands });
+        }
         match match_form(opcode, &mods, &kinds) {
-            Ok((form, mods)) => Ok(Instruction { guard, opcode, form, mods, operands }),
+            Ok((form, slot_mods)) => {
+                self.forms.insert((whole_name, kinds), (form, slot_mods.clone()));
+                Ok(Instruction { guard, opcode, form, mods: slot_mods, operands })
+            }
             Err(e) => {
                 let written: String = parts.iter().map(|t| self.text(*t)).collect();
                 let forms = || {

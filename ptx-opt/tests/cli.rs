@@ -1,0 +1,107 @@
+//! The `ptx-opt` command as users run it: exit statuses, stdin/stdout, and
+//! output written only on success (never clobbering the input).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+const VALID: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+const INVALID: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tfrobnicate;\n}\n";
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ptx-opt"))
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptx-opt-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = bin().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn reads_stdin_and_writes_stdout() {
+    for args in [&[][..], &["-"][..], &["-O0"][..]] {
+        let (code, out, err) = run_with_stdin(args, VALID);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(".visible .entry k()"), "{out}");
+        assert!(err.is_empty());
+    }
+}
+
+#[test]
+fn invalid_input_exits_1_with_a_positioned_diagnostic() {
+    let (code, out, err) = run_with_stdin(&[], INVALID);
+    assert_eq!(code, 1);
+    assert!(out.is_empty(), "nothing is written on failure: {out}");
+    assert_eq!(err.trim(), "<stdin>:6:2: error: unknown instruction `frobnicate`");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [&["--frobnicate"][..], &["-o"][..], &["a.ptx", "b.ptx"][..]] {
+        let (code, out, err) = run_with_stdin(args, VALID);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(out.is_empty());
+        assert!(err.contains("usage: ptx-opt"), "{err}");
+    }
+    let (code, out, _) = run_with_stdin(&["--help"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("-o PATH"));
+}
+
+#[test]
+fn writes_the_output_file_only_on_success() {
+    let d = scratch("out");
+    let input = d.join("in.ptx");
+    let output = d.join("out.ptx");
+    std::fs::write(&input, VALID).unwrap();
+    let st = bin().arg(&input).arg("-o").arg(&output).status().unwrap();
+    assert_eq!(st.code(), Some(0));
+    assert!(std::fs::read_to_string(&output).unwrap().contains(".entry k()"));
+
+    // A failing run leaves an existing output untouched and creates nothing else.
+    std::fs::write(&input, INVALID).unwrap();
+    std::fs::write(&output, "previous contents").unwrap();
+    let st = bin().arg(&input).arg("-o").arg(&output).stderr(Stdio::null()).status().unwrap();
+    assert_eq!(st.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), "previous contents");
+    let entries: Vec<_> = std::fs::read_dir(&d).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(entries.len(), 2, "no temporary files are left behind: {entries:?}");
+}
+
+#[test]
+fn never_clobbers_its_input_on_failure() {
+    let d = scratch("inplace");
+    let input = d.join("k.ptx");
+    std::fs::write(&input, INVALID).unwrap();
+    let st = bin().arg(&input).arg("-o").arg(&input).stderr(Stdio::null()).status().unwrap();
+    assert_eq!(st.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), INVALID);
+    // On success, writing over the input is allowed and atomic.
+    std::fs::write(&input, VALID).unwrap();
+    let st = bin().arg(&input).arg("-o").arg(&input).status().unwrap();
+    assert_eq!(st.code(), Some(0));
+    assert!(std::fs::read_to_string(&input).unwrap().contains(".entry k()"));
+}
+
+#[test]
+fn unreadable_input_and_output_are_errors() {
+    let d = scratch("io");
+    let (code, _, err) = run_with_stdin(&[d.join("missing.ptx").to_str().unwrap()], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot read"), "{err}");
+    let input = d.join("k.ptx");
+    std::fs::write(&input, VALID).unwrap();
+    let (code, _, err) = run_with_stdin(&[input.to_str().unwrap(), "-o", d.join("no/such/dir/out.ptx").to_str().unwrap()], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot write"), "{err}");
+}
