@@ -18,6 +18,8 @@ pub struct Slot {
     pub optional: bool,
     pub allowed: Vec<String>,
     pub role: SlotRole,
+    /// The set the slot came from (`.type`), if any.
+    pub set: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,8 +57,22 @@ pub struct Effects {
     pub atomic: BTreeSet<String>,
     pub prefetch: BTreeSet<String>,
     pub flags: BTreeSet<String>,
-    pub since_ptx: Option<(u32, u32)>,
-    pub since_sm: Option<u32>,
+    /// `since` lines: PTX version, targets, and the modifiers that make them apply.
+    pub requires: Vec<Requirement>,
+    /// `types` lines: operand name -> type expression.
+    pub types: Vec<(String, String)>,
+}
+
+/// `since X.Y [sm_NN | sm_90a|sm_100a ...] [if .mod ...]`.
+#[derive(Debug, Clone, Default)]
+pub struct Requirement {
+    pub ptx: Option<(u32, u32)>,
+    /// Oldest `sm_` number (onion-layer targets).
+    pub min_sm: Option<u32>,
+    /// Arch-specific targets (`sm_90a`); any of them will do.
+    pub exact: Vec<String>,
+    /// Applies only when one of these modifiers is written.
+    pub when: Vec<String>,
 }
 
 pub const FLAGS: &[&str] = &[
@@ -175,6 +191,14 @@ pub fn parse_file(file: &str, text: &str, table: &mut Table) -> Result<(), DslEr
                     blocks.push(Block { names, placeholder, line: line_no, effects: Effects::default(), stmts: Vec::new() });
                     continue;
                 }
+                "types" => {
+                    let Some(b) = blocks.last_mut() else { return Err(err(line_no, "`types` before any `instr`".into())) };
+                    for a in words {
+                        let (n, t) = a.split_once('=').ok_or_else(|| err(line_no, format!("`types` takes NAME=TYPE pairs, found `{a}`")))?;
+                        b.effects.types.push((n.to_string(), t.to_string()));
+                    }
+                    continue;
+                }
                 "out" | "inout" | "load" | "store" | "atomic" | "prefetch" | "flags" | "since" => {
                     let Some(b) = blocks.last_mut() else { return Err(err(line_no, "effect line before any `instr`".into())) };
                     let args: Vec<String> = words.map(|s| s.to_string()).collect();
@@ -193,21 +217,12 @@ pub fn parse_file(file: &str, text: &str, table: &mut Table) -> Result<(), DslEr
                             }
                             &mut b.effects.flags
                         }
-                        _ => {
-                            for a in &args {
-                                if let Some(v) = a.strip_prefix("sm_") {
-                                    let n: String = v.chars().take_while(|c| c.is_ascii_digit()).collect();
-                                    b.effects.since_sm = Some(n.parse().map_err(|_| err(line_no, format!("bad sm `{a}`")))?);
-                                } else {
-                                    let (ma, mi) = a.split_once('.').ok_or_else(|| err(line_no, format!("bad version `{a}`")))?;
-                                    b.effects.since_ptx = Some((
-                                        ma.parse().map_err(|_| err(line_no, format!("bad version `{a}`")))?,
-                                        mi.parse().map_err(|_| err(line_no, format!("bad version `{a}`")))?,
-                                    ));
-                                }
-                            }
+                        "since" => {
+                            let r = parse_requirement(&args).map_err(|m| err(line_no, m))?;
+                            b.effects.requires.push(r);
                             continue;
                         }
+                        _ => unreachable!(),
                     };
                     for a in args {
                         if a != "-" {
@@ -240,6 +255,38 @@ pub fn parse_file(file: &str, text: &str, table: &mut Table) -> Result<(), DslEr
         compile_block(file, b, table)?;
     }
     Ok(())
+}
+
+fn parse_requirement(args: &[String]) -> Result<Requirement, String> {
+    let mut r = Requirement::default();
+    let mut k = 0;
+    while k < args.len() {
+        let a = &args[k];
+        k += 1;
+        if a == "if" {
+            r.when = args[k..].to_vec();
+            if r.when.is_empty() || r.when.iter().any(|w| !w.starts_with('.')) {
+                return Err("`since ... if` takes modifiers (`.bf16 ...`)".into());
+            }
+            break;
+        }
+        if a.starts_with("sm_") {
+            for t in a.split('|') {
+                let num: String = t[3..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                let suffix = &t[3 + num.len()..];
+                let n: u32 = num.parse().map_err(|_| format!("bad target `{t}`"))?;
+                match suffix {
+                    "" => r.min_sm = Some(n),
+                    "a" | "f" => r.exact.push(t.to_string()),
+                    _ => return Err(format!("bad target `{t}`")),
+                }
+            }
+        } else {
+            let (ma, mi) = a.split_once('.').ok_or_else(|| format!("bad version `{a}`"))?;
+            r.ptx = Some((ma.parse().map_err(|_| format!("bad version `{a}`"))?, mi.parse().map_err(|_| format!("bad version `{a}`"))?));
+        }
+    }
+    Ok(r)
 }
 
 fn balanced(t: &str) -> bool {
@@ -361,6 +408,26 @@ fn compile_block(file: &str, b: Block, table: &mut Table) -> Result<(), DslError
             }
         }
     }
+    for (n, _) in &b.effects.types {
+        if !names.contains(n) {
+            return Err(err(b.line, format!("`types` names operand `{n}`, which no form of `{}` has (operands: {names:?})", b.names[0])));
+        }
+    }
+    let block_forms = &table.forms[table.forms.len() - n_forms..];
+    for r in &b.effects.requires {
+        for w in &r.when {
+            if !block_forms.iter().any(|f| f.slots.iter().any(|s| s.allowed.contains(w))) {
+                return Err(err(b.line, format!("`since ... if {w}`: no form of `{}` takes `{w}`", b.names[0])));
+            }
+        }
+    }
+    for f in block_forms {
+        for (n, t) in &b.effects.types {
+            if f.operands.iter().any(|o| o.names.contains(n)) {
+                resolve_type(f, t).map_err(|m| err(b.line, format!("`types {n}={t}` in form `{}`: {m}", f.syntax)))?;
+            }
+        }
+    }
     table.effects.push(b.effects);
     Ok(())
 }
@@ -448,7 +515,7 @@ fn compile_form(
                     i += 1;
                 }
                 let role = slot_role(alts.1.as_deref(), &alts.0);
-                slots.push(Slot { optional: false, allowed: alts.0, role });
+                slots.push(Slot { optional: false, allowed: alts.0, role, set: alts.1 });
             }
             Some(Tok::Punct('{')) if matches!(toks.get(i + 1), Some(Tok::Dot(_))) => {
                 i += 1;
@@ -506,7 +573,7 @@ fn compile_form(
                 }
                 for (allowed, set) in group.into_iter().zip(group_sets) {
                     let role = slot_role(set.as_deref(), &allowed);
-                    slots.push(Slot { optional: true, allowed, role });
+                    slots.push(Slot { optional: true, allowed, role, set });
                 }
             }
             _ => break,
@@ -681,6 +748,46 @@ fn role_name(r: SlotRole) -> &'static str {
     }
 }
 
+/// How an operand's expected type is found, as emitted Rust.
+fn resolve_type(f: &Form, t: &str) -> Result<String, String> {
+    if t == "any" {
+        return Ok("OperandType::Any".into());
+    }
+    if t == "addr" {
+        return Ok("OperandType::Address".into());
+    }
+    let (base, wide, half) = match (t.strip_suffix("*2"), t.strip_suffix("/2")) {
+        (Some(b), _) => (b, true, false),
+        (_, Some(b)) => (b, false, true),
+        _ => (t, false, false),
+    };
+    if !base.starts_with('.') {
+        return Err(format!("a type is `.set`, `.u32`, `.set*2`, `.set/2`, `addr` or `any`, found `{t}`"));
+    }
+    // A set of the form, or else the form's only type slot (`add{.sat}.s32`
+    // has no `.type` set, but its one type is what `.type` means there).
+    let slot = f.slots.iter().position(|s| s.set.as_deref() == Some(base)).or_else(|| {
+        let types: Vec<usize> = f.slots.iter().enumerate().filter(|(_, s)| s.role == SlotRole::Type).map(|(k, _)| k).collect();
+        (base.ends_with("type") && types.len() == 1).then(|| types[0])
+    });
+    let kind = if wide { "Wide" } else if half { "Half" } else { "Slot" };
+    if let Some(k) = slot {
+        return Ok(format!("OperandType::{kind}({k})"));
+    }
+    match vocab::ScalarType::from_text(base) {
+        Some(ty) if !wide && !half => Ok(format!("OperandType::Fixed(ScalarType::{ty:?})")),
+        _ => Err(format!("`{base}` is neither a slot of the form nor a type")),
+    }
+}
+
+fn requirement_expr(r: &Requirement, mod_index: &BTreeMap<&str, usize>) -> String {
+    let ptx = r.ptx.map(|(a, b)| format!("Some(({a}, {b}))")).unwrap_or("None".into());
+    let min_sm = r.min_sm.map(|s| format!("Some({s})")).unwrap_or("None".into());
+    let exact = r.exact.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>().join(", ");
+    let when = r.when.iter().map(|w| mod_index[w.as_str()].to_string()).collect::<Vec<_>>().join(", ");
+    format!("Requirement {{ ptx: {ptx}, min_sm: {min_sm}, exact: &[{exact}], when: &[{when}] }}")
+}
+
 fn flags_expr(flags: &BTreeSet<String>) -> String {
     let flags: Vec<String> = flags.iter().map(|f| format!("Flags::{}", const_name(f))).collect();
     if flags.is_empty() {
@@ -763,32 +870,10 @@ pub fn emit(table: &Table) -> Result<String, String> {
     for (k, op) in table.opcodes.iter().enumerate() {
         let blocks = &table.blocks_of_opcode[op];
         let mut flags = BTreeSet::new();
-        let mut since_ptx = None;
-        let mut since_sm = None;
         for &b in blocks {
-            let e = &table.effects[b];
-            flags.extend(e.flags.iter().cloned());
-            if e.since_ptx.is_some() && (since_ptx.is_none() || e.since_ptx < since_ptx) {
-                since_ptx = e.since_ptx;
-            }
-            // A block without `sm_` gives no target fact, so the opcode's oldest
-            // target is known only when every block states one.
-            since_sm = match (since_sm, e.since_sm) {
-                (_, None) => Some(None),
-                (None, s) => Some(s),
-                (Some(a), Some(b)) => Some(a.map(|a: u32| a.min(b))),
-            };
+            flags.extend(table.effects[b].flags.iter().cloned());
         }
-        let since_ptx = since_ptx.map(|(a, b)| format!("Some(({a}, {b}))")).unwrap_or("None".into());
-        let since_sm = since_sm.flatten().map(|s| format!("Some({s})")).unwrap_or("None".into());
-        writeln!(
-            o,
-            "    OpcodeData {{ name: {op:?}, forms: {}..{}, flags: {}, since_ptx: {since_ptx}, since_sm: {since_sm} }},",
-            ranges[k].0,
-            ranges[k].1,
-            flags_expr(&flags)
-        )
-        .unwrap();
+        writeln!(o, "    OpcodeData {{ name: {op:?}, forms: {}..{}, flags: {} }},", ranges[k].0, ranges[k].1, flags_expr(&flags)).unwrap();
     }
     writeln!(o, "];").unwrap();
     writeln!(o, "pub(crate) static FORMS: [FormData; {}] = [", order.len()).unwrap();
@@ -831,19 +916,25 @@ pub fn emit(table: &Table) -> Result<String, String> {
                 OpKind::Address => "OperandKind::Address",
                 OpKind::List => "OperandKind::List",
             };
+            let ty = match e.types.iter().find(|(n, _)| spec.names.contains(n)) {
+                Some((_, t)) => resolve_type(f, t)?,
+                None => "OperandType::Any".to_string(),
+            };
             write!(
                 ops,
-                "OperandData {{ name: {:?}, kind: {kind}, optional: {}, read: {read}, write: {write}, mem: {mem} }}, ",
+                "OperandData {{ name: {:?}, kind: {kind}, optional: {}, read: {read}, write: {write}, mem: {mem}, ty: {ty} }}, ",
                 spec.names.join("|"),
                 spec.optional
             )
             .unwrap();
         }
+        let reqs: Vec<String> = e.requires.iter().map(|r| requirement_expr(r, &mod_index)).collect();
         writeln!(
             o,
-            "    FormData {{ opcode: Opcode({opk}), syntax: {:?}, flags: {}, slots: &[{slots}], operands: &[{ops}] }},",
+            "    FormData {{ opcode: Opcode({opk}), syntax: {:?}, flags: {}, slots: &[{slots}], operands: &[{ops}], requires: &[{}] }},",
             f.syntax,
-            flags_expr(&e.flags)
+            flags_expr(&e.flags),
+            reqs.join(", ")
         )
         .unwrap();
     }

@@ -94,8 +94,36 @@ pub(crate) struct OpcodeData {
     pub name: &'static str,
     pub forms: std::ops::Range<usize>,
     pub flags: Flags,
-    pub since_ptx: Option<(u32, u32)>,
-    pub since_sm: Option<u32>,
+}
+
+/// The type an operand must have, from the table's `types` lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandType {
+    /// Not checked.
+    Any,
+    /// The type written in slot `k` of the form.
+    Slot(u8),
+    /// Twice the width of the type in slot `k` (`mul.wide` results).
+    Wide(u8),
+    /// Half the width of the type in slot `k`.
+    Half(u8),
+    /// Always this type (`.u32` shift amounts, `.pred` selectors).
+    Fixed(ScalarType),
+    /// An address: an integer or bit register of the address size.
+    Address,
+}
+
+/// When an instruction form (or one of its modifiers) exists: PTX ISA
+/// version and targets, from the manual's "PTX ISA notes" and "Target ISA notes".
+#[derive(Clone, Copy, Debug)]
+pub struct Requirement {
+    pub ptx: Option<(u32, u32)>,
+    /// Oldest `sm_NN` (onion-layer targets).
+    pub min_sm: Option<u32>,
+    /// Arch-specific targets (`sm_90a`), any of which will do.
+    pub exact: &'static [&'static str],
+    /// Applies only when one of these modifiers (Mod indices) is written; empty: always.
+    pub when: &'static [u16],
 }
 
 /// One modifier slot of a form.
@@ -121,6 +149,8 @@ pub struct OperandData {
     pub write: bool,
     /// Memory accessed through it (address operands).
     pub mem: Option<MemAccess>,
+    /// The type it must have.
+    pub ty: OperandType,
 }
 
 pub(crate) struct FormData {
@@ -129,6 +159,7 @@ pub(crate) struct FormData {
     pub flags: Flags,
     pub slots: &'static [SlotData],
     pub operands: &'static [OperandData],
+    pub requires: &'static [Requirement],
 }
 
 include!(concat!(env!("OUT_DIR"), "/isa_tables.rs"));
@@ -181,12 +212,6 @@ impl Opcode {
     /// Effect flags of any of its forms (the union).
     pub fn flags(self) -> Flags { OPCODES[self.0 as usize].flags }
 
-    /// The PTX ISA version that introduced it, when the table records it.
-    pub fn since_ptx(self) -> Option<(u32, u32)> { OPCODES[self.0 as usize].since_ptx }
-
-    /// The oldest `sm_` target that has it, when the table records it.
-    pub fn since_sm(self) -> Option<u32> { OPCODES[self.0 as usize].since_sm }
-
     /// Every opcode of the tables.
     pub fn all() -> impl Iterator<Item = Opcode> { (0..OPCODES.len() as u16).map(Opcode) }
 
@@ -233,6 +258,8 @@ impl FormId {
     pub fn operands(self) -> &'static [OperandData] { self.data().operands }
     /// Effect flags of this form.
     pub fn flags(self) -> Flags { self.data().flags }
+    /// Version and target requirements (some apply only with certain modifiers).
+    pub fn requirements(self) -> &'static [Requirement] { self.data().requires }
     /// Fewest and most operands the form takes.
     pub fn operand_count(self) -> (usize, usize) {
         let ops = self.operands();
