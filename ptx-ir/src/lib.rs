@@ -13,6 +13,8 @@
 //! assert_eq!(m.target[0].as_ref(), "sm_80");
 //! ```
 
+pub mod analysis;
+pub mod cfg;
 pub mod ir;
 pub mod isa;
 pub mod lexer;

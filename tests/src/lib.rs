@@ -1,6 +1,7 @@
 //! Test support for the integration suite: corpus discovery, the round-trip
 //! check, instruction snippets, and ptxas/nvdisasm access.
 pub mod corpus;
+pub mod describe;
 pub mod ptxas;
 pub mod roundtrip;
 pub mod snippet;

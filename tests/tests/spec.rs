@@ -20,3 +20,13 @@ fn printing() {
         if out.starts_with("input.ptx:") { format!("UNEXPECTED ERROR: {out}") } else { out }
     });
 }
+
+/// CFG and analyses of hand-written functions, described as text: blocks and
+/// edges, (post-)dominators, frontiers, loops, liveness, def-use chains.
+#[test]
+fn analyses() {
+    check_dir(&spec_dir("analysis"), |input| match ptx_ir::parse(ptx_tests::spec::INPUT_NAME, input.as_bytes()) {
+        Ok(p) => ptx_tests::describe::describe_module(&p.module),
+        Err(d) => format!("UNEXPECTED ERROR: {d}"),
+    });
+}

@@ -77,6 +77,8 @@ impl Flags {
     pub const FENCE: Flags = Flags(8192);
 
     pub const fn union(self, o: Flags) -> Flags { Flags(self.0 | o.0) }
+    pub const fn bits(self) -> u32 { self.0 }
+    pub const fn from_bits(b: u32) -> Flags { Flags(b) }
     pub const fn contains(self, o: Flags) -> bool { self.0 & o.0 == o.0 }
     pub const fn intersects(self, o: Flags) -> bool { self.0 & o.0 != 0 }
     pub const fn is_empty(self) -> bool { self.0 == 0 }

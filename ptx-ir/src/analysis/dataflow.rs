@@ -1,0 +1,301 @@
+//! Liveness, reaching definitions and def-use chains over register lanes and
+//! the carry flag, block by block on the CFG, then statement by statement.
+
+use super::effects::{effects, Effects, Loc, LocTable};
+use crate::cfg::Cfg;
+use crate::ir::{Function, Stmt};
+use petgraph::stable_graph::NodeIndex;
+
+/// A fixed-size set of small integers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BitSet {
+    words: Vec<u64>,
+}
+
+impl BitSet {
+    pub fn new(n: usize) -> BitSet {
+        BitSet { words: vec![0; n.div_ceil(64)] }
+    }
+    pub fn insert(&mut self, i: usize) -> bool {
+        let (w, b) = (i / 64, 1u64 << (i % 64));
+        let new = self.words[w] & b == 0;
+        self.words[w] |= b;
+        new
+    }
+    pub fn remove(&mut self, i: usize) {
+        self.words[i / 64] &= !(1u64 << (i % 64));
+    }
+    pub fn contains(&self, i: usize) -> bool {
+        self.words[i / 64] & (1u64 << (i % 64)) != 0
+    }
+    /// `self |= other`; true if it grew.
+    pub fn union_with(&mut self, other: &BitSet) -> bool {
+        let mut changed = false;
+        for (a, b) in self.words.iter_mut().zip(&other.words) {
+            let n = *a | *b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.words.iter().enumerate().flat_map(|(k, &w)| {
+            let mut w = w;
+            std::iter::from_fn(move || {
+                if w == 0 {
+                    return None;
+                }
+                let t = w.trailing_zeros() as usize;
+                w &= w - 1;
+                Some(k * 64 + t)
+            })
+        })
+    }
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|w| *w == 0)
+    }
+}
+
+/// The effects of every statement of a body (`None` for non-instructions).
+pub fn statement_effects(f: &Function, locs: &LocTable) -> Vec<Option<Effects>> {
+    f.body
+        .iter()
+        .flatten()
+        .map(|s| match s {
+            Stmt::Instr(i) => Some(effects(f, locs, i)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Which locations are live into and out of each block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Liveness {
+    pub live_in: Vec<BitSet>,
+    pub live_out: Vec<BitSet>,
+}
+
+impl Liveness {
+    /// Backward dataflow to a fixed point. A write that does not kill
+    /// (guarded, or merging part of a register) leaves the location live.
+    pub fn compute(cfg: &Cfg, locs: &LocTable, fx: &[Option<Effects>]) -> Liveness {
+        let n = cfg.node_bound();
+        let m = locs.len();
+        let (mut uses, mut defs) = (vec![BitSet::new(m); n], vec![BitSet::new(m); n]);
+        for &b in &cfg.layout {
+            let (u, d) = (&mut uses[b.index()], &mut defs[b.index()]);
+            for k in cfg.block(b).stmts.clone().rev() {
+                let Some(e) = &fx[k] else { continue };
+                for def in &e.defs {
+                    if def.kills {
+                        u.remove(def.loc.0 as usize);
+                        d.insert(def.loc.0 as usize);
+                    }
+                }
+                for l in &e.uses {
+                    u.insert(l.0 as usize);
+                }
+            }
+        }
+        let mut live_in = uses.clone();
+        let mut live_out = vec![BitSet::new(m); n];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in cfg.layout.iter().rev() {
+                let mut out = BitSet::new(m);
+                for s in cfg.successors(b) {
+                    out.union_with(&live_in[s.index()]);
+                }
+                // in = uses ∪ (out − defs)
+                let mut inn = out.clone();
+                for (w, d) in inn.words.iter_mut().zip(&defs[b.index()].words) {
+                    *w &= !d;
+                }
+                inn.union_with(&uses[b.index()]);
+                if inn != live_in[b.index()] {
+                    live_in[b.index()] = inn;
+                    changed = true;
+                }
+                live_out[b.index()] = out;
+            }
+        }
+        Liveness { live_in, live_out }
+    }
+
+    /// Locations live right after statement `k` of block `b`.
+    pub fn live_after(&self, cfg: &Cfg, fx: &[Option<Effects>], b: NodeIndex, k: usize) -> BitSet {
+        let mut live = self.live_out[b.index()].clone();
+        for j in cfg.block(b).stmts.clone().rev() {
+            if j == k {
+                break;
+            }
+            let Some(e) = &fx[j] else { continue };
+            for d in &e.defs {
+                if d.kills {
+                    live.remove(d.loc.0 as usize);
+                }
+            }
+            for l in &e.uses {
+                live.insert(l.0 as usize);
+            }
+        }
+        live
+    }
+}
+
+/// A definition: statement `stmt` writes `loc`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DefSite {
+    pub stmt: usize,
+    pub loc: Loc,
+}
+
+/// Reaching definitions and the def-use chains they give.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DefUse {
+    /// Every definition, in statement order.
+    pub defs: Vec<DefSite>,
+    /// For each use (statement, location): the definitions that may reach it,
+    /// and whether it may also be reached by no definition (read before any write
+    /// on some path: a parameter register, or an uninitialized read).
+    pub uses: Vec<UseSite>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UseSite {
+    pub stmt: usize,
+    pub loc: Loc,
+    /// Indices into `DefUse::defs`.
+    pub reaching: Vec<u32>,
+    pub from_entry: bool,
+}
+
+impl DefUse {
+    pub fn compute(cfg: &Cfg, locs: &LocTable, fx: &[Option<Effects>]) -> DefUse {
+        let n = cfg.node_bound();
+        let mut defs = Vec::new();
+        for (k, e) in fx.iter().enumerate() {
+            for d in e.iter().flat_map(|e| e.defs.iter()) {
+                defs.push((DefSite { stmt: k, loc: d.loc }, d.kills));
+            }
+        }
+        let nd = defs.len();
+        // Per location, the definitions of it.
+        let mut of_loc: Vec<Vec<u32>> = vec![Vec::new(); locs.len()];
+        for (i, (d, _)) in defs.iter().enumerate() {
+            of_loc[d.loc.0 as usize].push(i as u32);
+        }
+        let first_def_of_stmt = {
+            let mut v = vec![0u32; fx.len() + 1];
+            let mut i = 0;
+            for (k, slot) in v.iter_mut().enumerate().take(fx.len()) {
+                *slot = i;
+                i += fx[k].as_ref().map_or(0, |e| e.defs.len()) as u32;
+            }
+            v[fx.len()] = i;
+            v
+        };
+        // gen/kill per block over definitions, and "may be undefined" over locations.
+        let mut gen = vec![BitSet::new(nd); n];
+        let mut killed_locs = vec![BitSet::new(locs.len()); n];
+        for &b in &cfg.layout {
+            for k in cfg.block(b).stmts.clone() {
+                let Some(e) = &fx[k] else { continue };
+                for (j, d) in e.defs.iter().enumerate() {
+                    let id = first_def_of_stmt[k] as usize + j;
+                    if d.kills {
+                        for &other in &of_loc[d.loc.0 as usize] {
+                            gen[b.index()].remove(other as usize);
+                        }
+                        killed_locs[b.index()].insert(d.loc.0 as usize);
+                    }
+                    gen[b.index()].insert(id);
+                }
+            }
+        }
+        let kill_mask = |b: usize, set: &mut BitSet| {
+            for l in killed_locs[b].iter() {
+                for &d in &of_loc[l] {
+                    set.remove(d as usize);
+                }
+            }
+        };
+        let mut inn = vec![BitSet::new(nd); n];
+        let mut out = gen.clone();
+        // Locations that may be unwritten on entry to each block.
+        let mut undef_in = vec![BitSet::new(locs.len()); n];
+        let mut undef_out = vec![BitSet::new(locs.len()); n];
+        let all = {
+            let mut s = BitSet::new(locs.len());
+            for i in 0..locs.len() {
+                s.insert(i);
+            }
+            s
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in &cfg.layout {
+                let bi = b.index();
+                let mut i = BitSet::new(nd);
+                let mut u = if b == cfg.entry { all.clone() } else { BitSet::new(locs.len()) };
+                for p in cfg.predecessors(b) {
+                    i.union_with(&out[p.index()]);
+                    u.union_with(&undef_out[p.index()]);
+                }
+                let mut o = i.clone();
+                kill_mask(bi, &mut o);
+                o.union_with(&gen[bi]);
+                let mut uo = u.clone();
+                for l in killed_locs[bi].iter() {
+                    uo.remove(l);
+                }
+                if o != out[bi] || uo != undef_out[bi] || i != inn[bi] {
+                    changed = true;
+                    out[bi] = o;
+                    undef_out[bi] = uo;
+                    inn[bi] = i;
+                    undef_in[bi] = u;
+                } else {
+                    undef_in[bi] = u;
+                }
+            }
+        }
+        // Walk each block forward to attach reaching definitions to uses.
+        let mut uses = Vec::new();
+        for &b in &cfg.layout {
+            let mut cur = inn[b.index()].clone();
+            let mut undef = undef_in[b.index()].clone();
+            for k in cfg.block(b).stmts.clone() {
+                let Some(e) = &fx[k] else { continue };
+                for l in &e.uses {
+                    let reaching: Vec<u32> = of_loc[l.0 as usize].iter().copied().filter(|d| cur.contains(*d as usize)).collect();
+                    uses.push(UseSite { stmt: k, loc: *l, reaching, from_entry: undef.contains(l.0 as usize) });
+                }
+                for (j, d) in e.defs.iter().enumerate() {
+                    let id = first_def_of_stmt[k] as usize + j;
+                    if d.kills {
+                        for &other in &of_loc[d.loc.0 as usize] {
+                            cur.remove(other as usize);
+                        }
+                        undef.remove(d.loc.0 as usize);
+                    }
+                    cur.insert(id);
+                }
+            }
+        }
+        DefUse { defs: defs.into_iter().map(|(d, _)| d).collect(), uses }
+    }
+
+    /// The uses each definition reaches, by definition index.
+    pub fn uses_of_defs(&self) -> Vec<Vec<u32>> {
+        let mut v = vec![Vec::new(); self.defs.len()];
+        for (u, site) in self.uses.iter().enumerate() {
+            for &d in &site.reaching {
+                v[d as usize].push(u as u32);
+            }
+        }
+        v
+    }
+}

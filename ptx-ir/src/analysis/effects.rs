@@ -1,0 +1,180 @@
+//! What one instruction does, read from the ISA tables and its operands:
+//! the register locations (and the carry flag) it reads and writes, the
+//! memory it touches and in which state space, and its effect flags.
+
+use crate::ir::{AddrBase, Function, Instruction, Operand, Prefix, RegId, Selector};
+use crate::isa::{Flags, MemAccess, Mod, StateSpace};
+use smallvec::SmallVec;
+
+/// A storage location tracked by dataflow: one lane of a register, or the carry flag.
+/// Scalar registers have one lane; `.v2`/`.v4`/`.v8` registers have one per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Loc(pub u32);
+
+/// Numbers the locations of a function: each register's lanes, then the carry flag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocTable {
+    base: Vec<u32>,
+    lanes: Vec<u8>,
+    carry: u32,
+}
+
+impl LocTable {
+    pub fn new(f: &Function) -> LocTable {
+        let mut base = Vec::with_capacity(f.regs.len());
+        let mut lanes = Vec::with_capacity(f.regs.len());
+        let mut n = 0u32;
+        for r in &f.regs {
+            let l = r.vector.unwrap_or(1).max(1);
+            base.push(n);
+            lanes.push(l);
+            n += l as u32;
+        }
+        LocTable { base, lanes, carry: n }
+    }
+    /// Number of locations (the carry flag is the last).
+    pub fn len(&self) -> usize {
+        self.carry as usize + 1
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn carry(&self) -> Loc {
+        Loc(self.carry)
+    }
+    /// Every lane of a register.
+    pub fn reg(&self, r: RegId) -> impl Iterator<Item = Loc> {
+        let b = self.base[r.0 as usize];
+        (b..b + self.lanes[r.0 as usize] as u32).map(Loc)
+    }
+    /// One lane of a register (lane 0 of a scalar).
+    pub fn lane(&self, r: RegId, lane: u8) -> Loc {
+        Loc(self.base[r.0 as usize] + (lane.min(self.lanes[r.0 as usize] - 1)) as u32)
+    }
+    /// The register (and lane) a location belongs to; `None` for the carry flag.
+    pub fn reg_of(&self, l: Loc) -> Option<(RegId, u8)> {
+        if l.0 == self.carry {
+            return None;
+        }
+        let k = self.base.partition_point(|b| *b <= l.0) - 1;
+        Some((RegId(k as u32), (l.0 - self.base[k]) as u8))
+    }
+}
+
+/// A write to a location. A write that may leave the old value in place
+/// (under a guard, or merging a byte/half lane) does not kill earlier writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Def {
+    pub loc: Loc,
+    pub kills: bool,
+}
+
+/// The effects of one instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    pub uses: SmallVec<[Loc; 6]>,
+    pub defs: SmallVec<[Def; 4]>,
+    /// Memory accessed, with the state space.
+    pub memory: SmallVec<[(MemAccess, StateSpace); 2]>,
+    pub flags: Flags,
+    /// Reads a special register whose value changes on its own (`%clock` ...).
+    pub reads_volatile: bool,
+}
+
+impl Effects {
+    /// No memory, no flags, no volatile reads: the only effect is its results.
+    pub fn is_pure(&self) -> bool {
+        self.memory.is_empty() && self.flags.is_empty() && !self.reads_volatile
+    }
+    pub fn writes_memory(&self) -> bool {
+        self.memory.iter().any(|(k, _)| matches!(k, MemAccess::Store | MemAccess::Atomic))
+    }
+    pub fn reads_memory(&self) -> bool {
+        self.memory.iter().any(|(k, _)| matches!(k, MemAccess::Load | MemAccess::Atomic))
+    }
+}
+
+/// Computes the effects of an instruction of `f`.
+pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
+    let form = ins.form;
+    let mut e = Effects { flags: form.flags(), ..Effects::default() };
+    let guarded = ins.guard.is_some();
+    if let Some(g) = ins.guard {
+        e.uses.push(locs.lane(g.reg, 0));
+    }
+    let spaces = ins.spaces();
+    let mut mem_k = 0;
+    let specs = form.operands();
+    for (k, op) in ins.operands.iter().enumerate() {
+        let Some(spec) = specs.get(k) else { continue };
+        if let Some(kind) = spec.mem {
+            let space = spaces.get(mem_k).copied().unwrap_or(StateSpace::Generic);
+            mem_k += 1;
+            e.memory.push((kind, space));
+        }
+        operand_effects(f, locs, op, spec.read, spec.write, guarded, &mut e);
+    }
+    let flags = form.flags();
+    if flags.contains(Flags::CARRY_IN) {
+        e.uses.push(locs.carry());
+    }
+    if flags.contains(Flags::CARRY_OUT) || (flags.contains(Flags::CARRY_OUT_CC) && ins.has(Mod::CC)) {
+        e.defs.push(Def { loc: locs.carry(), kills: !guarded });
+    }
+    // Carry flags alone are register-like dependencies, not side effects.
+    e.flags = Flags::from_bits(flags.bits() & !(Flags::CARRY_IN.bits() | Flags::CARRY_OUT.bits() | Flags::CARRY_OUT_CC.bits()));
+    e
+}
+
+fn operand_effects(f: &Function, locs: &LocTable, op: &Operand, read: bool, write: bool, guarded: bool, e: &mut Effects) {
+    match op {
+        Operand::Reg(r) => {
+            let lane = r.sel.and_then(Selector::lane);
+            let merge = matches!(r.sel, Some(Selector::Bytes(_) | Selector::Halves(_)));
+            let lanes: SmallVec<[Loc; 4]> = match lane {
+                Some(l) if f.reg(r.reg).vector.is_some() => smallvec::smallvec![locs.lane(r.reg, l)],
+                _ => locs.reg(r.reg).collect(),
+            };
+            if read || (write && merge) || r.prefix != Prefix::None {
+                e.uses.extend(lanes.iter().copied());
+            }
+            if write {
+                for l in lanes {
+                    e.defs.push(Def { loc: l, kills: !guarded && !merge });
+                }
+            }
+        }
+        Operand::RegOffset(r, _) => e.uses.extend(locs.reg(*r)),
+        Operand::SReg(s, _) => {
+            if s.is_volatile() {
+                e.reads_volatile = true;
+            }
+        }
+        Operand::Vector(v) | Operand::List(v) => {
+            for o in v.iter() {
+                operand_effects(f, locs, o, read, write, guarded, e);
+            }
+        }
+        Operand::Pair(first, q) => {
+            operand_effects(f, locs, first, read, write, guarded, e);
+            if write {
+                e.defs.push(Def { loc: locs.lane(*q, 0), kills: !guarded });
+            } else {
+                e.uses.push(locs.lane(*q, 0));
+            }
+        }
+        // Registers inside addresses are always read.
+        Operand::Addr(a) => {
+            if let AddrBase::Reg(r) = a.base {
+                e.uses.extend(locs.reg(r));
+            }
+        }
+        Operand::AddrList(v) => {
+            for o in v.iter() {
+                operand_effects(f, locs, o, true, false, guarded, e);
+            }
+        }
+        Operand::ArrayElem(a) => operand_effects(f, locs, &a.index, true, false, guarded, e),
+        Operand::Imm(_) | Operand::Sym(..) | Operand::Label(_) | Operand::Sink => {}
+    }
+}

@@ -1,0 +1,95 @@
+//! Every function of every corpus file gets a CFG that agrees with its
+//! terminators, holds each statement in exactly one block, and gives the body
+//! back in layout order; every analysis runs on it.
+
+use petgraph::stable_graph::NodeIndex;
+use ptx_ir::analysis::FunctionAnalyses;
+use ptx_ir::cfg::{Cfg, EdgeKind};
+use ptx_ir::ir::{Function, Item, Operand, Stmt};
+use ptx_ir::isa::Opcode;
+use ptx_tests::corpus::{manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
+use std::collections::BTreeSet;
+
+fn files() -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = ptx_files(&own_corpus_dir()).into_iter().map(|p| (p.display().to_string(), std::fs::read(&p).unwrap())).collect();
+    if let Some(dir) = shared_corpus_dir() {
+        for e in manifest(&dir) {
+            v.push((e.file.clone(), std::fs::read(dir.join(&e.file)).unwrap()));
+        }
+    }
+    v
+}
+
+/// The successors a block must have, worked out from its statements alone.
+fn expected_successors(f: &Function, cfg: &Cfg, i: usize) -> BTreeSet<(NodeIndex, EdgeKind)> {
+    let body = f.body.as_ref().unwrap();
+    let n = cfg.layout[i];
+    let next = cfg.layout.get(i + 1).copied();
+    let block_of_label = |l| cfg.layout.iter().copied().find(|b| cfg.block(*b).label == Some(l));
+    let mut out = BTreeSet::new();
+    let last = body[cfg.block(n).stmts.clone()].iter().rev().find_map(|s| if let Stmt::Instr(i) = s { Some(i) } else { None });
+    let falls = match last {
+        Some(ins) if ins.opcode == Opcode::BRA => {
+            if let Some(Operand::Label(l)) = ins.operands.first() {
+                out.insert((block_of_label(*l).unwrap(), EdgeKind::Taken));
+            }
+            ins.guard.is_some()
+        }
+        Some(ins) if ins.opcode == Opcode::BRX_IDX => {
+            let Some(Operand::Label(t)) = ins.operands.get(1) else { panic!("brx.idx without a table") };
+            let targets = body.iter().find_map(|s| match s {
+                Stmt::BranchTargets(name, ts) if name == t => Some(ts.clone()),
+                _ => None,
+            });
+            for l in targets.expect("brx.idx names a .branchtargets table") {
+                out.insert((block_of_label(l).unwrap(), EdgeKind::Taken));
+            }
+            ins.guard.is_some()
+        }
+        Some(ins) if matches!(ins.opcode, o if o == Opcode::RET || o == Opcode::EXIT || o == Opcode::TRAP) => ins.guard.is_some(),
+        _ => true,
+    };
+    if falls {
+        if let Some(m) = next {
+            out.insert((m, EdgeKind::FallThrough));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_corpus_function_has_a_consistent_cfg() {
+    let mut functions = 0;
+    let mut failures = Vec::new();
+    for (name, bytes) in files() {
+        let Ok(p) = ptx_ir::parse(&name, &bytes) else { continue };
+        for item in &p.module.items {
+            let Item::Func(f) = item else { continue };
+            let Some(body) = &f.body else { continue };
+            functions += 1;
+            let cfg = Cfg::build(f);
+            if cfg.layout_statements() != (0..body.len()).collect::<Vec<_>>() {
+                failures.push(format!("{name} `{}`: the layout does not give back the body", f.name));
+                continue;
+            }
+            for (k, s) in body.iter().enumerate() {
+                let b = cfg.block_of_stmt[k];
+                if !cfg.block(b).stmts.contains(&k) {
+                    failures.push(format!("{name} `{}`: statement {k} is not in its block", f.name));
+                }
+                let _ = s;
+            }
+            for i in 0..cfg.layout.len() {
+                let n = cfg.layout[i];
+                let actual: BTreeSet<(NodeIndex, EdgeKind)> = cfg.edges().filter(|(s, _, _)| *s == n).map(|(_, t, k)| (t, k)).collect();
+                if actual != expected_successors(f, &cfg, i) {
+                    failures.push(format!("{name} `{}`: block {i} has edges {actual:?}", f.name));
+                }
+            }
+            let a = FunctionAnalyses::compute(f);
+            assert!(a.dom.contains(cfg.entry));
+        }
+    }
+    assert!(functions > 0);
+    assert!(failures.is_empty(), "{} problems in {functions} functions:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
+}
