@@ -140,6 +140,7 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
 
 /// An on-demand lexer: the parser pulls tokens one at a time, so no token
 /// array is built (memory stays proportional to the IR, not the text).
+#[derive(Clone)]
 pub struct Lexer<'a> {
     src: &'a [u8],
     i: usize,
@@ -148,6 +149,12 @@ pub struct Lexer<'a> {
 }
 
 impl<'a> Lexer<'a> {
+    /// Continues lexing at byte `i` (after raw text the parser took itself).
+    pub fn set_pos(&mut self, i: usize) {
+        self.i = i.min(self.src.len());
+        self.prev_wordish_end = None;
+    }
+
     pub fn new(src: &'a [u8]) -> Result<Lexer<'a>, LexError> {
         if src.len() >= u32::MAX as usize {
             return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });

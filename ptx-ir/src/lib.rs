@@ -20,5 +20,6 @@ pub mod isa;
 pub mod lexer;
 pub mod parse;
 pub mod source;
+pub mod verify;
 
 pub use parse::{parse, parse_str, Parsed};

@@ -71,6 +71,14 @@ impl Diagnostic {
         let (line, col) = index.line_col(span.start);
         Diagnostic { severity: Severity::Error, file: file.to_string(), line, col, message: message.into() }
     }
+
+    pub fn warning(file: &str, index: &LineIndex, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(file, index, span, message) }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
 }
 
 impl fmt::Display for Diagnostic {

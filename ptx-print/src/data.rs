@@ -149,7 +149,10 @@ fn write_expr_prec(out: &mut String, e: &ConstExpr, min: u8) {
                 out.push('(');
             }
             write_expr_prec(out, a, p);
+            // Spaces keep `a % 7` from lexing as `a` and the name `%7`.
+            out.push(' ');
             out.push_str(op.text());
+            out.push(' ');
             // Left-associative: the right operand needs parentheses at equal precedence.
             write_expr_prec(out, b, p + 1);
             if paren {

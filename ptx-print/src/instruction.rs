@@ -1,6 +1,6 @@
 //! Instruction lines, operands and literals.
 
-use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, Operand, Prefix, Radix};
+use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, Operand, PairPred, Prefix, Radix};
 use ptx_ir::isa::Mod;
 use std::fmt::Write;
 
@@ -72,7 +72,10 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
         Operand::Pair(p, q) => {
             write_operand(out, f, p);
             out.push('|');
-            out.push_str(&f.reg(*q).name);
+            match q {
+                PairPred::Reg(q) => out.push_str(&f.reg(*q).name),
+                PairPred::Sink => out.push('_'),
+            }
         }
         Operand::Sink => out.push('_'),
         Operand::Addr(a) => {

@@ -70,6 +70,9 @@ pub fn print_module(m: &Module) -> String {
                 out.push_str(";\n");
             }
             Item::Func(f) => write_function(&mut out, f),
+            Item::Dwarf(text) => {
+                let _ = writeln!(out, "@@DWARF {text}");
+            }
         }
     }
     out

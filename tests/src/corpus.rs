@@ -32,7 +32,10 @@ pub fn ptx_files(dir: &Path) -> Vec<PathBuf> {
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
-                stack.push(p);
+                // `pending/` holds cases for known bugs that are not fixed yet.
+                if p.file_name().is_some_and(|n| n != "pending") {
+                    stack.push(p);
+                }
             } else if p.extension().is_some_and(|x| x == "ptx") {
                 out.push(p);
             }

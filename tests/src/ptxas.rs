@@ -436,7 +436,7 @@ const UNSUPPORTED_BY_PTXAS12: &[&str] = &[
     "requires ptx isa",
 ];
 /// ptxas messages meaning "this needs relocatable mode".
-const NEEDS_RELOCATABLE: &[&str] = &["unresolved extern", "unresolved", "undefined reference"];
+const NEEDS_RELOCATABLE: &[&str] = &["unresolved extern", "unresolved", "undefined reference", "--compile-only"];
 
 fn combined(out: &Output) -> String {
     let mut s = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -2,7 +2,7 @@
 //! the register locations (and the carry flag) it reads and writes, the
 //! memory it touches and in which state space, and its effect flags.
 
-use crate::ir::{AddrBase, Function, Instruction, Operand, Prefix, RegId, Selector};
+use crate::ir::{AddrBase, Function, Instruction, Operand, PairPred, Prefix, RegId, Selector};
 use crate::isa::{Flags, MemAccess, Mod, StateSpace};
 use smallvec::SmallVec;
 
@@ -157,10 +157,12 @@ fn operand_effects(f: &Function, locs: &LocTable, op: &Operand, read: bool, writ
         }
         Operand::Pair(first, q) => {
             operand_effects(f, locs, first, read, write, guarded, e);
-            if write {
-                e.defs.push(Def { loc: locs.lane(*q, 0), kills: !guarded });
-            } else {
-                e.uses.push(locs.lane(*q, 0));
+            if let PairPred::Reg(q) = q {
+                if write {
+                    e.defs.push(Def { loc: locs.lane(*q, 0), kills: !guarded });
+                } else {
+                    e.uses.push(locs.lane(*q, 0));
+                }
             }
         }
         // Registers inside addresses are always read.

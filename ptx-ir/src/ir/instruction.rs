@@ -275,6 +275,13 @@ pub struct ArrayElem {
     pub index: Operand,
 }
 
+/// The predicate half of a `d|p` pair: a register, or `_` when unused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PairPred {
+    Reg(RegId),
+    Sink,
+}
+
 /// An instruction operand.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Operand {
@@ -289,8 +296,8 @@ pub enum Operand {
     Label(LabelId),
     /// `{a, b, c, d}`.
     Vector(Box<[Operand]>),
-    /// `p|q`, `{a, b, c, d}|p`, `_|p`: a result and a predicate result.
-    Pair(Box<Operand>, RegId),
+    /// `p|q`, `{a, b, c, d}|p`, `_|p`, `p|_`: a result and a predicate result.
+    Pair(Box<Operand>, PairPred),
     /// `_`: a result nobody reads.
     Sink,
     Addr(Box<Address>),
@@ -323,7 +330,9 @@ impl Operand {
             Operand::RegOffset(r, _) => out.push(*r),
             Operand::Pair(a, b) => {
                 a.regs(out);
-                out.push(*b);
+                if let PairPred::Reg(r) = b {
+                    out.push(*r);
+                }
             }
             Operand::Addr(a) => {
                 if let AddrBase::Reg(r) = a.base {

@@ -31,6 +31,8 @@ pub enum Item {
     Alias { alias: Name, aliasee: Name },
     Var(GlobalVar),
     Func(Box<Function>),
+    /// A PTX 1.x `@@DWARF` line: its text after `@@DWARF`, kept verbatim.
+    Dwarf(Name),
 }
 
 /// `.extern`, `.visible`, `.weak`, `.common`.

@@ -32,6 +32,10 @@ pub struct Parser<'a> {
     pub func: Option<FuncState<'a>>,
     /// Per function parsed so far: labels used but not defined, with their first use.
     pub pending_names: Vec<Vec<(crate::ir::LabelId, Span)>>,
+    /// Spans of the parameters of the function being parsed.
+    pub param_spans: Vec<Span>,
+    /// The end of the header of the function being parsed.
+    pub header_end: Span,
     /// Instruction heads seen (`ld.global.f32`): opcode, parts it used, modifiers.
     pub heads: FxHashMap<&'a str, (Opcode, usize, SmallVec<[Mod; 8]>)>,
     /// Matched forms by head and operand kinds.
@@ -62,6 +66,8 @@ impl<'a> Parser<'a> {
             globals: FxHashMap::default(),
             func: None,
             pending_names: Vec::new(),
+            param_spans: Vec::new(),
+            header_end: Span::default(),
             heads: FxHashMap::default(),
             forms: FxHashMap::default(),
         };
@@ -118,6 +124,19 @@ impl<'a> Parser<'a> {
         self.look[1] = self.look[2];
         self.look[2] = self.lex_next();
         t
+    }
+
+    /// Takes the raw text from the current token to the end of its line
+    /// (`@@DWARF` lines are not tokens), and goes on lexing after it.
+    pub fn raw_rest_of_line(&mut self) -> &'a str {
+        let start = self.peek().span.start as usize;
+        let end = self.src[start..].iter().position(|c| *c == b'\n').map_or(self.src.len(), |k| start + k);
+        self.prev = Span::new(start, end);
+        self.lexer.set_pos(end);
+        for k in 0..LOOKAHEAD {
+            self.look[k] = self.lex_next();
+        }
+        std::str::from_utf8(&self.src[start..end]).unwrap_or("").trim_end()
     }
 
     /// Span of the last consumed token.

@@ -5,7 +5,7 @@
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
 use super::scope::FuncState;
-use crate::ir::{ConstExpr, FuncDirective, FuncKind, Function, Linkage, Loc, Prototype, Stmt, VarDecl};
+use crate::ir::{FuncDirective, FuncKind, Function, Linkage, Loc, Prototype, Stmt, VarDecl};
 use crate::lexer::TokenKind;
 use crate::source::Span;
 
@@ -36,8 +36,14 @@ impl<'a> Parser<'a> {
         self.globals.insert(name.clone(), GlobalKind::Func);
         let mut params = None;
         if self.at(TokenKind::LParen) {
+            let first = self.param_spans.len();
             params = Some(self.param_list(DeclCtx::Param)?);
+            // Keep only the spans of the parameters proper (not the return list).
+            self.param_spans.drain(..first);
+        } else {
+            self.param_spans.clear();
         }
+        self.header_end = self.prev_span();
         let directives = self.func_directives(true)?;
         let mut body = None;
         let mut spans = Vec::new();
@@ -103,7 +109,11 @@ impl<'a> Parser<'a> {
             return Ok(v);
         }
         loop {
+            let at = self.mark();
             v.push(self.var_decl(ctx)?);
+            if ctx == DeclCtx::Param {
+                self.param_spans.push(at);
+            }
             if !self.eat(TokenKind::Comma) {
                 break;
             }
@@ -323,14 +333,8 @@ impl<'a> Parser<'a> {
             let (t, w) = self.expect_ident("`function_name` or `inlined_at`")?;
             match w {
                 "function_name" => {
-                    let (_, n) = self.expect_ident("a label")?;
-                    let mut e = ConstExpr::Sym(n.into());
-                    if self.at(TokenKind::Plus) {
-                        self.bump();
-                        let off = self.expect_u64("an offset")?;
-                        e = ConstExpr::Binary(crate::ir::BinOp::Add, Box::new(e), Box::new(ConstExpr::Int(crate::ir::IntLit::dec(off as i64))));
-                    }
-                    loc.function_name = Some(Box::new(e));
+                    // A label or section name, possibly plus an offset (`.debug_str+7`).
+                    loc.function_name = Some(Box::new(self.const_expr()?));
                 }
                 "inlined_at" => {
                     let a = self.expect_u32("a file index")?;

@@ -5,7 +5,7 @@
 use super::cursor::{PResult, Parser};
 use super::expr::to_imm;
 use super::scope::Binding;
-use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, Prefix, RegId, RegOperand, Selector, SpecialReg};
+use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, PairPred, Prefix, RegId, RegOperand, Selector, SpecialReg};
 use crate::isa::{closest_form, match_form, FormMismatch, Mod, Opcode, OperandKind};
 use crate::isa::matcher::ParsedKind;
 use crate::lexer::{Token, TokenKind};
@@ -160,7 +160,7 @@ impl<'a> Parser<'a> {
         if self.at(TokenKind::Pipe) && matches!(first, Operand::Reg(_) | Operand::Vector(_) | Operand::Sink) {
             self.bump();
             let (qt, q) = self.expect_ident("a predicate after `|`")?;
-            let q = self.resolve_reg(q, qt.span)?;
+            let q = if q == "_" { PairPred::Sink } else { PairPred::Reg(self.resolve_reg(q, qt.span)?) };
             return Ok(Operand::Pair(Box::new(first), q));
         }
         Ok(first)
@@ -258,7 +258,8 @@ impl<'a> Parser<'a> {
                     let sel = self.selector();
                     return Ok(Operand::SReg(sr, sel));
                 }
-                if self.globals.contains_key(name) {
+                // Branch targets are labels even when a module symbol has the same name.
+                if self.globals.contains_key(name) && !opcode.flags().contains(crate::isa::Flags::BRANCH) {
                     return self.symbol_operand(name, opcode, depth);
                 }
                 let f = self.func.as_mut().unwrap();

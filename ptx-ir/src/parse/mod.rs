@@ -13,6 +13,7 @@ mod function;
 mod instruction;
 mod module;
 mod scope;
+pub mod split;
 
 use crate::ir::Module;
 use crate::source::{Diagnostic, Span};
@@ -26,6 +27,12 @@ pub struct SourceMap {
     pub items: Vec<Span>,
     /// For items that are functions with bodies: one span per statement.
     pub stmts: Vec<Vec<Span>>,
+    /// For items that are functions: one span per parameter.
+    pub params: Vec<Vec<Span>>,
+    /// For items that are functions: the `)` closing the parameter list (or the name).
+    pub headers: Vec<Span>,
+    /// The first `.target` directive.
+    pub target: Span,
 }
 
 /// A parsed module with its positions.

@@ -4,7 +4,7 @@
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
 use super::SourceMap;
-use crate::ir::{FileDecl, GlobalVar, Item, Linkage, Module, Name, Operand, Section, SectionEntry, Stmt, Version};
+use crate::ir::{FileDecl, GlobalVar, Item, Linkage, Module, Name, Section, SectionEntry, Version};
 use crate::lexer::TokenKind;
 use crate::source::Span;
 
@@ -16,10 +16,11 @@ impl<'a> Parser<'a> {
         self.bump();
         let version = self.version()?;
         let mut target = None;
+        let mut target_span = Span::default();
         let mut address_size = None;
         loop {
             if self.at_dot(".target") && target.is_none() {
-                self.bump();
+                target_span = self.bump().span;
                 target = Some(self.target_list()?);
             } else if self.at_dot(".address_size") && address_size.is_none() {
                 self.bump();
@@ -36,13 +37,23 @@ impl<'a> Parser<'a> {
         let Some(target) = target else {
             return self.expected("`.target` after `.version`");
         };
+        // Every module-level name, before any function is parsed: a function
+        // may refer to one declared after it.
+        let start = self.peek().span.start as usize;
+        for r in super::split::split_items(self.src, start) {
+            for (name, kind) in super::split::item_names(&self.src[r]) {
+                self.globals.entry(name).or_insert(kind);
+            }
+        }
         let mut module = Module { version, target, address_size, items: Vec::new() };
-        let mut map = SourceMap::default();
+        let mut map = SourceMap { target: target_span, ..SourceMap::default() };
         while !self.at(TokenKind::Eof) {
             let start = self.mark();
             let (item, stmts) = self.item()?;
             map.items.push(self.span_from(start));
             map.stmts.push(stmts);
+            map.params.push(std::mem::take(&mut self.param_spans));
+            map.headers.push(std::mem::take(&mut self.header_end));
             module.items.push(item);
         }
         self.resolve_forward_references(&mut module, &map)?;
@@ -80,6 +91,16 @@ impl<'a> Parser<'a> {
 
     fn item(&mut self) -> PResult<(Item, Vec<Span>)> {
         let t = self.peek();
+        if t.kind == TokenKind::At && self.peek_at(1).kind == TokenKind::At && self.peek_at(1).glued && self.peek_at(2).glued {
+            let w = self.peek_at(2);
+            if w.kind == TokenKind::Ident && self.text(w).eq_ignore_ascii_case("dwarf") {
+                self.bump();
+                self.bump();
+                self.bump();
+                let text = if self.peek().span.start as usize > self.prev_span().end as usize && self.src[self.prev_span().end as usize] == b'\n' { "" } else { self.raw_rest_of_line() };
+                return Ok((Item::Dwarf(text.into()), Vec::new()));
+            }
+        }
         if t.kind != TokenKind::DotWord {
             return self.expected("a directive (`.entry`, `.func`, `.global` ...)");
         }
@@ -220,52 +241,15 @@ impl<'a> Parser<'a> {
         Ok(Section { name, entries })
     }
 
-    /// Names used before their declaration were taken as labels; those that
-    /// name module variables or functions become symbols, the rest are errors
-    /// at their first use.
-    fn resolve_forward_references(&self, module: &mut Module, _map: &SourceMap) -> PResult<()> {
-        let mut pending = self.pending_names.iter();
-        for item in module.items.iter_mut() {
-            let Item::Func(f) = item else { continue };
-            let undefined = pending.next().expect("one entry per parsed function");
-            if undefined.is_empty() {
-                continue;
-            }
-            for (l, span) in undefined {
-                let name = &f.labels[l.0 as usize];
-                if !self.globals.contains_key(name) {
-                    return self.error_at(*span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));
-                }
-            }
-            let Some(body) = f.body.as_mut() else { continue };
-            let undefined: Vec<bool> = {
-                let mut u = vec![false; f.labels.len()];
-                for (l, _) in undefined {
-                    u[l.0 as usize] = true;
-                }
-                u
-            };
-            for s in body.iter_mut() {
-                if let Stmt::Instr(ins) = s {
-                    for op in ins.operands.iter_mut() {
-                        fix_operand(op, &f.labels, &undefined);
-                    }
-                }
+    /// Labels used but never defined: an error at their first use.
+    fn resolve_forward_references(&self, _module: &mut Module, _map: &SourceMap) -> PResult<()> {
+        for undefined in &self.pending_names {
+            if let Some((_, span)) = undefined.first() {
+                let name = std::str::from_utf8(&self.src[span.start as usize..span.end as usize]).unwrap_or("?");
+                return self.error_at(*span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));
             }
         }
         Ok(())
     }
 }
 
-/// Turns label operands naming module symbols into symbol operands.
-fn fix_operand(op: &mut Operand, labels: &[Name], undefined: &[bool]) {
-    match op {
-        Operand::Label(l) if undefined[l.0 as usize] => {
-            *op = Operand::Sym(labels[l.0 as usize].clone(), 0);
-        }
-        Operand::Vector(v) | Operand::List(v) | Operand::AddrList(v) => {
-            v.iter_mut().for_each(|o| fix_operand(o, labels, undefined));
-        }
-        _ => {}
-    }
-}

@@ -1,0 +1,266 @@
+//! Cutting a module's text into its header and top-level items without
+//! parsing them, and reading the names each item declares.
+//!
+//! The parser uses the names to know every module-level symbol before it
+//! parses any function (so a function may name one declared later), and the
+//! incremental database uses the cuts to re-parse only the items whose text
+//! changed. The scan works on bytes: it skips comments and strings and
+//! tracks `{}`/`()` depth; an item ends at a `;` or at the `}` closing a
+//! body or section at depth 0, or where the next item starts.
+
+use super::cursor::GlobalKind;
+use crate::lexer::{Lexer, TokenKind};
+use std::ops::Range;
+
+/// Directives that start a module-level item.
+fn starts_item(word: &[u8]) -> bool {
+    matches!(
+        word,
+        b".entry"
+            | b".func"
+            | b".global"
+            | b".const"
+            | b".shared"
+            | b".local"
+            | b".tex"
+            | b".reg"
+            | b".param"
+            | b".sreg"
+            | b".extern"
+            | b".visible"
+            | b".weak"
+            | b".common"
+            | b".file"
+            | b".section"
+            | b".pragma"
+            | b".alias"
+            | b".target"
+    )
+}
+
+fn is_linkage(word: &[u8]) -> bool {
+    matches!(word, b".extern" | b".visible" | b".weak" | b".common")
+}
+
+fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'%' || c == b':'
+}
+
+/// The byte offset where the module header (`.version`, `.target`,
+/// `.address_size`) ends, or `None` if it does not lex (the parser reports why).
+pub fn header_end(src: &[u8]) -> Option<usize> {
+    let mut lx = Lexer::new(src).ok()?;
+    let mut end = 0;
+    let mut seen = [false; 3];
+    loop {
+        let t = lx.next_token().ok()?;
+        let w = &src[t.span.start as usize..t.span.end as usize];
+        let k = match (t.kind, w) {
+            (TokenKind::DotWord, b".version") => 0,
+            (TokenKind::DotWord, b".target") => 1,
+            (TokenKind::DotWord, b".address_size") => 2,
+            _ => return Some(end),
+        };
+        if seen[k] {
+            return Some(end);
+        }
+        seen[k] = true;
+        // The directive's arguments: a version, a target list, a size.
+        loop {
+            let a = lx.next_token().ok()?;
+            end = a.span.end as usize;
+            if a.kind == TokenKind::Eof {
+                return Some(end);
+            }
+            if k == 1 {
+                // `.target a, b, c`: continue while a comma follows.
+                let save = lx_clone_pos(&lx);
+                let c = lx.next_token().ok()?;
+                if c.kind != TokenKind::Comma {
+                    lx = save;
+                    break;
+                }
+                continue;
+            }
+            break;
+        }
+    }
+}
+
+fn lx_clone_pos<'a>(lx: &Lexer<'a>) -> Lexer<'a> {
+    lx.clone()
+}
+
+/// The byte ranges of the top-level items after `start`; together with
+/// `0..start` they cover the text. Whitespace and comments between items
+/// belong to the item before them.
+pub fn split_items(src: &[u8], start: usize) -> Vec<Range<usize>> {
+    #[derive(PartialEq)]
+    enum Open {
+        None,
+        /// A function header (its body has not started).
+        FuncHeader,
+        /// A function body or a section: ends at the `}` back to depth 0.
+        Braced,
+        Other,
+    }
+    let n = src.len();
+    let mut items: Vec<usize> = Vec::new();
+    let mut open = Open::None;
+    let mut braces = 0i64;
+    let mut parens = 0i64;
+    let mut last_word_linkage = false;
+    let mut is_func_item = false;
+    let mut i = start;
+    while i < n {
+        let c = src[i];
+        match c {
+            b'/' if i + 1 < n && src[i + 1] == b'/' => {
+                while i < n && src[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if i + 1 < n && src[i + 1] == b'*' => {
+                i += 2;
+                while i + 1 < n && !(src[i] == b'*' && src[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 2;
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < n && src[i] != b'"' && src[i] != b'\n' {
+                    i += if src[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            b'@' if braces == 0 && parens == 0 && i + 1 < n && src[i + 1] == b'@' => {
+                // A PTX 1.x `@@DWARF` line is an item of its own.
+                items.push(i);
+                while i < n && src[i] != b'\n' {
+                    i += 1;
+                }
+                open = Open::None;
+                is_func_item = false;
+                last_word_linkage = false;
+                continue;
+            }
+            b'{' => {
+                if braces == 0 && parens == 0 && (open == Open::FuncHeader || is_func_item || open == Open::Other && section_pending(src, items.last().copied(), i)) {
+                    open = Open::Braced;
+                }
+                braces += 1;
+            }
+            b'}' => {
+                braces -= 1;
+                if braces <= 0 {
+                    braces = 0;
+                    if open == Open::Braced && parens == 0 {
+                        open = Open::None;
+                        is_func_item = false;
+                    }
+                }
+            }
+            b'(' => parens += 1,
+            b')' => parens = (parens - 1).max(0),
+            b';' if braces == 0 && parens == 0 => {
+                if open != Open::Braced {
+                    open = Open::None;
+                    is_func_item = false;
+                }
+            }
+            b'.' if braces == 0 && parens == 0 && (i == 0 || !is_word_byte(src[i - 1])) => {
+                let s = i;
+                i += 1;
+                while i < n && is_word_byte(src[i]) {
+                    i += 1;
+                }
+                let word = &src[s..i];
+                if starts_item(word) {
+                    let continues = last_word_linkage || (word == b".pragma" && open == Open::FuncHeader);
+                    if !continues {
+                        items.push(s);
+                        is_func_item = false;
+                        open = Open::Other;
+                    }
+                    if word == b".entry" || word == b".func" {
+                        open = Open::FuncHeader;
+                        is_func_item = true;
+                    }
+                }
+                last_word_linkage = is_linkage(word);
+                continue;
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => {
+                if braces == 0 && parens == 0 && is_word_byte(c) {
+                    // An identifier or number at depth 0 breaks a linkage chain.
+                    last_word_linkage = false;
+                }
+            }
+        }
+        i += 1;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (k, &s) in items.iter().enumerate() {
+        let e = items.get(k + 1).copied().unwrap_or(n);
+        out.push(s..e);
+    }
+    out
+}
+
+/// Is the open item a `.section` (whose `{` opens its data)?
+fn section_pending(src: &[u8], item_start: Option<usize>, _at: usize) -> bool {
+    item_start.is_some_and(|s| src[s..].starts_with(b".section"))
+}
+
+/// The module-level names an item's text declares (functions, variables, aliases).
+pub fn item_names(text: &[u8]) -> Vec<(Box<str>, GlobalKind)> {
+    let Ok(mut lx) = Lexer::new(text) else { return Vec::new() };
+    let word = |t: crate::lexer::Token| std::str::from_utf8(&text[t.span.start as usize..t.span.end as usize]).unwrap_or("");
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut kind = None;
+    let mut expect_name = false;
+    let mut after_alias = false;
+    while let Ok(t) = lx.next_token() {
+        match t.kind {
+            TokenKind::Eof => break,
+            TokenKind::Semi if depth == 0 => break,
+            TokenKind::LBrace if depth == 0 && kind == Some(GlobalKind::Func) => break,
+            TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace | TokenKind::Lt => depth += 1,
+            TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace | TokenKind::Gt => depth -= 1,
+            TokenKind::Eq if depth == 0 => expect_name = false,
+            TokenKind::Comma if depth == 0 && kind == Some(GlobalKind::Var) => expect_name = true,
+            TokenKind::DotWord if depth == 0 => match word(t) {
+                ".entry" | ".func" => {
+                    kind = Some(GlobalKind::Func);
+                    expect_name = true;
+                }
+                ".alias" => {
+                    kind = Some(GlobalKind::Func);
+                    after_alias = true;
+                    expect_name = true;
+                }
+                ".global" | ".const" | ".shared" | ".local" | ".tex" | ".reg" | ".param" | ".sreg" if kind.is_none() => {
+                    kind = Some(GlobalKind::Var);
+                    expect_name = true;
+                }
+                ".file" | ".section" | ".pragma" | ".target" if kind.is_none() => return out,
+                _ => {}
+            },
+            TokenKind::Ident if depth == 0 && expect_name => {
+                out.push((word(t).into(), kind.unwrap_or(GlobalKind::Var)));
+                expect_name = false;
+                if kind == Some(GlobalKind::Func) || after_alias {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}

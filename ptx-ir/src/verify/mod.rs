@@ -1,0 +1,385 @@
+//! The verifier: checks a parsed module the way ptxas would, with
+//! `file:line:col` diagnostics.
+//!
+//! - every instruction form, type and modifier exists for the module's
+//!   `.version` and `.target` (the tables' `since` lines), and the target
+//!   exists for the version;
+//! - register operands have types the instruction allows (the tables'
+//!   `types` lines under the manual's operand-type rules, §9.4, with the
+//!   relaxed size rules of `ld`/`st`/`cvt`, §9.4.1);
+//! - vector operands have the instruction's vector width;
+//! - state spaces of named variables fit the instruction;
+//! - every carry consumer (`addc`, `subc`, `madc`) has a producer (a warning:
+//!   ptxas accepts it);
+//! - declarations are complete (sized arrays, no incomplete entry parameters);
+//! - `vote` without `.sync` is not used where PTX removed it.
+//!
+//! Where the manual and ptxas disagree, the verifier follows what ptxas
+//! accepts: it must never reject a file ptxas accepts.
+
+mod target;
+mod types;
+
+pub use target::Target;
+
+use crate::analysis::FunctionAnalyses;
+use crate::ir::{AddrBase, Declarator, Function, FuncKind, Instruction, Item, Linkage, Module, Operand, Stmt, VarDecl};
+use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace};
+use crate::parse::SourceMap;
+use crate::source::{Diagnostic, LineIndex, Span};
+use rustc_hash::FxHashMap;
+
+/// Checks a module; returns every problem found (errors and warnings).
+pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagnostic> {
+    let lines = LineIndex::new(text);
+    let mut v = Verifier { file, lines: &lines, target: Target::of_module(m), version: (m.version.major, m.version.minor), out: Vec::new(), globals: FxHashMap::default() };
+    v.module_header(m, map);
+    for item in &m.items {
+        if let Item::Var(g) = item {
+            for d in &g.decl.names {
+                v.globals.insert(d.name.clone(), g.decl.space);
+            }
+        }
+    }
+    // Functions by name, for checking calls against their parameter lists.
+    let mut functions: FxHashMap<&str, &Function> = FxHashMap::default();
+    for item in &m.items {
+        if let Item::Func(f) = item {
+            functions.insert(&f.name, f);
+        }
+    }
+    for (k, item) in m.items.iter().enumerate() {
+        let span = map.items.get(k).copied().unwrap_or_default();
+        match item {
+            Item::Var(g) => v.variable(&g.decl, g.linkage, span),
+            Item::Func(f) => {
+                let stmts = map.stmts.get(k).map(|s| s.as_slice()).unwrap_or(&[]);
+                let params = map.params.get(k).map(|s| s.as_slice()).unwrap_or(&[]);
+                let header = map.headers.get(k).copied().unwrap_or(span);
+                v.function(f, span, stmts, params, header, &functions);
+            }
+            _ => {}
+        }
+    }
+    v.out
+}
+
+struct Verifier<'a> {
+    file: &'a str,
+    lines: &'a LineIndex,
+    target: Option<Target>,
+    version: (u32, u32),
+    out: Vec<Diagnostic>,
+    globals: FxHashMap<Box<str>, StateSpace>,
+}
+
+impl Verifier<'_> {
+    fn error(&mut self, span: Span, msg: String) {
+        self.out.push(Diagnostic::error(self.file, self.lines, span, msg));
+    }
+
+    fn warning(&mut self, span: Span, msg: String) {
+        self.out.push(Diagnostic::warning(self.file, self.lines, span, msg));
+    }
+
+    fn module_header(&mut self, m: &Module, map: &SourceMap) {
+        let Some(t) = &self.target else { return };
+        if let Some(need) = t.introduced_in() {
+            if self.version < need {
+                let span = map.target;
+                let name = t.name.clone();
+                self.error(span, format!(".target {name} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", need.0, need.1, m.version.major, m.version.minor));
+            }
+        }
+    }
+
+    fn variable(&mut self, d: &VarDecl, linkage: Option<Linkage>, span: Span) {
+        for n in &d.names {
+            if n.dims.first() == Some(&None) && n.init.is_none() && linkage != Some(Linkage::Extern) {
+                self.error(span, format!("variable `{}` has an incomplete type (`[]` needs an initializer or `.extern`)", n.name));
+            }
+        }
+    }
+
+    fn function(&mut self, f: &Function, span: Span, stmts: &[Span], params: &[Span], header: Span, functions: &FxHashMap<&str, &Function>) {
+        for (k, p) in f.params.iter().flatten().enumerate() {
+            if !p.names.iter().any(|n: &Declarator| n.dims.first() == Some(&None)) {
+                continue;
+            }
+            let at = params.get(k).copied().unwrap_or(span);
+            if f.kind == FuncKind::Entry {
+                // ptxas reports this at the end of the parameter list.
+                self.error(header, format!("parameter `{}` of kernel `{}` is an incomplete array", p.names[0].name, f.name));
+            } else if self.version < (6, 0) {
+                self.error(at, format!("unsized array parameter `{}` requires PTX ISA version 6.0 or later", p.names[0].name));
+            }
+        }
+        let Some(body) = &f.body else { return };
+        let mut locals: FxHashMap<&str, StateSpace> = FxHashMap::default();
+        for p in f.params.iter().flatten() {
+            for n in &p.names {
+                locals.insert(&n.name, p.space);
+            }
+        }
+        for (k, s) in body.iter().enumerate() {
+            if let Stmt::Decl(d) = s {
+                for n in &d.names {
+                    locals.insert(&n.name, d.space);
+                    if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {
+                        let at = stmts.get(k).copied().unwrap_or(span);
+                        self.error(at, format!("variable `{}` has an incomplete type (`[]` needs an initializer)", n.name));
+                    }
+                }
+            }
+        }
+        let mut has_carry_in = false;
+        for (k, s) in body.iter().enumerate() {
+            let Stmt::Instr(ins) = s else { continue };
+            let at = stmts.get(k).copied().unwrap_or(span);
+            self.availability(ins, at);
+            self.operand_types(f, ins, at);
+            self.vector_widths(f, ins, at);
+            self.state_spaces(ins, &locals, at);
+            self.vote_sync(ins, at);
+            self.call_arity(f, ins, functions, at);
+            self.operand_features(f, ins, at);
+            has_carry_in |= ins.form.flags().contains(crate::isa::Flags::CARRY_IN);
+        }
+        if has_carry_in {
+            self.carries(f, stmts, span);
+        }
+    }
+
+    /// The form's version and target requirements that apply.
+    fn availability(&mut self, ins: &Instruction, at: Span) {
+        for r in ins.form.requirements() {
+            if !r.when.is_empty() && !r.when.iter().any(|m| ins.mods.contains(&Mod(*m))) {
+                continue;
+            }
+            let what = match r.when.iter().find(|m| ins.mods.contains(&Mod(**m))) {
+                Some(m) => format!("`{}` with `{}`", ins.opcode.name(), Mod(*m).text()),
+                None => format!("`{}`", ins.opcode.name()),
+            };
+            if let Some(p) = r.ptx {
+                if self.version < p {
+                    self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.version.0, self.version.1));
+                    return;
+                }
+            }
+            if let Some(t) = &self.target {
+                if !t.satisfies(r.min_sm, r.exact) {
+                    let need = if r.exact.is_empty() { format!("sm_{} or newer", r.min_sm.unwrap_or(0)) } else { r.exact.join(" or ") };
+                    let name = t.name.clone();
+                    self.error(at, format!("{what} requires .target {need}, but the module targets {name}"));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn operand_types(&mut self, f: &Function, ins: &Instruction, at: Span) {
+        let specs = ins.form.operands();
+        let relaxed = types::relaxed_opcode(ins.opcode);
+        for (k, op) in ins.operands.iter().enumerate() {
+            let Some(spec) = specs.get(k) else { continue };
+            let expected = match spec.ty {
+                OperandType::Any => continue,
+                OperandType::Address => {
+                    if let Operand::Addr(a) = op {
+                        if let AddrBase::Reg(r) = a.base {
+                            let ty = f.reg(r).ty;
+                            if !types::is_address_type(ty) {
+                                self.error(at, format!("the address register `{}` of `{}` is {}, expected a 32- or 64-bit integer", f.reg(r).name, ins.opcode.name(), ty.text()));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                OperandType::Fixed(t) => Some(t),
+                OperandType::Slot(s) => types::slot_type(ins, s as usize),
+                OperandType::Wide(s) => types::slot_type(ins, s as usize).and_then(types::wider),
+                OperandType::Half(s) => types::slot_type(ins, s as usize).and_then(types::narrower),
+            };
+            let Some(expected) = expected else { continue };
+            self.check_operand(f, ins, op, expected, relaxed && !spec.name.starts_with("cache"), k, at);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_operand(&mut self, f: &Function, ins: &Instruction, op: &Operand, expected: ScalarType, relaxed: bool, k: usize, at: Span) {
+        match op {
+            Operand::Reg(r) => {
+                let reg = f.reg(r.reg);
+                // A lane of a vector register, or a whole vector register in a vector position.
+                let ty = reg.ty;
+                if r.sel.is_some_and(|s| s.lane().is_none()) {
+                    return; // byte/half selectors of the video instructions
+                }
+                if !types::compatible(expected, ty, relaxed) {
+                    self.error(at, format!("operand {} of `{}` is `{}` of type {}, but the instruction expects {}", k + 1, ins.opcode.name(), reg.name, ty.text(), expected.text()));
+                }
+            }
+            Operand::Vector(v) => {
+                for o in v.iter() {
+                    self.check_operand(f, ins, o, expected, relaxed, k, at);
+                }
+            }
+            Operand::Pair(first, q) => {
+                self.check_operand(f, ins, first, expected, relaxed, k, at);
+                if let crate::ir::PairPred::Reg(q) = q {
+                    let ty = f.reg(*q).ty;
+                    if ty != ScalarType::Pred {
+                        self.error(at, format!("the second half of operand {} of `{}` is `{}` of type {}, expected .pred", k + 1, ins.opcode.name(), f.reg(*q).name, ty.text()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `.vN` instructions take vectors of N elements.
+    fn vector_widths(&mut self, f: &Function, ins: &Instruction, at: Span) {
+        let Some(n) = ins.vector() else { return };
+        for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
+            // Only the data operands, those typed by the instruction's type slot.
+            if !matches!(spec.ty, OperandType::Slot(_)) {
+                continue;
+            }
+            let found = match op {
+                Operand::Vector(v) => v.len(),
+                Operand::Reg(r) if r.sel.is_none() && f.reg(r.reg).vector.is_some() => f.reg(r.reg).vector.unwrap() as usize,
+                _ => continue,
+            };
+            if found != n as usize {
+                self.error(at, format!("operand {} of `{}` has {found} elements, but `.v{n}` needs {n}", k + 1, ins.opcode.name()));
+            }
+        }
+    }
+
+    /// A named variable accessed through a state space must live in it.
+    fn state_spaces(&mut self, ins: &Instruction, locals: &FxHashMap<&str, StateSpace>, at: Span) {
+        let spaces = ins.spaces();
+        let mut mem_k = 0;
+        for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
+            if spec.mem.is_none() {
+                continue;
+            }
+            let want = spaces.get(mem_k).copied();
+            mem_k += 1;
+            let Some(want) = want else { continue };
+            let name = match op {
+                Operand::Addr(a) => match &a.base {
+                    AddrBase::Sym(s) => s.clone(),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let Some(have) = locals.get(&*name).copied().or_else(|| self.globals.get(&name).copied()) else { continue };
+            if !types::space_fits(want, have) {
+                self.error(at, format!("`{}` accesses `{name}` in {}, but it is declared in {}", ins.opcode.name(), want.text(), have.text()));
+            }
+        }
+    }
+
+    /// `vote` and `shfl` without `.sync` are gone on sm_70 and newer from PTX 6.4.
+    fn vote_sync(&mut self, ins: &Instruction, at: Span) {
+        if (ins.opcode == Opcode::VOTE || ins.opcode == Opcode::SHFL) && self.version >= (6, 4) && self.target.as_ref().is_some_and(|t| t.number >= 70) {
+            let name = self.target.as_ref().unwrap().name.clone();
+            let op = ins.opcode.name();
+            self.error(at, format!("`{op}` without `.sync` is not supported on .target {name} from PTX ISA version 6.4; use `{op}.sync`"));
+        }
+    }
+
+    /// A direct call passes as many arguments (and takes as many results) as
+    /// the callee declares.
+    fn call_arity(&mut self, _f: &Function, ins: &Instruction, functions: &FxHashMap<&str, &Function>, at: Span) {
+        if ins.opcode != Opcode::CALL {
+            return;
+        }
+        let (mut ret, mut target, mut args) = (None, None, None);
+        for op in &ins.operands {
+            match op {
+                Operand::List(l) if target.is_none() => ret = Some(l.len()),
+                Operand::List(l) => args = Some(l.len()),
+                Operand::Sym(name, _) if target.is_none() => target = Some(name),
+                _ => {}
+            }
+        }
+        let Some(callee) = target.and_then(|t| functions.get(&**t)) else { return };
+        let want_args = callee.params.as_ref().map_or(0, |p| p.len());
+        let want_ret = callee.ret.as_ref().map_or(0, |r| r.len());
+        // A trailing unsized array parameter may be left out.
+        let optional_last = callee.params.as_ref().and_then(|p| p.last()).is_some_and(|p| p.names.iter().any(|n| n.dims.first() == Some(&None)));
+        let n = args.unwrap_or(0);
+        let args_ok = n == want_args || (optional_last && n + 1 == want_args);
+        if !args_ok || ret.unwrap_or(0) != want_ret {
+            self.error(at, format!("call to `{}` passes {} argument(s) and {} result(s), but it declares {want_args} parameter(s) and {want_ret} result(s)", callee.name, args.unwrap_or(0), ret.unwrap_or(0)));
+        }
+    }
+
+    /// Requirements that depend on operands rather than modifiers.
+    fn operand_features(&mut self, f: &Function, ins: &Instruction, at: Span) {
+        // Texture and surface handles in registers: "indirect texture access", PTX 3.1.
+        let tex_like = [Opcode::TEX, Opcode::TLD4, Opcode::TXQ, Opcode::SULD, Opcode::SUST, Opcode::SURED, Opcode::SUQ];
+        if tex_like.contains(&ins.opcode) && self.version < (3, 1) {
+            let indirect = ins.operands.iter().any(|op| match op {
+                Operand::AddrList(v) => matches!(v.first(), Some(Operand::Reg(_))),
+                Operand::Addr(a) => matches!(a.base, AddrBase::Reg(_)),
+                _ => false,
+            });
+            if indirect {
+                self.error(at, format!("`{}` with a texture or surface handle in a register (indirect access) requires PTX ISA version 3.1 or later", ins.opcode.name()));
+            }
+        }
+        // Braced vectors: 1, 2, 4 or 8 elements; without `.vN`, a braced data operand has one.
+        let data_ops = [Opcode::LD, Opcode::ST, Opcode::LDU, Opcode::MOV];
+        if data_ops.contains(&ins.opcode) {
+            for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
+                let Operand::Vector(v) = op else { continue };
+                if !matches!(v.len(), 1 | 2 | 4 | 8) {
+                    self.error(at, format!("operand {} of `{}` is a vector of {} elements; vectors have 1, 2, 4 or 8", k + 1, ins.opcode.name(), v.len()));
+                } else if ins.vector().is_none() && v.len() > 1 && ins.opcode != Opcode::MOV && matches!(spec.ty, OperandType::Slot(_)) {
+                    self.error(at, format!("operand {} of `{}` is a vector of {} elements, but the instruction has no `.v{}`", k + 1, ins.opcode.name(), v.len(), v.len()));
+                }
+            }
+        }
+        // `set` with a half-precision source and an integer result: PTX 6.5.
+        if ins.opcode == Opcode::SET && self.version < (6, 5) {
+            let t = ins.types();
+            let int_result = t.first().is_some_and(|d| matches!(d.class(), crate::isa::TypeClass::Unsigned | crate::isa::TypeClass::Signed));
+            if int_result && t.iter().skip(1).any(|s| matches!(s, ScalarType::F16 | ScalarType::F16x2)) {
+                self.error(at, "`set` with a half-precision source and an integer result requires PTX ISA version 6.5 or later".to_string());
+            }
+        }
+        // `mov` between scalars: its table accepts any types (the same syntax
+        // packs and unpacks vectors), so the scalar case is checked here.
+        if ins.opcode == Opcode::MOV && ins.vector().is_none() && !ins.operands.iter().any(|o| matches!(o, Operand::Vector(_))) {
+            if let Some(ty) = ins.ty() {
+                for (k, op) in ins.operands.iter().enumerate() {
+                    if let Operand::Reg(r) = op {
+                        if r.sel.is_none() && f.reg(r.reg).vector.is_none() {
+                            let rt = f.reg(r.reg).ty;
+                            if !types::compatible(ty, rt, false) {
+                                self.error(at, format!("operand {} of `mov` is `{}` of type {}, but the instruction expects {}", k + 1, f.reg(r.reg).name, rt.text(), ty.text()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every carry consumer should be reached by a carry producer. ptxas does
+    /// not check this (it accepts `addc` with no `add.cc` before it, reading
+    /// whatever the flag holds), so it is a warning, not an error.
+    fn carries(&mut self, f: &Function, stmts: &[Span], span: Span) {
+        let a = FunctionAnalyses::compute(f);
+        let carry = a.locs.carry();
+        for u in &a.def_use.uses {
+            if u.loc == carry && u.reaching.is_empty() {
+                let at = stmts.get(u.stmt).copied().unwrap_or(span);
+                self.warning(at, "this instruction reads the carry flag, but no `.cc` instruction sets it before".to_string());
+            }
+        }
+    }
+}
