@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: builds everything (release), and
 # the tests install ptxas/nvdisasm themselves (tools/setup-ptx-tools.sh) into
-# ~/.cache/ptx-opt-tools. Uses ../shared/corpus when it exists.
+# ~/.cache/ptx-opt-tools, and graphviz is installed with apt-get when missing.
+# Uses ../shared/corpus when it exists.
 # Ends with one summary line: "N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# graphviz's `dot` checks the CFG output; install it when missing and possible.
+if ! command -v dot >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  echo "[test.sh] installing graphviz (for the cfg-dot test)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q graphviz >/dev/null 2>&1 \
+    || { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q graphviz >/dev/null 2>&1; } \
+    || echo "[test.sh] could not install graphviz; the cfg-dot test will fail" >&2
+fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 cargo test --release --workspace --locked 2>&1 | tee "$log"

@@ -23,6 +23,10 @@ options:
   -o PATH        write the output to PATH (default: standard output);
                  written only on success, through a temporary file
   -O0            no optimization: parse and print back (default)
+  --verify       parse and verify only (types, targets, versions ...);
+                 diagnostics on stderr, nothing written
+  --emit=KIND    what to write: `ptx` (default) or `cfg-dot` (graphviz:
+                 one subgraph per function, edges labeled taken/fall-through)
   -h, --help     print this help
   --version      print the version
 
@@ -35,6 +39,16 @@ pub struct Options {
     pub input: Option<PathBuf>,
     pub output: Option<PathBuf>,
     pub level: OptLevel,
+    /// Parse and verify only.
+    pub verify: bool,
+    pub emit: Emit,
+}
+
+/// The kind of output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Emit {
+    Ptx,
+    CfgDot,
 }
 
 /// The outcome of parsing the arguments.
@@ -47,7 +61,7 @@ pub enum Command {
 
 /// Parses arguments (without the program name).
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
-    let mut opts = Options { input: None, output: None, level: OptLevel::O0 };
+    let mut opts = Options { input: None, output: None, level: OptLevel::O0, verify: false, emit: Emit::Ptx };
     let mut i = 0;
     let mut only_files = false;
     while i < args.len() {
@@ -73,6 +87,10 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 opts.output = Some(PathBuf::from(p));
             }
             "-O0" => opts.level = OptLevel::O0,
+            "--verify" => opts.verify = true,
+            "--emit=ptx" => opts.emit = Emit::Ptx,
+            "--emit=cfg-dot" => opts.emit = Emit::CfgDot,
+            _ if a.starts_with("--emit") => return Err(format!("`{a}`: --emit takes `ptx` or `cfg-dot` (--emit=cfg-dot)")),
             "-O1" | "-O2" | "-O3" | "-O" => return Err(format!("`{a}`: only -O0 is available in this version")),
             _ if a.starts_with("-o") && a.len() > 2 => opts.output = Some(PathBuf::from(&a[2..])),
             _ => return Err(format!("unknown option `{a}`")),
@@ -122,8 +140,25 @@ pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr
             return EXIT_INVALID;
         }
     };
+    if opts.verify {
+        let diags = ptx_ir::verify::verify(&parsed.module, &parsed.source_map, &name, &bytes);
+        for d in &diags {
+            let _ = writeln!(stderr, "{d}");
+        }
+        return if diags.iter().any(|d| d.is_error()) { EXIT_INVALID } else { EXIT_OK };
+    }
     let module = optimize(parsed.module, opts.level);
-    let text = ptx_print::print_module(&module);
+    let text = match opts.emit {
+        Emit::Ptx => ptx_print::print_module(&module),
+        Emit::CfgDot => ptx_ir::cfg::module_dot(&module, &|f, s| match s {
+            ptx_ir::ir::Stmt::Instr(i) => {
+                let mut t = String::new();
+                ptx_print::write_instruction(&mut t, f, i);
+                t
+            }
+            _ => String::new(),
+        }),
+    };
     // The process ends right after this; freeing a large module piece by piece
     // is measurable time for nothing.
     std::mem::forget(module);
@@ -173,9 +208,12 @@ mod tests {
     fn arguments() {
         assert_eq!(
             parse_args(&args(&["-O0", "in.ptx", "-o", "out.ptx"])),
-            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0 }))
+            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0, verify: false, emit: Emit::Ptx }))
         );
-        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options { input: None, output: None, level: OptLevel::O0 })));
+        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options { input: None, output: None, level: OptLevel::O0, verify: false, emit: Emit::Ptx })));
+        assert!(matches!(parse_args(&args(&["--verify", "x.ptx"])), Ok(Command::Run(Options { verify: true, .. }))));
+        assert!(matches!(parse_args(&args(&["--emit=cfg-dot"])), Ok(Command::Run(Options { emit: Emit::CfgDot, .. }))));
+        assert!(parse_args(&args(&["--emit=svg"])).is_err());
         assert!(parse_args(&args(&["a", "b"])).is_err());
         assert!(parse_args(&args(&["-o"])).is_err());
         assert!(parse_args(&args(&["--frobnicate"])).is_err());

@@ -105,3 +105,24 @@ fn unreadable_input_and_output_are_errors() {
     assert_eq!(code, 1);
     assert!(err.contains("cannot write"), "{err}");
 }
+
+#[test]
+fn verify_reports_errors_without_writing() {
+    let bad_type = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f32 %f;\n\t.reg .b32 %r;\n\tadd.u32 %r, %r, %f;\n\tret;\n}\n";
+    let (code, out, err) = run_with_stdin(&["--verify"], bad_type);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert!(err.starts_with("<stdin>:8:2: error: operand 3 of `add` is `%f` of type .f32"), "{err}");
+    let (code, out, err) = run_with_stdin(&["--verify"], VALID);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+}
+
+#[test]
+fn emits_cfg_dot() {
+    let branchy = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p;\n\t.reg .b32 %r;\n\tsetp.eq.u32 %p, %r, 0;\n\t@%p bra L;\n\tadd.u32 %r, %r, 1;\nL:\n\tret;\n}\n";
+    let (code, out, err) = run_with_stdin(&["--emit=cfg-dot"], branchy);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("digraph ptx {"), "{out}");
+    assert!(out.contains("label=\"taken\"") && out.contains("label=\"fall-through\""), "{out}");
+    assert!(out.contains("subgraph cluster_0"), "{out}");
+}

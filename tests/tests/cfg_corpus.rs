@@ -93,3 +93,35 @@ fn every_corpus_function_has_a_consistent_cfg() {
     assert!(functions > 0);
     assert!(failures.is_empty(), "{} problems in {functions} functions:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
 }
+
+/// `--emit=cfg-dot` output is valid graphviz: `dot -Tsvg` accepts it for
+/// every file of the project's corpus and a sample of the shared one.
+#[test]
+fn cfg_dot_is_valid_graphviz() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dot = Command::new("dot").arg("-V").output();
+    assert!(dot.is_ok(), "graphviz `dot` is needed for this test (tools/test.sh installs it: apt-get install graphviz)");
+    let mut inputs: Vec<(String, Vec<u8>)> = ptx_files(&own_corpus_dir()).into_iter().map(|p| (p.display().to_string(), std::fs::read(&p).unwrap())).collect();
+    if let Some(dir) = shared_corpus_dir() {
+        for e in manifest(&dir).iter().step_by(25) {
+            inputs.push((e.file.clone(), std::fs::read(dir.join(&e.file)).unwrap()));
+        }
+    }
+    let print = |f: &Function, s: &Stmt| match s {
+        Stmt::Instr(i) => {
+            let mut t = String::new();
+            ptx_print::write_instruction(&mut t, f, i);
+            t
+        }
+        _ => String::new(),
+    };
+    for (name, bytes) in inputs {
+        let Ok(p) = ptx_ir::parse(&name, &bytes) else { continue };
+        let text = ptx_ir::cfg::module_dot(&p.module, &print);
+        let mut child = Command::new("dot").arg("-Tsvg").stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{name}: dot rejects the CFG: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
