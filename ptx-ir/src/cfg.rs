@@ -67,6 +67,22 @@ pub fn is_terminator(opcode: Opcode) -> bool {
     opcode.flags().intersects(Flags::BRANCH.union(Flags::RET).union(Flags::EXIT)) || opcode == Opcode::TRAP
 }
 
+/// Two CFGs are equal when they have the same blocks in the same layout
+/// and the same edges (petgraph graphs have no equality of their own).
+impl PartialEq for Cfg {
+    fn eq(&self, o: &Cfg) -> bool {
+        let blocks = |c: &Cfg| c.layout.iter().map(|n| (n.index(), c.graph[*n].clone())).collect::<Vec<_>>();
+        let edges = |c: &Cfg| {
+            let mut e: Vec<(usize, usize, EdgeKind)> = c.edges().map(|(a, b, k)| (a.index(), b.index(), k)).collect();
+            e.sort();
+            e
+        };
+        self.entry == o.entry && self.block_of_stmt == o.block_of_stmt && self.exit_blocks == o.exit_blocks && blocks(self) == blocks(o) && edges(self) == edges(o)
+    }
+}
+
+impl Eq for Cfg {}
+
 impl Cfg {
     /// Builds the CFG of a function (an empty graph with one empty block for a declaration).
     pub fn build(f: &Function) -> Cfg {

@@ -13,8 +13,9 @@
 //! ```
 
 pub mod cli;
+pub mod db;
 
-use ptx_ir::ir::Module;
+use ptx_ir::ir::{Function, Item, Module};
 
 /// Optimization level, as `-O0` .. `-O3` on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -22,9 +23,23 @@ pub enum OptLevel {
     O0,
 }
 
-/// Runs the pass pipeline of `level` over a module.
-pub fn optimize(module: Module, level: OptLevel) -> Module {
+/// Runs the pass pipeline of `level` over a module: each function on its own.
+pub fn optimize(mut module: Module, level: OptLevel) -> Module {
+    if level == OptLevel::O0 {
+        return module;
+    }
+    for item in &mut module.items {
+        if let Item::Func(f) = item {
+            **f = optimize_function(f, level);
+        }
+    }
+    module
+}
+
+/// Runs the pass pipeline of `level` over one function, giving a new one
+/// (the input is not changed, so the incremental database can keep it).
+pub fn optimize_function(f: &Function, level: OptLevel) -> Function {
     match level {
-        OptLevel::O0 => module,
+        OptLevel::O0 => f.clone(),
     }
 }

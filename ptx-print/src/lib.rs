@@ -15,7 +15,7 @@ mod instruction;
 mod module;
 
 pub use instruction::{write_imm, write_instruction};
-pub use module::print_module;
+pub use module::{print_module, write_header, write_item, write_separator};
 
 /// Width the printer wraps long lists at.
 pub const WIDTH: usize = 100;

@@ -8,74 +8,88 @@ use std::fmt::Write;
 /// Prints a whole module.
 pub fn print_module(m: &Module) -> String {
     let mut out = String::with_capacity(estimate_len(m));
+    write_header(&mut out, m);
+    let mut prev_func = false;
+    for item in &m.items {
+        write_separator(&mut out, item, prev_func);
+        prev_func = matches!(item, Item::Func(_));
+        write_item(&mut out, item);
+    }
+    out
+}
+
+/// `.version`, `.target`, `.address_size`.
+pub fn write_header(out: &mut String, m: &Module) {
     let _ = writeln!(out, ".version {}.{}", m.version.major, m.version.minor);
     let _ = writeln!(out, ".target {}", m.target.join(", "));
     if let Some(a) = m.address_size {
         let _ = writeln!(out, ".address_size {a}");
     }
-    let mut prev_func = false;
-    for item in &m.items {
-        let is_func = matches!(item, Item::Func(_));
-        if is_func || prev_func {
+}
+
+/// The blank line that sets functions apart from what surrounds them.
+pub fn write_separator(out: &mut String, item: &Item, prev_was_func: bool) {
+    if matches!(item, Item::Func(_)) || prev_was_func {
+        out.push('\n');
+    }
+}
+
+/// One module-level item.
+pub fn write_item(out: &mut String, item: &Item) {
+    match item {
+        Item::Target(t) => {
+            let _ = writeln!(out, ".target {}", t.join(", "));
+        }
+        Item::File(f) => {
+            let _ = write!(out, ".file {} {}", f.index, f.name);
+            if let Some(t) = f.timestamp {
+                let _ = write!(out, ", {t}");
+                if let Some(s) = f.size {
+                    let _ = write!(out, ", {s}");
+                }
+            }
             out.push('\n');
         }
-        prev_func = is_func;
-        match item {
-            Item::Target(t) => {
-                let _ = writeln!(out, ".target {}", t.join(", "));
-            }
-            Item::File(f) => {
-                let _ = write!(out, ".file {} {}", f.index, f.name);
-                if let Some(t) = f.timestamp {
-                    let _ = write!(out, ", {t}");
-                    if let Some(s) = f.size {
-                        let _ = write!(out, ", {s}");
+        Item::Section(s) => {
+            let _ = writeln!(out, ".section {}\n{{", s.name);
+            for e in &s.entries {
+                match e {
+                    SectionEntry::Label(l) => {
+                        let _ = writeln!(out, "{l}:");
                     }
-                }
-                out.push('\n');
-            }
-            Item::Section(s) => {
-                let _ = writeln!(out, ".section {}\n{{", s.name);
-                for e in &s.entries {
-                    match e {
-                        SectionEntry::Label(l) => {
-                            let _ = writeln!(out, "{l}:");
-                        }
-                        SectionEntry::Data { width, values } => {
-                            let _ = write!(out, ".b{width} ");
-                            for (k, v) in values.iter().enumerate() {
-                                if k > 0 {
-                                    out.push(',');
-                                }
-                                write_expr(&mut out, v);
+                    SectionEntry::Data { width, values } => {
+                        let _ = write!(out, ".b{width} ");
+                        for (k, v) in values.iter().enumerate() {
+                            if k > 0 {
+                                out.push(',');
                             }
-                            out.push('\n');
+                            write_expr(out, v);
                         }
+                        out.push('\n');
                     }
                 }
-                out.push_str("}\n");
             }
-            Item::Pragma(p) => {
-                let _ = writeln!(out, ".pragma {};", p.join(", "));
+            out.push_str("}\n");
+        }
+        Item::Pragma(p) => {
+            let _ = writeln!(out, ".pragma {};", p.join(", "));
+        }
+        Item::Alias { alias, aliasee } => {
+            let _ = writeln!(out, ".alias {alias}, {aliasee};");
+        }
+        Item::Var(v) => {
+            if let Some(l) = v.linkage {
+                out.push_str(l.text());
+                out.push(' ');
             }
-            Item::Alias { alias, aliasee } => {
-                let _ = writeln!(out, ".alias {alias}, {aliasee};");
-            }
-            Item::Var(v) => {
-                if let Some(l) = v.linkage {
-                    out.push_str(l.text());
-                    out.push(' ');
-                }
-                write_decl(&mut out, &v.decl);
-                out.push_str(";\n");
-            }
-            Item::Func(f) => write_function(&mut out, f),
-            Item::Dwarf(text) => {
-                let _ = writeln!(out, "@@DWARF {text}");
-            }
+            write_decl(out, &v.decl);
+            out.push_str(";\n");
+        }
+        Item::Func(f) => write_function(out, f),
+        Item::Dwarf(text) => {
+            let _ = writeln!(out, "@@DWARF {text}");
         }
     }
-    out
 }
 
 /// A guess at the printed size, so the output buffer is not regrown many times.

@@ -17,7 +17,7 @@ use crate::cfg::Cfg;
 use crate::ir::Function;
 
 /// Every analysis of one function, computed together.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FunctionAnalyses {
     pub cfg: Cfg,
     pub locs: LocTable,

@@ -29,6 +29,8 @@ pub struct Parser<'a> {
     prev: Span,
     lines: OnceCell<LineIndex>,
     pub globals: FxHashMap<Box<str>, GlobalKind>,
+    /// Module-level names known before parsing (item-by-item parsing), borrowed.
+    pub known_globals: Option<&'a FxHashMap<Box<str>, GlobalKind>>,
     pub func: Option<FuncState<'a>>,
     /// Per function parsed so far: labels used but not defined, with their first use.
     pub pending_names: Vec<Vec<(crate::ir::LabelId, Span)>>,
@@ -64,6 +66,7 @@ impl<'a> Parser<'a> {
             prev: Span::new(0, 0),
             lines: OnceCell::new(),
             globals: FxHashMap::default(),
+            known_globals: None,
             func: None,
             pending_names: Vec::new(),
             param_spans: Vec::new(),
@@ -91,6 +94,11 @@ impl<'a> Parser<'a> {
                 Token { kind: TokenKind::Error, span: sp, glued: false }
             }
         }
+    }
+
+    /// Is `name` a module-level variable or function?
+    pub fn is_global(&self, name: &str) -> bool {
+        self.globals.contains_key(name) || self.known_globals.is_some_and(|g| g.contains_key(name))
     }
 
     /// Line and column tables, built on the first error.

@@ -259,7 +259,7 @@ impl<'a> Parser<'a> {
                     return Ok(Operand::SReg(sr, sel));
                 }
                 // Branch targets are labels even when a module symbol has the same name.
-                if self.globals.contains_key(name) && !opcode.flags().contains(crate::isa::Flags::BRANCH) {
+                if self.is_global(name) && !opcode.flags().contains(crate::isa::Flags::BRANCH) {
                     return self.symbol_operand(name, opcode, depth);
                 }
                 let f = self.func.as_mut().unwrap();
@@ -363,7 +363,7 @@ impl<'a> Parser<'a> {
                     self.bump();
                     AddrBase::Sym(name.into())
                 }
-                None if self.globals.contains_key(name) => {
+                None if self.is_global(name) => {
                     self.bump();
                     AddrBase::Sym(name.into())
                 }

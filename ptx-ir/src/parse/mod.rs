@@ -18,6 +18,7 @@ pub mod split;
 use crate::ir::Module;
 use crate::source::{Diagnostic, Span};
 
+pub use cursor::GlobalKind;
 pub use expr::{eval_int, ExprValue};
 
 /// Where things came from: spans of module items and of function statements.
@@ -35,6 +36,41 @@ pub struct SourceMap {
     pub target: Span,
 }
 
+impl SourceMap {
+    pub fn push(&mut self, s: ItemSpans) {
+        self.items.push(s.item);
+        self.stmts.push(s.stmts);
+        self.params.push(s.params);
+        self.headers.push(s.header);
+    }
+}
+
+/// The positions of one item (see [`SourceMap`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ItemSpans {
+    pub item: Span,
+    pub stmts: Vec<Span>,
+    pub params: Vec<Span>,
+    pub header: Span,
+}
+
+impl ItemSpans {
+    /// Moves every span by `delta` bytes.
+    pub fn shifted(&self, delta: u32) -> ItemSpans {
+        let sh = |s: &Span| Span { start: s.start + delta, end: s.end + delta };
+        ItemSpans { item: sh(&self.item), stmts: self.stmts.iter().map(sh).collect(), params: self.params.iter().map(sh).collect(), header: sh(&self.header) }
+    }
+}
+
+/// The module header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub version: crate::ir::Version,
+    pub target: Vec<crate::ir::Name>,
+    pub address_size: Option<u32>,
+    pub target_span: Span,
+}
+
 /// A parsed module with its positions.
 #[derive(Clone, Debug)]
 pub struct Parsed {
@@ -47,6 +83,32 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
     let mut p = cursor::Parser::new(file, text);
     let (module, source_map) = p.module()?;
     Ok(Parsed { module, source_map })
+}
+
+/// Parses just the module header (the text before the first item).
+pub fn parse_header(file: &str, text: &[u8]) -> Result<Header, Diagnostic> {
+    let mut p = cursor::Parser::new(file, text);
+    let h = p.header()?;
+    if !p.at(crate::lexer::TokenKind::Eof) {
+        return p.expected("the end of the module header");
+    }
+    Ok(h)
+}
+
+/// Parses one top-level item's text (as cut by [`split::split_items`]), given
+/// every module-level name. `Ok(None)` for text with no item (comments only).
+/// Positions are relative to `text`.
+pub fn parse_item(file: &str, text: &[u8], globals: &rustc_hash::FxHashMap<Box<str>, GlobalKind>) -> Result<Option<(crate::ir::Item, ItemSpans)>, Diagnostic> {
+    let mut p = cursor::Parser::new(file, text);
+    p.known_globals = Some(globals);
+    if p.at(crate::lexer::TokenKind::Eof) {
+        return Ok(None);
+    }
+    let r = p.spanned_item()?;
+    if !p.at(crate::lexer::TokenKind::Eof) {
+        return p.expected("the end of the item");
+    }
+    Ok(Some(r))
 }
 
 /// Parses a PTX module from a string, discarding positions.

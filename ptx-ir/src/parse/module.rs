@@ -3,13 +3,34 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
-use super::SourceMap;
+use super::{Header, ItemSpans, SourceMap};
 use crate::ir::{FileDecl, GlobalVar, Item, Linkage, Module, Name, Section, SectionEntry, Version};
 use crate::lexer::TokenKind;
 use crate::source::Span;
 
 impl<'a> Parser<'a> {
     pub fn module(&mut self) -> PResult<(Module, SourceMap)> {
+        let header = self.header()?;
+        // Every module-level name, before any function is parsed: a function
+        // may refer to one declared after it.
+        let start = self.peek().span.start as usize;
+        for r in super::split::split_items(self.src, start) {
+            for (name, kind) in super::split::item_names(&self.src[r]) {
+                self.globals.entry(name).or_insert(kind);
+            }
+        }
+        let mut module = Module { version: header.version, target: header.target, address_size: header.address_size, items: Vec::new() };
+        let mut map = SourceMap { target: header.target_span, ..SourceMap::default() };
+        while !self.at(TokenKind::Eof) {
+            let (item, spans) = self.spanned_item()?;
+            map.push(spans);
+            module.items.push(item);
+        }
+        Ok((module, map))
+    }
+
+    /// `.version`, `.target` and `.address_size`.
+    pub fn header(&mut self) -> PResult<Header> {
         if !self.at_dot(".version") {
             return self.expected("`.version` (every PTX module starts with it)");
         }
@@ -37,27 +58,21 @@ impl<'a> Parser<'a> {
         let Some(target) = target else {
             return self.expected("`.target` after `.version`");
         };
-        // Every module-level name, before any function is parsed: a function
-        // may refer to one declared after it.
-        let start = self.peek().span.start as usize;
-        for r in super::split::split_items(self.src, start) {
-            for (name, kind) in super::split::item_names(&self.src[r]) {
-                self.globals.entry(name).or_insert(kind);
-            }
-        }
-        let mut module = Module { version, target, address_size, items: Vec::new() };
-        let mut map = SourceMap { target: target_span, ..SourceMap::default() };
-        while !self.at(TokenKind::Eof) {
-            let start = self.mark();
-            let (item, stmts) = self.item()?;
-            map.items.push(self.span_from(start));
-            map.stmts.push(stmts);
-            map.params.push(std::mem::take(&mut self.param_spans));
-            map.headers.push(std::mem::take(&mut self.header_end));
-            module.items.push(item);
-        }
-        self.resolve_forward_references(&mut module, &map)?;
-        Ok((module, map))
+        Ok(Header { version, target, address_size, target_span })
+    }
+
+    /// One item with its positions; undefined labels are reported here.
+    pub fn spanned_item(&mut self) -> PResult<(Item, ItemSpans)> {
+        let start = self.mark();
+        let (item, stmts) = self.item()?;
+        let spans = ItemSpans {
+            item: self.span_from(start),
+            stmts,
+            params: std::mem::take(&mut self.param_spans),
+            header: std::mem::take(&mut self.header_end),
+        };
+        self.check_undefined_labels()?;
+        Ok((item, spans))
     }
 
     fn version(&mut self) -> PResult<Version> {
@@ -242,8 +257,8 @@ impl<'a> Parser<'a> {
     }
 
     /// Labels used but never defined: an error at their first use.
-    fn resolve_forward_references(&self, _module: &mut Module, _map: &SourceMap) -> PResult<()> {
-        for undefined in &self.pending_names {
+    fn check_undefined_labels(&mut self) -> PResult<()> {
+        for undefined in std::mem::take(&mut self.pending_names) {
             if let Some((_, span)) = undefined.first() {
                 let name = std::str::from_utf8(&self.src[span.start as usize..span.end as usize]).unwrap_or("?");
                 return self.error_at(*span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));

@@ -38,6 +38,16 @@ fn starts_item(word: &[u8]) -> bool {
     )
 }
 
+/// Bytes that matter inside braces.
+static BODY_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'/' as usize] = true;
+    t
+};
+
 fn is_linkage(word: &[u8]) -> bool {
     matches!(word, b".extern" | b".visible" | b".weak" | b".common")
 }
@@ -92,9 +102,140 @@ fn lx_clone_pos<'a>(lx: &Lexer<'a>) -> Lexer<'a> {
 }
 
 /// The byte ranges of the top-level items after `start`; together with
-/// `0..start` they cover the text. Whitespace and comments between items
-/// belong to the item before them.
+/// `0..start` they cover the text exactly. Whitespace and comments between
+/// items belong to the item before them (the first item also takes those
+/// before it).
 pub fn split_items(src: &[u8], start: usize) -> Vec<Range<usize>> {
+    let starts = item_starts(src, start, |_| false);
+    ranges(src.len(), start, &starts)
+}
+
+/// Turns item start offsets into ranges covering `start..len`.
+fn ranges(len: usize, start: usize, items: &[usize]) -> Vec<Range<usize>> {
+    let mut out = Vec::with_capacity(items.len());
+    for (k, &s) in items.iter().enumerate() {
+        let e = items.get(k + 1).copied().unwrap_or(len);
+        // The first item also takes the text between the header and it.
+        out.push(if k == 0 { start..e } else { s..e });
+    }
+    if out.is_empty() && start < len {
+        // Only whitespace and comments after the header.
+        out.push(start..len);
+    }
+    out
+}
+
+/// Re-cuts `new` after an edit, reusing the cut of `old` (whose item ranges
+/// are `old_ranges`) where the texts agree: only the stretch from the item
+/// where they start to differ up to the point where the new cut falls back
+/// onto the old one (shifted by the change in length) is scanned.
+pub fn resplit_items(old: &[u8], old_ranges: &[Range<usize>], new: &[u8], start: usize) -> Recut {
+    let prefix = common_prefix(old, new);
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let suffix = common_suffix(&old[prefix..], &new[prefix..]).min(max_suffix);
+    let ranges = resplit_with(old, old_ranges, new, start, prefix, suffix);
+    Recut { ranges, prefix, suffix }
+}
+
+/// The result of [`resplit_items`]: the new ranges, and how many bytes at
+/// the start and at the end the old and new texts share (items inside those
+/// are unchanged).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recut {
+    pub ranges: Vec<Range<usize>>,
+    pub prefix: usize,
+    pub suffix: usize,
+}
+
+fn resplit_with(old: &[u8], old_ranges: &[Range<usize>], new: &[u8], start: usize, prefix: usize, suffix: usize) -> Vec<Range<usize>> {
+    if old_ranges.is_empty() || prefix < old_ranges[0].end || old_ranges[0].start != start {
+        return split_items(new, start);
+    }
+    // The item before the one holding the first difference: its trailing
+    // text may grow, and a change at an item's first byte may move its start.
+    let k0 = old_ranges.partition_point(|r| r.end <= prefix).saturating_sub(1);
+    let scan_from = old_ranges[k0].start.max(start);
+    let delta = new.len() as isize - old.len() as isize;
+    let suffix_start_new = new.len() - suffix;
+    // Old item starts after the change, as they would sit in the new text.
+    let old_starts: Vec<usize> = old_ranges.iter().skip(1).map(|r| r.start).collect();
+    let mut resume_at = None;
+    let mut scanned = item_starts(new, scan_from, |b| {
+        if b < suffix_start_new {
+            return false;
+        }
+        let old_pos = (b as isize - delta) as usize;
+        if old_starts.binary_search(&old_pos).is_ok() {
+            resume_at = Some(old_pos);
+            true
+        } else {
+            false
+        }
+    });
+    let mut starts: Vec<usize> = old_ranges.iter().take(k0).map(|r| r.start).collect();
+    if k0 == 0 {
+        // The first range starts at `start`; its item may start later.
+        starts.clear();
+    }
+    starts.append(&mut scanned);
+    if let Some(old_pos) = resume_at {
+        let from = old_starts.partition_point(|s| *s <= old_pos);
+        starts.extend(old_starts[from..].iter().map(|s| (*s as isize + delta) as usize));
+    }
+    ranges(new.len(), start, &starts)
+}
+
+/// Length of the common prefix, comparing blocks with `memcmp` first.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 1024;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// Length of the common suffix.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 1024;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
+    let mut k = 0;
+    while k + BLOCK <= n && a[n - k - BLOCK..n - k] == b[n - k - BLOCK..n - k] {
+        k += BLOCK;
+    }
+    while k < n && a[n - k - 1] == b[n - k - 1] {
+        k += 1;
+    }
+    k
+}
+
+/// Offsets where items start, scanning from `start`; stops (after recording
+/// it) at the first item start for which `stop` returns true.
+fn item_starts(src: &[u8], start: usize, stop: impl FnMut(usize) -> bool) -> Vec<usize> {
+    scan(src, start, stop).0
+}
+
+/// Where the first item of `text` starts (after whitespace and comments).
+pub fn item_starts_at(text: &[u8]) -> Option<usize> {
+    scan(text, 0, |_| true).0.first().copied()
+}
+
+/// Is `text` at most one item, ending with every brace, parenthesis and
+/// comment closed? Then an edit confined to it cannot change how the items
+/// around it are cut.
+pub fn is_self_contained_item(text: &[u8]) -> bool {
+    let (starts, clean) = scan(text, 0, |_| false);
+    clean && starts.len() <= 1
+}
+
+/// The scan behind [`item_starts`]; also says whether it ended outside any
+/// brace, parenthesis, comment or string.
+fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<usize>, bool) {
     #[derive(PartialEq)]
     enum Open {
         None,
@@ -113,6 +254,16 @@ pub fn split_items(src: &[u8], start: usize) -> Vec<Range<usize>> {
     let mut is_func_item = false;
     let mut i = start;
     while i < n {
+        // Inside braces only `{`, `}`, strings and comments matter: skip
+        // everything else quickly (function bodies are most of a module).
+        if braces > 0 {
+            while i < n && !BODY_SPECIAL[src[i] as usize] {
+                i += 1;
+            }
+            if i >= n {
+                break;
+            }
+        }
         let c = src[i];
         match c {
             b'/' if i + 1 < n && src[i + 1] == b'/' => {
@@ -140,6 +291,9 @@ pub fn split_items(src: &[u8], start: usize) -> Vec<Range<usize>> {
             b'@' if braces == 0 && parens == 0 && i + 1 < n && src[i + 1] == b'@' => {
                 // A PTX 1.x `@@DWARF` line is an item of its own.
                 items.push(i);
+                if stop(i) {
+                    return (items, false);
+                }
                 while i < n && src[i] != b'\n' {
                     i += 1;
                 }
@@ -183,6 +337,9 @@ pub fn split_items(src: &[u8], start: usize) -> Vec<Range<usize>> {
                     let continues = last_word_linkage || (word == b".pragma" && open == Open::FuncHeader);
                     if !continues {
                         items.push(s);
+                        if stop(s) {
+                            return (items, false);
+                        }
                         is_func_item = false;
                         open = Open::Other;
                     }
@@ -204,12 +361,8 @@ pub fn split_items(src: &[u8], start: usize) -> Vec<Range<usize>> {
         }
         i += 1;
     }
-    let mut out = Vec::with_capacity(items.len());
-    for (k, &s) in items.iter().enumerate() {
-        let e = items.get(k + 1).copied().unwrap_or(n);
-        out.push(s..e);
-    }
-    out
+    let clean = braces == 0 && parens == 0 && i == n;
+    (items, clean)
 }
 
 /// Is the open item a `.section` (whose `{` opens its data)?

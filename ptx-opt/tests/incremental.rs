@@ -1,0 +1,110 @@
+//! The incremental database: it computes what the one-shot path computes,
+//! and editing one function re-runs only that function's queries (checked on
+//! salsa's execution log).
+
+use ptx_opt::db::{Database, ItemSource};
+use ptx_opt::OptLevel;
+use salsa::plumbing::AsId;
+
+const HEAD: &str = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+fn function(name: &str, body: &str) -> String {
+    format!(".visible .entry {name}(.param .u64 p)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\t.reg .pred %q;\n\tld.param.u64 %rd1, [p];\n\tld.global.u32 %r1, [%rd1];\n{body}\tst.global.u32 [%rd1], %r2;\n\tret;\n}}\n")
+}
+
+fn module(b_body: &str) -> String {
+    let loop_body = "L:\n\tadd.u32 %r2, %r1, 1;\n\tsetp.lt.u32 %q, %r2, 9;\n\t@%q bra L;\n";
+    format!("{HEAD}.global .u32 counter;\n{}{}{}", function("a", loop_body), function("b", b_body), function("c", loop_body))
+}
+
+/// The per-item queries that ran for `item`, by query name.
+fn ran_for(db: &Database, item: ItemSource) -> Vec<String> {
+    let log = db.log().unwrap().lock().unwrap();
+    let id = item.as_id();
+    log.iter().filter(|k| k.key_index() == id).map(|k| db.query_name(*k)).collect()
+}
+
+#[test]
+fn editing_one_function_reruns_only_its_queries() {
+    let (mut db, log) = Database::with_log();
+    let file = db.add_file("m.ptx", &module("\tmov.u32 %r2, 1;\n"), OptLevel::O0);
+    let cold = db.printed(file).unwrap();
+    let (a, b, c) = (db.function_item(file, "a").unwrap(), db.function_item(file, "b").unwrap(), db.function_item(file, "c").unwrap());
+    assert!(ran_for(&db, a).contains(&"analyses".to_string()), "the cold run computes every function's analyses");
+    log.lock().unwrap().clear();
+
+    db.set_text(file, &module("\tmov.u32 %r2, 2;\n"));
+    let warm = db.printed(file).unwrap();
+    assert_ne!(cold, warm);
+    assert!(warm.contains("mov.u32 \t%r2, 2;"));
+    for other in [a, c] {
+        assert!(ran_for(&db, other).is_empty(), "queries of an unchanged function ran: {:?}", ran_for(&db, other));
+    }
+    let edited = ran_for(&db, b);
+    for q in ["parsed_item", "analyses", "optimized_item", "printed_item"] {
+        assert!(edited.iter().any(|e| e == q), "`{q}` did not run for the edited function: {edited:?}");
+    }
+    // The items keep their identities across the edit.
+    assert_eq!(db.function_item(file, "b"), Some(b));
+}
+
+#[test]
+fn the_database_computes_what_the_one_shot_path_computes() {
+    let text = module("\tmov.u32 %r2, 1;\n");
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &text, OptLevel::O0);
+    let one_shot = ptx_ir::parse("m.ptx", text.as_bytes()).unwrap().module;
+    assert_eq!(*db.module(file).unwrap(), one_shot);
+    assert_eq!(db.printed(file).unwrap(), ptx_print::print_module(&one_shot));
+}
+
+#[test]
+fn errors_carry_file_positions_after_edits() {
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &module("\tmov.u32 %r2, 1;\n"), OptLevel::O0);
+    db.set_text(file, &module("\tmov.u32 %r2, 1;\n\tfrobnicate;\n"));
+    let e = db.printed(file).unwrap_err();
+    assert_eq!(e.to_string(), ptx_ir::parse("m.ptx", module("\tmov.u32 %r2, 1;\n\tfrobnicate;\n").as_bytes()).unwrap_err().to_string());
+    // Fixing it brings the old result back.
+    db.set_text(file, &module("\tmov.u32 %r2, 1;\n"));
+    assert!(db.printed(file).is_ok());
+}
+
+#[test]
+fn adding_and_removing_functions() {
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &module("\tmov.u32 %r2, 1;\n"), OptLevel::O0);
+    let a = db.function_item(file, "a").unwrap();
+    let extra = module("\tmov.u32 %r2, 1;\n") + &function("d", "\tmov.u32 %r2, 4;\n");
+    db.set_text(file, &extra);
+    assert_eq!(db.function_item(file, "a"), Some(a));
+    assert!(db.printed(file).unwrap().contains(".entry d("));
+    db.set_text(file, &module("\tmov.u32 %r2, 1;\n"));
+    assert!(db.function_item(file, "d").is_none());
+    assert_eq!(db.printed(file).unwrap(), ptx_print::print_module(&ptx_ir::parse("m", module("\tmov.u32 %r2, 1;\n").as_bytes()).unwrap().module));
+}
+
+#[test]
+fn editor_style_edits_agree_with_whole_text_updates() {
+    let mut text = module("\tmov.u32 %r2, 1;\n");
+    let (mut db, log) = Database::with_log();
+    let file = db.add_file("m.ptx", &text, OptLevel::O0);
+    db.printed(file).unwrap();
+    let (a, c) = (db.function_item(file, "a").unwrap(), db.function_item(file, "c").unwrap());
+    // Inside function b: change a constant.
+    let at = text.find("mov.u32 %r2, 1;").unwrap() + "mov.u32 %r2, ".len();
+    log.lock().unwrap().clear();
+    db.edit(file, at..at + 1, "7");
+    text.replace_range(at..at + 1, "7");
+    assert_eq!(db.printed(file).unwrap(), ptx_print::print_module(&ptx_ir::parse("m", text.as_bytes()).unwrap().module));
+    assert!(ran_for(&db, a).is_empty() && ran_for(&db, c).is_empty(), "an edit inside b re-ran other functions' queries");
+    // Edits that change the cut (a new function, an unclosed brace) still give the right result.
+    let end = text.len();
+    for (range, repl) in [(end..end, ".visible .entry z() { ret; }\n"), (at..at + 1, "7;\n\t{\n"), (at..at + 4, "3")] {
+        let range = range.start.min(text.len())..range.end.min(text.len());
+        db.edit(file, range.clone(), repl);
+        text.replace_range(range, repl);
+        let want = ptx_ir::parse("m.ptx", text.as_bytes()).map(|p| ptx_print::print_module(&p.module)).map_err(|d| d.to_string());
+        assert_eq!(db.printed(file).map_err(|d| d.to_string()), want);
+    }
+}
