@@ -1,8 +1,10 @@
 //! ptx-opt: the PTX optimizer library and the `ptx-opt` command.
 //!
-//! The one-shot path is three calls: [`ptx_ir::parse`], [`optimize`],
-//! [`ptx_print::print_module`]. At `-O0` the pipeline is empty: the module is
-//! printed back as parsed.
+//! Two ways to use it:
+//!
+//! **One shot** (command-line tools, compilers emitting a module once):
+//! three calls, [`ptx_ir::parse`], [`optimize`], [`ptx_print::print_module`].
+//! At `-O0` the pipeline is empty: the module is printed back as parsed.
 //!
 //! ```
 //! let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n";
@@ -10,6 +12,24 @@
 //! let module = ptx_opt::optimize(parsed.module, ptx_opt::OptLevel::O0);
 //! let out = ptx_print::print_module(&module);
 //! assert!(out.contains(".entry k()"));
+//! ```
+//!
+//! **Incremental** (JITs, IDEs, build tools that see a module change a
+//! little at a time): the salsa [`db::Database`] keeps every function's parse,
+//! analyses, optimized IR and text, and recomputes only the functions whose
+//! text changed.
+//!
+//! ```
+//! use ptx_opt::{db::Database, OptLevel};
+//! let text = ".version 8.0\n.target sm_80\n.entry a() { ret; }\n.entry b() { ret; }\n";
+//! let mut db = Database::default();
+//! let file = db.add_file("k.ptx", text, OptLevel::O0);
+//! let before = db.printed(file).unwrap();
+//! // An editor reports a change of bytes 45..48 (`ret` in `b`): only `b` is redone.
+//! let at = text.rfind("ret").unwrap();
+//! db.edit(file, at..at + 3, "exit");
+//! let after = db.printed(file).unwrap();
+//! assert!(before.contains("ret;") && after.contains("exit;"));
 //! ```
 
 pub mod cli;
