@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod cfg;
+pub mod eval;
 pub mod ir;
 pub mod isa;
 pub mod lexer;

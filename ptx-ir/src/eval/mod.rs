@@ -1,0 +1,143 @@
+//! Bit-exact semantics of PTX's pure instructions on concrete values.
+//!
+//! [`eval`] takes an instruction and the bit patterns of its source
+//! operands and gives the bit patterns of its results, following the
+//! manual's Semantics sections: wrap-around, `.sat`, shift clamping,
+//! `.ftz`, every rounding mode, NaN rules, signed and unsigned variants.
+//! Values the manual leaves open are marked, never invented:
+//!
+//! - [`Quality::Unspecified`]: the manual gives no value (integer division by
+//!   zero); nothing may be folded from it.
+//! - [`Quality::AnyNan`]: some NaN, payload unspecified (single-precision
+//!   arithmetic returns "an unspecified NaN").
+//! - [`Quality::Approx`]: an `.approx` result, within the manual's error bound
+//!   of the exact value given; never constant-folded.
+//!
+//! Operand conventions: `srcs` are the instruction's read operands in order
+//! (a vector operand contributes its elements in order; an immediate is
+//! already converted with [`imm_bits`]); results are the written operands in
+//! order (a `d|p` pair gives two results, a vector one per element). Values
+//! sit in the low bits of a `u128`, as wide as the operand's type.
+//!
+//! One file per family: `int.rs` (integer and extended precision),
+//! `logic.rs` (logic, shifts, `prmt`, `mov`), `compare.rs` (`setp`, `set`,
+//! `selp`, `slct`), `float.rs` (floating-point arithmetic, half precision,
+//! approximate functions), `convert.rs` (`cvt`, `cvt.pack`), and `bits.rs`
+//! (shared helpers).
+
+mod bits;
+mod compare;
+mod convert;
+mod float;
+mod int;
+mod logic;
+
+pub use bits::imm_bits;
+
+use crate::ir::Instruction;
+use crate::isa::Opcode;
+use smallvec::SmallVec;
+
+/// How much a result value can be relied on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quality {
+    /// Exactly this bit pattern.
+    Exact,
+    /// Some NaN of the result's type; which one is unspecified.
+    AnyNan,
+    /// An approximation: within `ulps` units in the last place of this value
+    /// (or, for results near zero, the manual's absolute bound).
+    Approx { ulps: u32 },
+    /// The manual gives no value at all.
+    Unspecified,
+}
+
+/// One result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Val {
+    pub bits: u128,
+    pub quality: Quality,
+}
+
+impl Val {
+    pub fn exact(bits: u128) -> Val {
+        Val { bits, quality: Quality::Exact }
+    }
+    pub fn unspecified() -> Val {
+        Val { bits: 0, quality: Quality::Unspecified }
+    }
+    pub fn is_exact(&self) -> bool {
+        self.quality == Quality::Exact
+    }
+}
+
+/// The results of one instruction.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Eval {
+    /// One per written operand element, in order.
+    pub dests: SmallVec<[Val; 2]>,
+    /// The carry flag after the instruction, when it writes it.
+    pub carry_out: Option<bool>,
+}
+
+impl Eval {
+    pub fn one(v: Val) -> Eval {
+        Eval { dests: smallvec::smallvec![v], carry_out: None }
+    }
+    pub fn exact(bits: u128) -> Eval {
+        Eval::one(Val::exact(bits))
+    }
+}
+
+/// Why an instruction cannot be evaluated here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalError {
+    /// Not a pure instruction (memory, control, synchronization ...).
+    NotPure,
+    /// A pure instruction or form this evaluator does not implement.
+    Unsupported(String),
+    /// The operands do not match the instruction (a bug in the caller).
+    BadOperands(String),
+}
+
+impl std::fmt::Display for EvalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvalError::NotPure => f.write_str("not a pure instruction"),
+            EvalError::Unsupported(s) => write!(f, "unsupported: {s}"),
+            EvalError::BadOperands(s) => write!(f, "bad operands: {s}"),
+        }
+    }
+}
+
+pub type EvalResult = Result<Eval, EvalError>;
+
+/// Evaluates a pure instruction on the bit patterns of its sources.
+/// `carry_in` is the carry flag before it (read by `addc`, `subc`, `madc`).
+pub fn eval(ins: &Instruction, srcs: &[u128], carry_in: bool) -> EvalResult {
+    let op = ins.opcode;
+    let families: [fn(&Instruction, &[u128], bool) -> Option<EvalResult>; 5] = [int::eval, logic::eval, compare::eval, float::eval, convert::eval];
+    for f in families {
+        if let Some(r) = f(ins, srcs, carry_in) {
+            return r;
+        }
+    }
+    if ins.form.flags().is_empty() && ins.form.operands().iter().all(|o| o.mem.is_none()) {
+        Err(EvalError::Unsupported(format!("`{}`", op.name())))
+    } else {
+        Err(EvalError::NotPure)
+    }
+}
+
+/// The opcodes the evaluator handles (for tests and the interpreter).
+pub fn handles(op: Opcode) -> bool {
+    int::OPCODES.contains(&op) || logic::OPCODES.contains(&op) || compare::OPCODES.contains(&op) || float::OPCODES.contains(&op) || convert::OPCODES.contains(&op)
+}
+
+/// Checks the number of sources.
+pub(crate) fn arity(srcs: &[u128], n: usize, ins: &Instruction) -> Result<(), EvalError> {
+    if srcs.len() < n {
+        return Err(EvalError::BadOperands(format!("`{}` needs {n} sources, got {}", ins.opcode.name(), srcs.len())));
+    }
+    Ok(())
+}
