@@ -322,8 +322,10 @@ fn strip_comments(s: &str) -> String {
 /// The operands of the first `.target` directive (e.g. `["sm_80", "debug"]`).
 fn target_list(ptx: &str) -> Option<Vec<String>> {
     // The header is at the top: look at the text up to the first `{` (no need to scan a huge module).
-    let head_end = ptx.find('{').unwrap_or(ptx.len());
-    let head = strip_comments(&ptx[..head_end]);
+    // Comments first: a header comment may contain `{`.
+    let text = strip_comments(ptx);
+    let head_end = text.find('{').unwrap_or(text.len());
+    let head = &text[..head_end];
     for line in head.lines() {
         let t = line.trim();
         let Some(rest) = t.strip_prefix(".target") else {

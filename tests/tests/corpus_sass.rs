@@ -4,27 +4,28 @@
 //! sections prove that without a disassembler; only when they differ are both
 //! disassembled and counted.
 
-use ptx_tests::corpus::{manifest, shared_corpus_dir};
+use ptx_tests::corpus::{manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
 use ptx_tests::ptxas::{assemble, assembly_arch, sass_arch, sass_instruction_counts, text_sections, tools};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
 #[test]
 fn printed_corpus_assembles_to_the_same_sass() {
-    let Some(dir) = shared_corpus_dir() else {
-        eprintln!("no shared corpus here; skipping");
-        return;
-    };
     let _ = tools(); // fail loudly here if ptxas cannot be had
     let mut seen = HashSet::new();
-    let files: Vec<_> = manifest(&dir)
+    // The project's own corpus (every file is valid PTX), then the shared one's valid files.
+    let mut candidates: Vec<(String, std::path::PathBuf)> = ptx_files(&own_corpus_dir()).into_iter().map(|p| (p.display().to_string(), p)).collect();
+    if let Some(dir) = shared_corpus_dir() {
+        candidates.extend(manifest(&dir).into_iter().filter(|e| e.ptxas_ok).map(|e| (e.file.clone(), dir.join(&e.file))));
+    }
+    let files: Vec<_> = candidates
         .into_iter()
-        .filter(|e| e.ptxas_ok)
-        .filter_map(|e| {
-            let text = std::fs::read_to_string(dir.join(&e.file)).ok()?;
-            seen.insert(text.clone()).then_some((e.file, text))
+        .filter_map(|(name, path)| {
+            let text = std::fs::read_to_string(path).ok()?;
+            seen.insert(text.clone()).then_some((name, text))
         })
         .collect();
+    assert!(!files.is_empty());
     let next = Mutex::new(0usize);
     let failures = Mutex::new(Vec::new());
     let compared = Mutex::new((0usize, 0usize));

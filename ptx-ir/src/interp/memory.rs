@@ -1,0 +1,174 @@
+//! Memory of the reference interpreter: global allocations (kernel buffers
+//! and module variables), constant, shared, local and parameter spaces, and
+//! the generic address space that windows onto them. Every access is
+//! bounds-checked.
+
+use std::fmt;
+
+/// Where generic addresses of each window start. Global allocations sit
+/// above `GLOBAL_BASE`, one 4 GiB slot each.
+pub const GLOBAL_BASE: u64 = 0x0001_0000_0000_0000;
+pub const GLOBAL_SLOT: u64 = 1 << 32;
+pub const SHARED_BASE: u64 = 0x0000_7000_0000_0000;
+pub const LOCAL_BASE: u64 = 0x0000_6000_0000_0000;
+pub const CONST_BASE: u64 = 0x0000_5000_0000_0000;
+pub const PARAM_BASE: u64 = 0x0000_4000_0000_0000;
+/// Function addresses (for indirect calls): `FUNC_BASE + index`.
+pub const FUNC_BASE: u64 = 0x0000_3000_0000_0000;
+const WINDOW: u64 = 0x0000_1000_0000_0000;
+
+/// A state space of the interpreter's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Const,
+    Shared,
+    Local,
+    Param,
+}
+
+impl Space {
+    /// The window base in the generic address space.
+    pub fn generic_base(self) -> u64 {
+        match self {
+            Space::Global => 0,
+            Space::Const => CONST_BASE,
+            Space::Shared => SHARED_BASE,
+            Space::Local => LOCAL_BASE,
+            Space::Param => PARAM_BASE,
+        }
+    }
+
+    /// Which window a generic address falls in.
+    pub fn of_generic(addr: u64) -> Option<Space> {
+        let w = |b: u64| addr >= b && addr < b + WINDOW;
+        if addr >= GLOBAL_BASE {
+            Some(Space::Global)
+        } else if w(SHARED_BASE) {
+            Some(Space::Shared)
+        } else if w(LOCAL_BASE) {
+            Some(Space::Local)
+        } else if w(CONST_BASE) {
+            Some(Space::Const)
+        } else if w(PARAM_BASE) {
+            Some(Space::Param)
+        } else {
+            None
+        }
+    }
+}
+
+/// A global allocation.
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    /// What it is, for messages (`buffer argument 2`, `variable table`).
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Why an access failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub message: String,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Global memory: allocations in 4 GiB slots above [`GLOBAL_BASE`].
+#[derive(Clone, Debug, Default)]
+pub struct Global {
+    pub allocs: Vec<Allocation>,
+}
+
+impl Global {
+    /// Adds an allocation; returns its address.
+    pub fn alloc(&mut self, name: impl Into<String>, bytes: Vec<u8>) -> u64 {
+        let k = self.allocs.len() as u64;
+        self.allocs.push(Allocation { name: name.into(), bytes });
+        GLOBAL_BASE + k * GLOBAL_SLOT
+    }
+
+    fn locate(&self, addr: u64, len: usize) -> Result<(usize, usize), Fault> {
+        if addr < GLOBAL_BASE {
+            return Err(Fault { message: format!("global address 0x{addr:x} is not in any allocation") });
+        }
+        let k = ((addr - GLOBAL_BASE) / GLOBAL_SLOT) as usize;
+        let off = ((addr - GLOBAL_BASE) % GLOBAL_SLOT) as usize;
+        let Some(a) = self.allocs.get(k) else {
+            return Err(Fault { message: format!("global address 0x{addr:x} is not in any allocation") });
+        };
+        if off + len > a.bytes.len() {
+            return Err(Fault { message: format!("{len}-byte access at offset {off} of {} ({} bytes) is out of bounds", a.name, a.bytes.len()) });
+        }
+        Ok((k, off))
+    }
+
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        let (k, off) = self.locate(addr, out.len())?;
+        out.copy_from_slice(&self.allocs[k].bytes[off..off + out.len()]);
+        Ok(())
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        let (k, off) = self.locate(addr, data.len())?;
+        self.allocs[k].bytes[off..off + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+}
+
+/// A flat, bounds-checked byte space (shared, local, const, param).
+#[derive(Clone, Debug, Default)]
+pub struct Flat {
+    pub name: &'static str,
+    pub bytes: Vec<u8>,
+}
+
+impl Flat {
+    pub fn new(name: &'static str, size: usize) -> Flat {
+        Flat { name, bytes: vec![0; size] }
+    }
+
+    fn check(&self, addr: u64, len: usize) -> Result<usize, Fault> {
+        let a = addr as usize;
+        if addr > usize::MAX as u64 / 2 || a + len > self.bytes.len() {
+            return Err(Fault { message: format!("{len}-byte {} access at offset {addr} is out of bounds ({} bytes)", self.name, self.bytes.len()) });
+        }
+        Ok(a)
+    }
+
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+        let a = self.check(addr, out.len())?;
+        out.copy_from_slice(&self.bytes[a..a + out.len()]);
+        Ok(())
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+        let a = self.check(addr, data.len())?;
+        self.bytes[a..a + data.len()].copy_from_slice(data);
+        Ok(())
+    }
+
+    /// Grows the space by `size` bytes aligned to `align`; returns the offset.
+    pub fn grow(&mut self, size: usize, align: usize) -> usize {
+        let align = align.max(1);
+        let off = self.bytes.len().div_ceil(align) * align;
+        self.bytes.resize(off + size, 0);
+        off
+    }
+}
+
+/// Little-endian bytes of the low `n` bytes of `v`.
+pub fn to_bytes(v: u128, n: usize) -> Vec<u8> {
+    v.to_le_bytes()[..n.min(16)].to_vec()
+}
+
+/// The value of little-endian bytes.
+pub fn from_bytes(b: &[u8]) -> u128 {
+    let mut a = [0u8; 16];
+    a[..b.len().min(16)].copy_from_slice(&b[..b.len().min(16)]);
+    u128::from_le_bytes(a)
+}
