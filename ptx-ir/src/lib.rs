@@ -16,6 +16,7 @@
 pub mod analysis;
 pub mod cfg;
 pub mod eval;
+pub mod interp;
 pub mod ir;
 pub mod isa;
 pub mod lexer;

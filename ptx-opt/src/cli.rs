@@ -15,6 +15,8 @@ pub const EXIT_USAGE: i32 = 2;
 
 pub const USAGE: &str = "\
 usage: ptx-opt [OPTIONS] [INPUT]
+       ptx-opt run INPUT --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
+                   (runs a kernel on the reference interpreter; `ptx-opt run --help`)
 
 Reads PTX from INPUT (a path, or `-` or nothing for standard input),
 optimizes it and writes PTX.
@@ -101,6 +103,13 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
 
 /// Runs the command; returns the exit status. `stdin`/`stdout`/`stderr` are injected for tests.
 pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    if args.first().map(|s| s.as_str()) == Some("run") {
+        if args.iter().any(|a| a == "-h" || a == "--help") {
+            let _ = stdout.write_all(crate::run_cmd::USAGE.as_bytes());
+            return EXIT_OK;
+        }
+        return crate::run_cmd::run(&args[1..], stdin, stdout, stderr);
+    }
     let opts = match parse_args(args) {
         Ok(Command::Run(o)) => o,
         Ok(Command::Help) => {

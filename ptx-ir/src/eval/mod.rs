@@ -32,7 +32,7 @@ mod float;
 mod int;
 mod logic;
 
-pub use bits::imm_bits;
+pub use bits::{imm_bits, mask as bits_mask, sext};
 
 use crate::ir::Instruction;
 use crate::isa::Opcode;

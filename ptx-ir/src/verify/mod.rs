@@ -21,6 +21,7 @@ mod target;
 mod types;
 
 pub use target::Target;
+pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
 use crate::ir::{AddrBase, Declarator, Function, FuncKind, Instruction, Item, Linkage, Module, Operand, Stmt, VarDecl};

@@ -1,0 +1,1024 @@
+//! Executing one CTA: thread state, the scheduler, and the instructions the
+//! interpreter carries out itself (memory, control flow, calls, special
+//! registers, addresses); pure instructions go to [`crate::eval`].
+
+use super::memory::{from_bytes, to_bytes, Fault, Flat, Global, Space, FUNC_BASE, GLOBAL_BASE, GLOBAL_SLOT};
+use super::program::{arg_bits, type_bytes, Program, Regs, VarLoc};
+use super::{Launch, RunError};
+use crate::eval::{self, imm_bits, Quality, Val};
+use crate::ir::{AddrBase, Instruction, Operand, PairPred, Prefix, SpecialReg, Stmt};
+use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace, TypeClass};
+use smallvec::SmallVec;
+
+/// One call frame.
+pub struct Frame {
+    pub func: usize,
+    pub pc: usize,
+    pub regs: Regs,
+    /// Parameter area: the signature's parameters and the body's `.param`s.
+    pub params: Flat,
+    /// Start of the frame's local variables in the thread's local memory.
+    pub local_base: usize,
+    /// Where the caller wants the results: its `(ret, ...)` list.
+    pub ret_to: Option<(usize, usize)>,
+}
+
+/// Why a thread is not running.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Wait {
+    Running,
+    /// At `bar`/`barrier` number `id`, expecting `count` threads (all if None);
+    /// `arrive` threads do not wait.
+    Barrier { id: u32, count: Option<u32>, pred: Option<bool> },
+    /// At a warp-collective instruction (statement `pc` of function `func`).
+    Warp { func: usize, pc: usize, mask: u32, srcs: Vec<Val> },
+    Exited,
+}
+
+pub struct Thread {
+    pub tid: [u32; 3],
+    pub linear: u32,
+    pub frames: Vec<Frame>,
+    pub local: Flat,
+    pub carry: bool,
+    pub wait: Wait,
+    /// Results a completed collective left for this thread (written on resume).
+    pub resume: Option<Vec<Val>>,
+}
+
+pub struct Cta<'p, 'm> {
+    pub p: &'p Program<'m>,
+    pub launch: &'p Launch,
+    pub ctaid: [u32; 3],
+    pub threads: Vec<Thread>,
+    pub shared: Flat,
+}
+
+/// What running a thread for a while ended with.
+enum Stop {
+    Blocked,
+    Exited,
+    Quantum,
+}
+
+fn trunc(v: u128, bits: u32) -> u128 {
+    v & eval::bits_mask(bits)
+}
+
+fn worst(a: Quality, b: Quality) -> Quality {
+    let rank = |q: Quality| match q {
+        Quality::Exact => 0,
+        Quality::Approx { .. } => 1,
+        Quality::AnyNan => 2,
+        Quality::Unspecified => 3,
+    };
+    if rank(a) >= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+impl<'p, 'm> Cta<'p, 'm> {
+    pub fn new(p: &'p Program<'m>, launch: &'p Launch, ctaid: [u32; 3]) -> Cta<'p, 'm> {
+        let [bx, by, bz] = launch.block;
+        let buffer_addrs: Vec<u64> = p.buffer_allocs.iter().map(|&k| GLOBAL_BASE + k as u64 * GLOBAL_SLOT).collect();
+        let kf = &p.funcs[p.kernel];
+        // The kernel's parameter area holds the arguments.
+        let mut params = Flat::new("param", kf.param_size);
+        for (a, loc) in launch.args.iter().zip(&kf.params) {
+            if let VarLoc::Param(off) = loc {
+                let (bits, n) = arg_bits(a, &buffer_addrs);
+                let _ = params.write(*off, &to_bytes(bits, n));
+            }
+        }
+        let mut threads = Vec::with_capacity((bx * by * bz) as usize);
+        for z in 0..bz {
+            for y in 0..by {
+                for x in 0..bx {
+                    let linear = x + y * bx + z * bx * by;
+                    let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::exact(0); kf.nslots], params: params.clone(), local_base: 0, ret_to: None };
+                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", kf.local_size), carry: false, wait: Wait::Running, resume: None });
+                }
+            }
+        }
+        Cta { p, launch, ctaid, threads, shared: Flat::new("shared", p.shared_size) }
+    }
+
+    fn thread_name(&self, t: usize) -> String {
+        let th = &self.threads[t];
+        format!("ctaid ({},{},{}) tid ({},{},{})", self.ctaid[0], self.ctaid[1], self.ctaid[2], th.tid[0], th.tid[1], th.tid[2])
+    }
+
+    fn here(&self, t: usize) -> String {
+        let f = self.threads[t].frames.last().unwrap();
+        self.p.position(f.func, f.pc)
+    }
+
+    /// Runs the CTA to completion.
+    pub fn run(&mut self, mut global: Global, quality: &mut [Vec<Quality>], steps: &mut u64) -> (Global, Result<(), RunError>) {
+        let r = self.run_inner(&mut global, quality, steps);
+        (global, r)
+    }
+
+    fn run_inner(&mut self, global: &mut Global, quality: &mut [Vec<Quality>], steps: &mut u64) -> Result<(), RunError> {
+        loop {
+            let mut progress = false;
+            for t in 0..self.threads.len() {
+                if self.threads[t].wait != Wait::Running {
+                    continue;
+                }
+                progress = true;
+                match self.run_thread(t, global, quality, steps)? {
+                    Stop::Exited | Stop::Blocked | Stop::Quantum => {}
+                }
+            }
+            if self.threads.iter().all(|t| t.wait == Wait::Exited) {
+                return Ok(());
+            }
+            progress |= self.release_barriers();
+            progress |= super::warp::release_collectives(self)?;
+            if !progress {
+                let waiting: Vec<String> = self
+                    .threads
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| t.wait != Wait::Exited)
+                    .take(4)
+                    .map(|(k, t)| format!("thread {} waits at {}", self.thread_name(k), self.p.position(t.frames.last().unwrap().func, t.frames.last().unwrap().pc)))
+                    .collect();
+                return Err(RunError::Deadlock(waiting.join("; ")));
+            }
+        }
+    }
+
+    /// Releases every barrier all of whose expected threads have arrived.
+    fn release_barriers(&mut self) -> bool {
+        let mut released = false;
+        for id in 0..16u32 {
+            let arrived: Vec<usize> = (0..self.threads.len()).filter(|&k| matches!(self.threads[k].wait, Wait::Barrier { id: i, .. } if i == id)).collect();
+            if arrived.is_empty() {
+                continue;
+            }
+            let alive = self.threads.iter().filter(|t| t.wait != Wait::Exited).count();
+            let count = arrived.iter().find_map(|&k| match self.threads[k].wait {
+                Wait::Barrier { count, .. } => count,
+                _ => None,
+            });
+            let needed = count.map(|c| c as usize).unwrap_or(alive).min(alive);
+            if arrived.len() < needed {
+                continue;
+            }
+            // `bar.red`: the reduction over the participants' predicates.
+            let preds: Vec<bool> = arrived.iter().filter_map(|&k| match self.threads[k].wait {
+                Wait::Barrier { pred, .. } => pred,
+                _ => None,
+            }).collect();
+            let popc = preds.iter().filter(|p| **p).count() as u128;
+            let all = preds.iter().all(|p| *p);
+            let any = preds.iter().any(|p| *p);
+            for k in arrived {
+                let th = &mut self.threads[k];
+                th.wait = Wait::Running;
+                th.resume = Some(vec![Val::exact(popc), Val::exact(all as u128), Val::exact(any as u128)]);
+            }
+            released = true;
+        }
+        released
+    }
+
+    /// Runs thread `t` until it blocks, exits, or has run a while.
+    fn run_thread(&mut self, t: usize, global: &mut Global, quality: &mut [Vec<Quality>], steps: &mut u64) -> Result<Stop, RunError> {
+        const QUANTUM: u32 = 10_000;
+        for _ in 0..QUANTUM {
+            let Some(frame) = self.threads[t].frames.last() else {
+                self.threads[t].wait = Wait::Exited;
+                return Ok(Stop::Exited);
+            };
+            let (func, pc) = (frame.func, frame.pc);
+            let body = self.p.funcs[func].f.body.as_ref().unwrap();
+            let Some(stmt) = body.get(pc) else {
+                // Falling off the end of a body returns.
+                self.do_return(t)?;
+                continue;
+            };
+            let Stmt::Instr(ins) = stmt else {
+                self.threads[t].frames.last_mut().unwrap().pc += 1;
+                continue;
+            };
+            // A collective or barrier that completed: write its results and go on.
+            if let Some(results) = self.threads[t].resume.take() {
+                self.finish_collective(t, ins, results)?;
+                self.threads[t].frames.last_mut().unwrap().pc += 1;
+                continue;
+            }
+            *steps += 1;
+            if *steps > self.launch.max_steps {
+                return Err(RunError::StepLimit { limit: self.launch.max_steps, thread: self.thread_name(t), at: self.here(t) });
+            }
+            if let Some(g) = ins.guard {
+                let v = self.reg(t, g.reg, 0).bits & 1 != 0;
+                if v == g.negated {
+                    self.threads[t].frames.last_mut().unwrap().pc += 1;
+                    continue;
+                }
+            }
+            match self.step(t, ins, global, quality)? {
+                Flow::Next => self.threads[t].frames.last_mut().unwrap().pc += 1,
+                Flow::Jumped => {}
+                Flow::Block => return Ok(Stop::Blocked),
+                Flow::Exit => {
+                    self.threads[t].wait = Wait::Exited;
+                    return Ok(Stop::Exited);
+                }
+            }
+            if self.threads[t].wait == Wait::Exited {
+                return Ok(Stop::Exited);
+            }
+        }
+        Ok(Stop::Quantum)
+    }
+
+    // ----- registers and operands -------------------------------------------------------
+
+    fn reg(&self, t: usize, r: crate::ir::RegId, lane: u8) -> Val {
+        let f = self.threads[t].frames.last().unwrap();
+        let base = self.p.funcs[f.func].reg_base[r.0 as usize] as usize;
+        f.regs[base + lane as usize]
+    }
+
+    fn reg_width(&self, t: usize, r: crate::ir::RegId) -> (ScalarType, Option<u8>) {
+        let f = self.threads[t].frames.last().unwrap();
+        let reg = self.p.funcs[f.func].f.reg(r);
+        (reg.ty, reg.vector)
+    }
+
+    fn set_reg(&mut self, t: usize, r: crate::ir::RegId, lane: u8, v: Val, written_ty: Option<ScalarType>) {
+        let (rty, _) = self.reg_width(t, r);
+        let bits = rty.bits().max(1);
+        // A narrower result in a wider register: sign-extended for signed types, else zero-extended.
+        let value = match written_ty {
+            Some(w) if w.bits() < bits && w.class() == TypeClass::Signed => trunc(eval::sext(v.bits, w.bits()) as u128, bits),
+            Some(w) if w.bits() < bits => trunc(v.bits, w.bits()),
+            _ => trunc(v.bits, bits),
+        };
+        let f = self.threads[t].frames.last_mut().unwrap();
+        let base = self.p.funcs[f.func].reg_base[r.0 as usize] as usize;
+        f.regs[base + lane as usize] = Val { bits: value, quality: v.quality };
+    }
+
+    fn special(&self, t: usize, s: SpecialReg, sel: Option<crate::ir::Selector>) -> u128 {
+        let th = &self.threads[t];
+        let lane = sel.and_then(|s| s.lane()).unwrap_or(0) as usize;
+        let pick = |v: [u32; 3]| if lane < 3 { v[lane] as u128 } else { 0 };
+        let block = self.launch.block;
+        let nwarps = (block.iter().product::<u32>()).div_ceil(32);
+        let laneid = th.linear % 32;
+        match s.name() {
+            "%tid" => pick(th.tid),
+            "%ntid" => pick(block),
+            "%ctaid" => pick(self.ctaid),
+            "%nctaid" => pick(self.launch.grid),
+            "%laneid" => laneid as u128,
+            "%warpid" => (th.linear / 32) as u128,
+            "%nwarpid" => nwarps as u128,
+            "%lanemask_eq" => 1u128 << laneid,
+            "%lanemask_le" => ((1u64 << (laneid + 1)) - 1) as u128,
+            "%lanemask_lt" => ((1u64 << laneid) - 1) as u128,
+            "%lanemask_ge" => (!((1u64 << laneid) - 1) & 0xffff_ffff) as u128,
+            "%lanemask_gt" => (!((1u64 << (laneid + 1)) - 1) & 0xffff_ffff) as u128,
+            "%dynamic_smem_size" => self.launch.dynamic_shared as u128,
+            "%total_smem_size" | "%aggr_smem_size" => self.shared.bytes.len() as u128,
+            "%clusterid" | "%cluster_ctaid" => pick(self.ctaid),
+            "%nclusterid" | "%cluster_nctaid" => pick(self.launch.grid),
+            "%is_explicit_cluster" | "%cluster_ctarank" => 0,
+            "%cluster_nctarank" => 1,
+            // Clocks and timers count executed instructions; the rest are 0.
+            _ => 0,
+        }
+    }
+
+    /// The type an operand position expects (for immediates and widths).
+    fn operand_type(ins: &Instruction, k: usize) -> Option<ScalarType> {
+        let ty = |s: u8| match ins.mods.get(s as usize).map(|m| m.kind()) {
+            Some(crate::isa::ModKind::Type(t)) => Some(t),
+            _ => None,
+        };
+        match ins.form.operands().get(k).map(|o| o.ty) {
+            Some(OperandType::Slot(s)) => ty(s),
+            Some(OperandType::Wide(s)) => ty(s).and_then(crate::verify::wider_type),
+            Some(OperandType::Half(s)) => ty(s).and_then(crate::verify::narrower_type),
+            Some(OperandType::Fixed(t)) => Some(t),
+            _ => ins.ty(),
+        }
+    }
+
+    /// Reads a source operand (for the collectives).
+    pub fn read_operand(&self, t: usize, ins: &Instruction, k: usize, op: &Operand, out: &mut SmallVec<[Val; 6]>) -> Result<(), RunError> {
+        self.read(t, ins, k, op, out)
+    }
+
+    /// Writes a collective's results.
+    pub fn write_collective(&mut self, t: usize, ins: &Instruction, vals: &[Val]) -> Result<(), RunError> {
+        self.write_results(t, ins, vals)
+    }
+
+    /// Values of a source operand (a vector gives one per element).
+    fn read(&self, t: usize, ins: &Instruction, k: usize, op: &Operand, out: &mut SmallVec<[Val; 6]>) -> Result<(), RunError> {
+        let ty = Self::operand_type(ins, k);
+        match op {
+            Operand::Reg(r) => {
+                let (rty, vector) = self.reg_width(t, r.reg);
+                let lanes = match (r.sel.and_then(|s| s.lane()), vector) {
+                    (Some(l), Some(_)) => l..l + 1,
+                    (_, Some(n)) => 0..n,
+                    _ => 0..1,
+                };
+                for l in lanes {
+                    let mut v = self.reg(t, r.reg, l);
+                    match r.prefix {
+                        Prefix::Not => v.bits = (v.bits & 1) ^ 1,
+                        Prefix::Neg => v.bits = trunc(v.bits.wrapping_neg(), rty.bits()),
+                        Prefix::None => {}
+                    }
+                    if let Some(ty) = ty {
+                        if ty != ScalarType::Pred && ty.bits() < rty.bits() {
+                            v.bits = trunc(v.bits, ty.bits());
+                        }
+                    }
+                    out.push(v);
+                }
+            }
+            Operand::RegOffset(r, off) => {
+                let v = self.reg(t, *r, 0);
+                let (rty, _) = self.reg_width(t, *r);
+                out.push(Val { bits: trunc(v.bits.wrapping_add(*off as i128 as u128), rty.bits()), quality: v.quality });
+            }
+            Operand::Imm(i) => out.push(Val::exact(imm_bits(i, ty.unwrap_or(ScalarType::B64)))),
+            Operand::SReg(s, sel) => {
+                let mut v = self.special(t, *s, *sel);
+                if let Some(ty) = ty {
+                    v = trunc(v, ty.bits());
+                }
+                out.push(Val::exact(v));
+            }
+            Operand::Sym(name, off) => {
+                let a = self.symbol_value(t, name).ok_or_else(|| self.unsupported(t, &format!("address of `{name}`")))?;
+                out.push(Val::exact(a.wrapping_add(*off as u64) as u128));
+            }
+            Operand::Vector(v) => {
+                for o in v.iter() {
+                    self.read(t, ins, k, o, out)?;
+                }
+            }
+            Operand::Sink => out.push(Val::exact(0)),
+            _ => return Err(self.unsupported(t, &format!("`{}` with this operand", ins.opcode.name()))),
+        }
+        Ok(())
+    }
+
+    /// The value a name has as an operand: a variable's address in its
+    /// state space, or a function's address.
+    fn symbol_value(&self, t: usize, name: &str) -> Option<u64> {
+        let f = self.threads[t].frames.last().unwrap();
+        let loc = self.p.funcs[f.func].vars.get(name).or_else(|| self.p.globals.get(name))?;
+        Some(match *loc {
+            VarLoc::Global(a) | VarLoc::Func(a) => a,
+            VarLoc::Const(o) | VarLoc::Shared(o) | VarLoc::Param(o) => o,
+            VarLoc::Local(o) => f.local_base as u64 + o,
+            VarLoc::Reg(_) => return None,
+        })
+    }
+
+    fn unsupported(&self, t: usize, what: &str) -> RunError {
+        RunError::Unsupported { what: what.to_string(), at: self.here(t) }
+    }
+
+    fn fault(&self, t: usize, f: Fault) -> RunError {
+        RunError::Fault { message: f.message, thread: self.thread_name(t), at: self.here(t) }
+    }
+
+    /// Writes results to the written operands, in order.
+    fn write_results(&mut self, t: usize, ins: &Instruction, vals: &[Val]) -> Result<(), RunError> {
+        let mut it = vals.iter();
+        for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
+            if !spec.write {
+                continue;
+            }
+            let ty = Self::operand_type(ins, k);
+            self.write_operand(t, op, ty, &mut it)?;
+        }
+        Ok(())
+    }
+
+    fn write_operand(&mut self, t: usize, op: &Operand, ty: Option<ScalarType>, it: &mut std::slice::Iter<Val>) -> Result<(), RunError> {
+        match op {
+            Operand::Reg(r) => {
+                let (_, vector) = self.reg_width(t, r.reg);
+                let lanes = match (r.sel.and_then(|s| s.lane()), vector) {
+                    (Some(l), Some(_)) => l..l + 1,
+                    (_, Some(n)) => 0..n,
+                    _ => 0..1,
+                };
+                for l in lanes {
+                    if let Some(v) = it.next() {
+                        self.set_reg(t, r.reg, l, *v, ty);
+                    }
+                }
+            }
+            Operand::Vector(v) => {
+                for o in v.iter() {
+                    self.write_operand(t, o, ty, it)?;
+                }
+            }
+            Operand::Pair(first, q) => {
+                self.write_operand(t, first, ty, it)?;
+                if let Some(v) = it.next() {
+                    if let PairPred::Reg(q) = q {
+                        self.set_reg(t, *q, 0, *v, Some(ScalarType::Pred));
+                    }
+                }
+            }
+            Operand::Sink => {
+                it.next();
+            }
+            Operand::List(v) => {
+                for o in v.iter() {
+                    self.write_operand(t, o, ty, it)?;
+                }
+            }
+            _ => {
+                it.next();
+            }
+        }
+        Ok(())
+    }
+
+    // ----- memory ----------------------------------------------------------------------
+
+    /// The space and address of an address operand.
+    fn address(&self, t: usize, ins: &Instruction, op: &Operand, space: StateSpace) -> Result<(Space, u64), RunError> {
+        let (base, offset) = match op {
+            Operand::Addr(a) => (a.base.clone(), a.offset),
+            Operand::ArrayElem(e) => (AddrBase::Sym(e.name.clone()), 0),
+            _ => return Err(self.unsupported(t, &format!("`{}` with this address", ins.opcode.name()))),
+        };
+        let f = self.threads[t].frames.last().unwrap();
+        let (sp, a) = match base {
+            AddrBase::Reg(r) => {
+                let v = self.reg(t, r, 0).bits as u64;
+                match space_of(space) {
+                    Some(s) => (s, v),
+                    None => self.generic(t, v)?,
+                }
+            }
+            AddrBase::Imm(v) => match space_of(space) {
+                Some(s) => (s, v),
+                None => self.generic(t, v)?,
+            },
+            AddrBase::Sym(name) => {
+                let loc = self.p.funcs[f.func].vars.get(&name).or_else(|| self.p.globals.get(&name)).copied();
+                match loc {
+                    Some(VarLoc::Global(a)) => (Space::Global, a),
+                    Some(VarLoc::Const(o)) => (Space::Const, o),
+                    Some(VarLoc::Shared(o)) => (Space::Shared, o),
+                    Some(VarLoc::Local(o)) => (Space::Local, f.local_base as u64 + o),
+                    Some(VarLoc::Param(o)) => (Space::Param, o),
+                    _ => return Err(self.unsupported(t, &format!("access to `{name}`"))),
+                }
+            }
+        };
+        Ok((sp, a.wrapping_add(offset as u64)))
+    }
+
+    /// Decodes a generic address.
+    fn generic(&self, t: usize, a: u64) -> Result<(Space, u64), RunError> {
+        match Space::of_generic(a) {
+            Some(Space::Global) => Ok((Space::Global, a)),
+            Some(s) => Ok((s, a - s.generic_base())),
+            None => Err(RunError::Fault { message: format!("generic address 0x{a:x} is in no state space"), thread: self.thread_name(t), at: self.here(t) }),
+        }
+    }
+
+    fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<(), RunError> {
+        let r = match sp {
+            Space::Global => global.read(a, out),
+            Space::Const => self.p.const_mem.read(a, out),
+            Space::Shared => self.shared.read(a, out),
+            Space::Local => self.threads[t].local.read(a, out),
+            Space::Param => self.threads[t].frames.last().unwrap().params.read(a, out),
+        };
+        r.map_err(|f| self.fault(t, f))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn mem_write(&mut self, t: usize, global: &mut Global, quality: &mut [Vec<Quality>], sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
+        let r = match sp {
+            Space::Global => {
+                let r = global.write(a, data);
+                if r.is_ok() {
+                    let k = ((a - GLOBAL_BASE) / GLOBAL_SLOT) as usize;
+                    let off = ((a - GLOBAL_BASE) % GLOBAL_SLOT) as usize;
+                    if let Some(qs) = quality.get_mut(k) {
+                        for x in &mut qs[off..off + data.len()] {
+                            *x = q;
+                        }
+                    }
+                }
+                r
+            }
+            Space::Const => Err(Fault { message: "write to constant memory".into() }),
+            Space::Shared => self.shared.write(a, data),
+            Space::Local => self.threads[t].local.write(a, data),
+            Space::Param => self.threads[t].frames.last_mut().unwrap().params.write(a, data),
+        };
+        r.map_err(|f| self.fault(t, f))
+    }
+
+    // ----- instructions ------------------------------------------------------------------
+
+    fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global, quality: &mut [Vec<Quality>]) -> Result<Flow, RunError> {
+        let op = ins.opcode;
+        let flags = ins.form.flags();
+        if op == Opcode::BRA {
+            return self.branch(t, ins);
+        }
+        if op == Opcode::BRX_IDX {
+            return self.branch_indexed(t, ins);
+        }
+        if op == Opcode::RET {
+            return self.do_return(t);
+        }
+        if op == Opcode::EXIT {
+            return Ok(Flow::Exit);
+        }
+        if op == Opcode::TRAP {
+            return Err(RunError::Trap { thread: self.thread_name(t), at: self.here(t) });
+        }
+        if op == Opcode::CALL {
+            return self.call(t, ins);
+        }
+        if op == Opcode::LD || op == Opcode::LDU {
+            return self.load(t, ins, global);
+        }
+        if op == Opcode::ST {
+            return self.store(t, ins, global, quality);
+        }
+        if op == Opcode::ATOM || op == Opcode::RED {
+            return self.atomic(t, ins, global, quality);
+        }
+        if op == Opcode::BAR || op == Opcode::BARRIER {
+            return self.barrier(t, ins);
+        }
+        if op == Opcode::MEMBAR || op == Opcode::FENCE || op == Opcode::NANOSLEEP || op == Opcode::PREFETCH || op == Opcode::PREFETCHU || op == Opcode::PMEVENT || op == Opcode::BRKPT {
+            return Ok(Flow::Next);
+        }
+        if op == Opcode::CVTA {
+            return self.cvta(t, ins);
+        }
+        if op == Opcode::ISSPACEP {
+            return self.isspacep(t, ins);
+        }
+        if op == Opcode::ALLOCA || op == Opcode::STACKSAVE || op == Opcode::STACKRESTORE {
+            return self.stack(t, ins);
+        }
+        if super::warp::is_collective(op) {
+            return super::warp::arrive(self, t, ins);
+        }
+        if op == Opcode::MOV && ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) || op == Opcode::MOV && matches!(ins.operands.get(1), Some(Operand::Imm(_))) {
+            // Addresses, special registers and immediates: no evaluation needed.
+            let mut v = SmallVec::new();
+            self.read(t, ins, 1, &ins.operands[1], &mut v)?;
+            self.write_results(t, ins, &v)?;
+            return Ok(Flow::Next);
+        }
+        if !flags.is_empty() || ins.form.operands().iter().any(|o| o.mem.is_some()) || !eval::handles(op) {
+            return Err(self.unsupported(t, &instruction_head(ins)));
+        }
+        // A pure instruction.
+        let mut srcs: SmallVec<[Val; 6]> = SmallVec::new();
+        for (k, (o, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
+            if spec.read {
+                self.read(t, ins, k, o, &mut srcs)?;
+            }
+        }
+        let bits: SmallVec<[u128; 6]> = srcs.iter().map(|v| v.bits).collect();
+        let input_quality = srcs.iter().fold(Quality::Exact, |a, v| worst(a, v.quality));
+        let r = match eval::eval(ins, &bits, self.threads[t].carry) {
+            Ok(r) => r,
+            Err(eval::EvalError::Unsupported(why)) => return Err(self.unsupported(t, &format!("{} ({why})", instruction_head(ins)))),
+            Err(e) => return Err(self.unsupported(t, &format!("{} ({e})", instruction_head(ins)))),
+        };
+        if let Some(c) = r.carry_out {
+            self.threads[t].carry = c;
+        }
+        let vals: SmallVec<[Val; 4]> = r
+            .dests
+            .iter()
+            .map(|v| {
+                let q = match (v.quality, input_quality) {
+                    (q, Quality::Exact) => q,
+                    (Quality::AnyNan, Quality::AnyNan) => Quality::AnyNan,
+                    (q, Quality::Approx { .. }) if q != Quality::Unspecified => worst(q, input_quality),
+                    _ => Quality::Unspecified,
+                };
+                Val { bits: v.bits, quality: q }
+            })
+            .collect();
+        self.write_results(t, ins, &vals)?;
+        Ok(Flow::Next)
+    }
+
+    fn jump(&mut self, t: usize, l: crate::ir::LabelId) -> Result<Flow, RunError> {
+        let f = self.threads[t].frames.last_mut().unwrap();
+        match self.p.funcs[f.func].label_stmt[l.0 as usize] {
+            Some(s) => {
+                f.pc = s;
+                Ok(Flow::Jumped)
+            }
+            None => Err(self.unsupported(t, "branch to a label outside the function")),
+        }
+    }
+
+    fn branch(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        match ins.operands.first() {
+            Some(Operand::Label(l)) => self.jump(t, *l),
+            _ => Err(self.unsupported(t, "bra to a non-label")),
+        }
+    }
+
+    fn branch_indexed(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        let mut v = SmallVec::new();
+        self.read(t, ins, 0, &ins.operands[0], &mut v)?;
+        let idx = v[0].bits as usize;
+        let Some(Operand::Label(table)) = ins.operands.get(1) else { return Err(self.unsupported(t, "brx.idx without a table")) };
+        let f = self.threads[t].frames.last().unwrap();
+        let targets = self.p.funcs[f.func].tables.get(table).cloned().unwrap_or_default();
+        match targets.get(idx) {
+            Some(l) => self.jump(t, *l),
+            None => Err(RunError::Fault { message: format!("brx.idx index {idx} is outside its table of {} targets", targets.len()), thread: self.thread_name(t), at: self.here(t) }),
+        }
+    }
+
+    fn call(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        let (mut ret, mut target, mut args) = (None, None, None);
+        for (k, o) in ins.operands.iter().enumerate() {
+            match o {
+                Operand::List(l) if target.is_none() => ret = Some((k, l)),
+                Operand::List(l) => args = Some((k, l)),
+                _ if target.is_none() => target = Some(o),
+                _ => {}
+            }
+        }
+        let callee = match target {
+            Some(Operand::Sym(name, _)) => self.p.func_index.get(&**name).copied(),
+            Some(Operand::Reg(r)) => {
+                let a = self.reg(t, r.reg, 0).bits as u64;
+                let k = a.wrapping_sub(FUNC_BASE) as usize;
+                self.p.module.items.iter().filter(|i| matches!(i, crate::ir::Item::Func(_))).nth(k).and_then(|i| match i {
+                    crate::ir::Item::Func(f) => self.p.func_index.get(&*f.name).copied(),
+                    _ => None,
+                })
+            }
+            _ => None,
+        };
+        let Some(callee) = callee else {
+            return Err(self.unsupported(t, "call of a function without a body (external or unknown)"));
+        };
+        let cf = &self.p.funcs[callee];
+        let mut frame = Frame { func: callee, pc: 0, regs: vec![Val::exact(0); cf.nslots], params: Flat::new("param", cf.param_size), local_base: 0, ret_to: ret.map(|(k, _)| (k, 0)) };
+        // Arguments: bytes of the caller's `.param` variables (or register values).
+        let caller = self.threads[t].frames.last().unwrap();
+        if let Some((_, list)) = args {
+            for (a, loc) in list.iter().zip(&cf.params) {
+                let bytes: Vec<u8> = match a {
+                    Operand::Sym(name, _) => match self.p.funcs[caller.func].vars.get(name) {
+                        Some(VarLoc::Param(o)) => {
+                            let size = param_size_at(cf, *loc);
+                            let mut b = vec![0; size];
+                            let _ = caller.params.read(*o, &mut b);
+                            b
+                        }
+                        _ => return Err(self.unsupported(t, "call argument that is not a .param variable")),
+                    },
+                    other => {
+                        let mut v = SmallVec::new();
+                        self.read(t, ins, 0, other, &mut v)?;
+                        to_bytes(v.first().map_or(0, |x| x.bits), 16)
+                    }
+                };
+                match loc {
+                    VarLoc::Param(o) => {
+                        let n = param_size_at(cf, *loc).min(bytes.len());
+                        let _ = frame.params.write(*o, &bytes[..n]);
+                    }
+                    VarLoc::Reg(r) => {
+                        let base = cf.reg_base[*r as usize] as usize;
+                        frame.regs[base] = Val::exact(from_bytes(&bytes));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let th = &mut self.threads[t];
+        frame.local_base = th.local.grow(cf.local_size, 16);
+        th.frames.push(frame);
+        Ok(Flow::Jumped)
+    }
+
+    fn do_return(&mut self, t: usize) -> Result<Flow, RunError> {
+        let th = &mut self.threads[t];
+        let done = th.frames.pop().unwrap();
+        let Some(caller) = th.frames.last() else {
+            return Ok(Flow::Exit);
+        };
+        let cf = &self.p.funcs[done.func];
+        let caller_func = caller.func;
+        let caller_pc = caller.pc;
+        // Results: the callee's return parameters into the caller's `(ret)` list.
+        if let Some((k, _)) = done.ret_to {
+            let body = self.p.funcs[caller_func].f.body.as_ref().unwrap();
+            if let Stmt::Instr(call) = &body[caller_pc] {
+                if let Some(Operand::List(list)) = call.operands.get(k) {
+                    for (dst, loc) in list.iter().zip(&cf.ret_params) {
+                        let bytes = match loc {
+                            VarLoc::Param(o) => {
+                                let mut b = vec![0; param_size_at(cf, *loc)];
+                                let _ = done.params.read(*o, &mut b);
+                                b
+                            }
+                            VarLoc::Reg(r) => to_bytes(done.regs[cf.reg_base[*r as usize] as usize].bits, 16),
+                            _ => continue,
+                        };
+                        match dst {
+                            Operand::Sym(name, _) => {
+                                if let Some(VarLoc::Param(o)) = self.p.funcs[caller_func].vars.get(name) {
+                                    let _ = self.threads[t].frames.last_mut().unwrap().params.write(*o, &bytes);
+                                }
+                            }
+                            Operand::Reg(r) => {
+                                let v = Val::exact(from_bytes(&bytes));
+                                self.set_reg(t, r.reg, 0, v, None);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        // Free the callee's locals.
+        let th = &mut self.threads[t];
+        th.local.bytes.truncate(done.local_base.max(self.p.funcs[th.frames.last().unwrap().func].local_size));
+        th.frames.last_mut().unwrap().pc += 1;
+        Ok(Flow::Jumped)
+    }
+
+    fn element_type(ins: &Instruction) -> ScalarType {
+        // The data type: the last type modifier (`ld.global.v4.f32`, `atom.add.u32`).
+        ins.types().last().copied().unwrap_or(ScalarType::B32)
+    }
+
+    fn load(&mut self, t: usize, ins: &Instruction, global: &Global) -> Result<Flow, RunError> {
+        let ty = Self::element_type(ins);
+        let n = ins.vector().unwrap_or(1) as usize;
+        let size = type_bytes(ty);
+        let (sp, a) = self.address(t, ins, &ins.operands[1], ins.space())?;
+        let mut buf = vec![0u8; size * n];
+        self.mem_read(t, global, sp, a, &mut buf)?;
+        let vals: Vec<Val> = buf.chunks(size).map(|c| Val::exact(from_bytes(c))).collect();
+        let mut it = vals.iter();
+        let d = ins.operands[0].clone();
+        self.write_operand(t, &d, Some(ty), &mut it)?;
+        Ok(Flow::Next)
+    }
+
+    fn store(&mut self, t: usize, ins: &Instruction, global: &mut Global, quality: &mut [Vec<Quality>]) -> Result<Flow, RunError> {
+        let ty = Self::element_type(ins);
+        let size = type_bytes(ty);
+        let (sp, a) = self.address(t, ins, &ins.operands[0], ins.space())?;
+        let mut v: SmallVec<[Val; 6]> = SmallVec::new();
+        self.read(t, ins, 1, &ins.operands[1], &mut v)?;
+        for (k, x) in v.iter().enumerate() {
+            self.mem_write(t, global, quality, sp, a + (k * size) as u64, &to_bytes(x.bits, size), x.quality)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    fn atomic(&mut self, t: usize, ins: &Instruction, global: &mut Global, quality: &mut [Vec<Quality>]) -> Result<Flow, RunError> {
+        let ty = Self::element_type(ins);
+        let size = type_bytes(ty);
+        if ins.vector().is_some() {
+            return Err(self.unsupported(t, &instruction_head(ins)));
+        }
+        let is_atom = ins.opcode == Opcode::ATOM;
+        let addr_k = if is_atom { 1 } else { 0 };
+        let (sp, a) = self.address(t, ins, &ins.operands[addr_k], ins.space())?;
+        let mut buf = vec![0u8; size];
+        self.mem_read(t, global, sp, a, &mut buf)?;
+        let old = from_bytes(&buf);
+        let mut srcs: SmallVec<[Val; 6]> = SmallVec::new();
+        for k in addr_k + 1..ins.operands.len() {
+            if ins.form.operands()[k].name.starts_with("cache") {
+                continue;
+            }
+            self.read(t, ins, k, &ins.operands[k], &mut srcs)?;
+        }
+        let b = srcs.first().map_or(0, |v| v.bits);
+        let c = srcs.get(1).map_or(0, |v| v.bits);
+        let bits = ty.bits();
+        let signed = ty.class() == TypeClass::Signed;
+        let new = if ins.has(Mod::ADD) {
+            match ty {
+                ScalarType::F32 => (f32::from_bits(old as u32) + f32::from_bits(b as u32)).to_bits() as u128,
+                ScalarType::F64 => (f64::from_bits(old as u64) + f64::from_bits(b as u64)).to_bits() as u128,
+                _ if ty.class() == TypeClass::Float => return Err(self.unsupported(t, &instruction_head(ins))),
+                _ => trunc(old.wrapping_add(b), bits),
+            }
+        } else if ins.has(Mod::EXCH) {
+            b
+        } else if ins.has(Mod::CAS) {
+            if old == trunc(b, bits) {
+                c
+            } else {
+                old
+            }
+        } else if ins.has(Mod::AND) {
+            old & b
+        } else if ins.has(Mod::OR) {
+            old | b
+        } else if ins.has(Mod::XOR) {
+            old ^ b
+        } else if ins.has(Mod::INC) {
+            if old >= trunc(b, bits) { 0 } else { old + 1 }
+        } else if ins.has(Mod::DEC) {
+            if old == 0 || old > trunc(b, bits) { trunc(b, bits) } else { old - 1 }
+        } else if ins.has(Mod::MIN) || ins.has(Mod::MAX) {
+            let less = if ty.class() == TypeClass::Float {
+                return Err(self.unsupported(t, &instruction_head(ins)));
+            } else if signed {
+                eval::sext(b, bits) < eval::sext(old, bits)
+            } else {
+                trunc(b, bits) < old
+            };
+            let take_b = if ins.has(Mod::MIN) { less } else { !less && b != old };
+            if take_b { trunc(b, bits) } else { old }
+        } else {
+            return Err(self.unsupported(t, &instruction_head(ins)));
+        };
+        self.mem_write(t, global, quality, sp, a, &to_bytes(new, size), Quality::Exact)?;
+        if is_atom {
+            let d = ins.operands[0].clone();
+            let v = [Val::exact(old)];
+            let mut it = v.iter();
+            self.write_operand(t, &d, Some(ty), &mut it)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    fn barrier(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        let mut v: SmallVec<[Val; 6]> = SmallVec::new();
+        let specs = ins.form.operands();
+        let red = ins.has(Mod::RED);
+        // Operands: [d,] a{, b}{, c}: read the barrier number, count, predicate.
+        let start = if red { 1 } else { 0 };
+        for k in start..ins.operands.len() {
+            let _ = specs;
+            self.read(t, ins, k, &ins.operands[k], &mut v)?;
+        }
+        let id = v.first().map_or(0, |x| x.bits as u32);
+        let (count, pred) = if red {
+            match v.len() {
+                3 => (Some(v[1].bits as u32), Some(v[2].bits & 1 != 0)),
+                2 => (None, Some(v[1].bits & 1 != 0)),
+                _ => (None, None),
+            }
+        } else {
+            (v.get(1).map(|x| x.bits as u32), None)
+        };
+        if ins.has(Mod::ARRIVE) {
+            return Ok(Flow::Next);
+        }
+        self.threads[t].wait = Wait::Barrier { id: id & 15, count, pred };
+        Ok(Flow::Block)
+    }
+
+    /// Writes what a completed barrier or collective gives this thread.
+    fn finish_collective(&mut self, t: usize, ins: &Instruction, results: Vec<Val>) -> Result<(), RunError> {
+        if ins.opcode == Opcode::BAR || ins.opcode == Opcode::BARRIER {
+            if ins.has(Mod::RED) {
+                let v = if ins.has(Mod::POPC) { results[0] } else if ins.has(Mod::AND) { results[1] } else { results[2] };
+                let d = ins.operands[0].clone();
+                let vals = [v];
+                let mut it = vals.iter();
+                let ty = if ins.has(Mod::POPC) { ScalarType::U32 } else { ScalarType::Pred };
+                self.write_operand(t, &d, Some(ty), &mut it)?;
+            }
+            return Ok(());
+        }
+        self.write_results(t, ins, &results)
+    }
+
+    fn cvta(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        let mut v: SmallVec<[Val; 6]> = SmallVec::new();
+        self.read(t, ins, 1, &ins.operands[1], &mut v)?;
+        let a = v[0].bits as u64;
+        let space = space_of(ins.space());
+        let to = ins.has(Mod::TO);
+        let r = match space {
+            Some(Space::Global) | None => a,
+            Some(s) if to => a.wrapping_sub(s.generic_base()),
+            Some(s) => a.wrapping_add(s.generic_base()),
+        };
+        let out = [Val::exact(r as u128)];
+        let mut it = out.iter();
+        let d = ins.operands[0].clone();
+        self.write_operand(t, &d, None, &mut it)?;
+        Ok(Flow::Next)
+    }
+
+    fn isspacep(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        let mut v: SmallVec<[Val; 6]> = SmallVec::new();
+        self.read(t, ins, 1, &ins.operands[1], &mut v)?;
+        let a = v[0].bits as u64;
+        let want = space_of(ins.space());
+        let is = match (Space::of_generic(a), want) {
+            (Some(s), Some(w)) => s == w,
+            _ => false,
+        };
+        let out = [Val::exact(is as u128)];
+        let mut it = out.iter();
+        let d = ins.operands[0].clone();
+        self.write_operand(t, &d, Some(ScalarType::Pred), &mut it)?;
+        Ok(Flow::Next)
+    }
+
+    fn stack(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+        let op = ins.opcode;
+        if op == Opcode::STACKSAVE {
+            let sp = self.threads[t].local.bytes.len() as u128;
+            let out = [Val::exact(sp)];
+            let mut it = out.iter();
+            let d = ins.operands[0].clone();
+            self.write_operand(t, &d, None, &mut it)?;
+        } else if op == Opcode::STACKRESTORE {
+            let mut v: SmallVec<[Val; 6]> = SmallVec::new();
+            self.read(t, ins, 0, &ins.operands[0], &mut v)?;
+            let sp = (v[0].bits as usize).min(self.threads[t].local.bytes.len());
+            let keep = sp.max(self.p.funcs[self.threads[t].frames.last().unwrap().func].local_size);
+            self.threads[t].local.bytes.truncate(keep);
+        } else {
+            let mut v: SmallVec<[Val; 6]> = SmallVec::new();
+            for k in 1..ins.operands.len() {
+                self.read(t, ins, k, &ins.operands[k], &mut v)?;
+            }
+            let size = v.first().map_or(0, |x| x.bits as usize);
+            let align = v.get(1).map_or(8, |x| x.bits as usize).max(1);
+            if size > 1 << 24 {
+                return Err(self.fault(t, Fault { message: format!("alloca of {size} bytes") }));
+            }
+            let off = self.threads[t].local.grow(size, align);
+            let out = [Val::exact(off as u128)];
+            let mut it = out.iter();
+            let d = ins.operands[0].clone();
+            self.write_operand(t, &d, None, &mut it)?;
+        }
+        Ok(Flow::Next)
+    }
+}
+
+/// What an executed instruction does to control flow.
+pub enum Flow {
+    Next,
+    Jumped,
+    Block,
+    Exit,
+}
+
+/// The memory space an instruction's state space names (None: generic).
+pub fn space_of(s: StateSpace) -> Option<Space> {
+    match s.base() {
+        StateSpace::Global => Some(Space::Global),
+        StateSpace::Const => Some(Space::Const),
+        StateSpace::Shared => Some(Space::Shared),
+        StateSpace::Local => Some(Space::Local),
+        StateSpace::Param => Some(Space::Param),
+        _ => None,
+    }
+}
+
+fn param_size_at(f: &super::program::FuncLayout, loc: VarLoc) -> usize {
+    // The size of a parameter: up to the next parameter's offset, or the area's end.
+    let VarLoc::Param(o) = loc else { return 16 };
+    let next = f.vars.values().filter_map(|v| if let VarLoc::Param(x) = v { (*x > o).then_some(*x) } else { None }).min();
+    (next.unwrap_or(f.param_size as u64) - o) as usize
+}
+
+/// `ld.global.v4.f32` for messages.
+pub fn instruction_head(ins: &Instruction) -> String {
+    let mut s = ins.opcode.name().to_string();
+    for m in ins.mods.iter() {
+        s.push_str(m.text());
+    }
+    s
+}
+

@@ -1,0 +1,124 @@
+//! The reference interpreter: runs a kernel on the CPU, thread by thread,
+//! for a given grid, block and parameters.
+//!
+//! Each thread has its own registers, program counter and call stack; the
+//! threads of a CTA run one after another until they block at a barrier or a
+//! warp-collective instruction, which completes when every participant has
+//! arrived (so divergent control flow and independent thread scheduling
+//! behave as on sm_70 and newer for race-free programs). Memory is
+//! bounds-checked: global allocations (the kernel's buffers and module
+//! variables), constant, shared (per CTA), local (per thread) and parameter
+//! spaces, with the generic address space windowing onto them. Pure
+//! instructions are computed by [`crate::eval`]; values the manual leaves
+//! open (and values computed from them) are tracked as such, so a
+//! differential comparison knows which bytes it may compare.
+//!
+//! An instruction it cannot execute (tensor cores, textures, asynchronous
+//! copies with transactions, clusters ...) stops the run with
+//! "unsupported instruction X at line:col" — never a wrong answer.
+
+mod exec;
+mod init;
+pub mod memory;
+mod program;
+mod warp;
+
+pub use memory::{Fault, Space};
+
+use crate::eval::Quality;
+use crate::ir::Module;
+use crate::isa::ScalarType;
+use crate::parse::SourceMap;
+use crate::source::LineIndex;
+use std::fmt;
+
+/// One kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// A scalar of this type (its bits in the low bits).
+    Scalar { ty: ScalarType, bits: u128 },
+    /// A pointer to buffer `index` of the launch.
+    Buffer(usize),
+}
+
+/// How to run a kernel.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub args: Vec<KernelArg>,
+    /// Initial contents of the global buffers the arguments point to.
+    pub buffers: Vec<Vec<u8>>,
+    /// Bytes of dynamic shared memory (for `.extern .shared` arrays).
+    pub dynamic_shared: usize,
+    /// Stop with an error after this many instructions (all threads together).
+    pub max_steps: u64,
+}
+
+impl Launch {
+    pub fn new(kernel: &str, grid: [u32; 3], block: [u32; 3]) -> Launch {
+        Launch { kernel: kernel.to_string(), grid, block, args: Vec::new(), buffers: Vec::new(), dynamic_shared: 0, max_steps: DEFAULT_MAX_STEPS }
+    }
+}
+
+/// The default step limit.
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
+
+/// A buffer after the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferOut {
+    pub bytes: Vec<u8>,
+    /// For each byte, whether its value is fully determined by the program
+    /// (`Exact`) or not (a NaN of unspecified payload, an approximation, or a
+    /// value the manual leaves open).
+    pub quality: Vec<Quality>,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutput {
+    pub buffers: Vec<BufferOut>,
+    /// Instructions executed, over all threads.
+    pub steps: u64,
+}
+
+/// Why a run stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// Bad arguments (unknown kernel, wrong argument count ...).
+    Launch(String),
+    /// An instruction the interpreter does not execute.
+    Unsupported { what: String, at: String },
+    /// An out-of-bounds or otherwise invalid memory access.
+    Fault { message: String, thread: String, at: String },
+    /// Threads wait for each other forever.
+    Deadlock(String),
+    /// More than `max_steps` instructions.
+    StepLimit { limit: u64, thread: String, at: String },
+    /// A thread executed `trap`.
+    Trap { thread: String, at: String },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Launch(m) => write!(f, "error: {m}"),
+            RunError::Unsupported { what, at } => write!(f, "{at}: error: unsupported instruction `{what}` (the interpreter does not execute it)"),
+            RunError::Fault { message, thread, at } => write!(f, "{at}: error: {message} (thread {thread})"),
+            RunError::Deadlock(m) => write!(f, "error: barrier deadlock: {m}"),
+            RunError::StepLimit { limit, thread, at } => write!(f, "{at}: error: step limit of {limit} instructions reached (thread {thread}); raise it with --max-steps"),
+            RunError::Trap { thread, at } => write!(f, "{at}: error: `trap` executed by thread {thread}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Runs `launch.kernel` of a parsed module. `file` and `text` give
+/// positions in error messages.
+pub fn run(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
+    let lines = LineIndex::new(text);
+    let prog = program::Program::new(module, source_map, file, &lines, launch)?;
+    prog.run(launch)
+}

@@ -1,0 +1,295 @@
+//! A module prepared for running: function layouts (registers, labels,
+//! local and parameter variables), module variables placed in memory, and
+//! the per-CTA scheduler.
+
+use super::memory::{Flat, Global, FUNC_BASE};
+use super::{BufferOut, KernelArg, Launch, RunError, RunOutput};
+use crate::eval::{Quality, Val};
+use crate::ir::{FuncKind, Function, Item, LabelId, Module, Name, Stmt, VarDecl};
+use crate::isa::{ScalarType, StateSpace};
+use crate::parse::SourceMap;
+use crate::source::{LineIndex, Span};
+use rustc_hash::FxHashMap;
+
+/// Where a named variable lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarLoc {
+    /// A global address (also its generic address).
+    Global(u64),
+    Const(u64),
+    Shared(u64),
+    /// An offset in the frame's local area.
+    Local(u64),
+    /// An offset in the frame's parameter area.
+    Param(u64),
+    /// A function's address.
+    Func(u64),
+    /// A `.reg` parameter: the register.
+    Reg(u32),
+}
+
+/// Size and alignment of a declared variable.
+pub fn var_size(d: &VarDecl, dims: &[Option<u64>]) -> (usize, usize) {
+    let elem = (d.ty.bits().max(8) / 8) as usize * d.vector.unwrap_or(1) as usize;
+    let count: u64 = dims.iter().map(|x| x.unwrap_or(0)).product::<u64>().max(if dims.is_empty() { 1 } else { 0 });
+    let align = d.align.map(|a| a as usize).unwrap_or(elem.max(1));
+    (elem * count as usize, align)
+}
+
+/// One function, laid out for execution.
+pub struct FuncLayout<'m> {
+    pub f: &'m Function,
+    /// First value slot of each register; a vector register has one slot per lane.
+    pub reg_base: Vec<u32>,
+    pub nslots: usize,
+    /// The statement each label names.
+    pub label_stmt: Vec<Option<usize>>,
+    /// `.branchtargets` tables.
+    pub tables: FxHashMap<LabelId, Vec<LabelId>>,
+    /// Variables declared in the function: locals, body `.param`s and signature parameters.
+    pub vars: FxHashMap<Name, VarLoc>,
+    pub local_size: usize,
+    pub param_size: usize,
+    /// The signature's return and ordinary parameters, in order, with their places.
+    pub ret_params: Vec<VarLoc>,
+    pub params: Vec<VarLoc>,
+    /// Statement spans, for messages.
+    pub spans: Vec<Span>,
+}
+
+pub struct Program<'m> {
+    pub module: &'m Module,
+    pub funcs: Vec<FuncLayout<'m>>,
+    pub func_index: FxHashMap<&'m str, usize>,
+    pub globals: FxHashMap<Name, VarLoc>,
+    pub global_mem: Global,
+    pub const_mem: Flat,
+    /// Static shared memory per CTA (module and function `.shared` variables).
+    pub shared_size: usize,
+    /// Where dynamic shared memory (`.extern .shared x[]`) starts.
+    pub dynamic_shared_at: usize,
+    pub file: String,
+    pub lines: &'m LineIndex,
+    /// Allocation index of each launch buffer.
+    pub buffer_allocs: Vec<usize>,
+    pub kernel: usize,
+}
+
+impl<'m> Program<'m> {
+    pub fn new(module: &'m Module, map: &'m SourceMap, file: &str, lines: &'m LineIndex, launch: &Launch) -> Result<Program<'m>, RunError> {
+        let mut p = Program {
+            module,
+            funcs: Vec::new(),
+            func_index: FxHashMap::default(),
+            globals: FxHashMap::default(),
+            global_mem: Global::default(),
+            const_mem: Flat::new("constant", 0),
+            shared_size: 0,
+            dynamic_shared_at: 0,
+            file: file.to_string(),
+            lines,
+            buffer_allocs: Vec::new(),
+            kernel: 0,
+        };
+        // Launch buffers first: their allocations are 0..n.
+        for (k, b) in launch.buffers.iter().enumerate() {
+            p.buffer_allocs.push(p.global_mem.allocs.len());
+            p.global_mem.alloc(format!("buffer {k}"), b.clone());
+        }
+        // Functions get addresses (for indirect calls and function tables).
+        let mut fk = 0u64;
+        for item in &module.items {
+            if let Item::Func(f) = item {
+                p.globals.entry(f.name.clone()).or_insert(VarLoc::Func(FUNC_BASE + fk));
+                fk += 1;
+            }
+        }
+        // Module variables.
+        let mut shared_extern = Vec::new();
+        for item in &module.items {
+            let Item::Var(g) = item else { continue };
+            let d = &g.decl;
+            for n in &d.names {
+                if p.globals.contains_key(&n.name) && !matches!(p.globals[&n.name], VarLoc::Func(_)) {
+                    continue; // an `.extern` declaration and its definition
+                }
+                let (size, align) = var_size(d, &n.dims);
+                let loc = match d.space {
+                    StateSpace::Global => VarLoc::Global(p.global_mem.alloc(format!("variable `{}`", n.name), vec![0; size.max(1)])),
+                    StateSpace::Const => VarLoc::Const(p.const_mem.grow(size, align) as u64),
+                    StateSpace::Shared if n.dims.first() == Some(&None) => {
+                        shared_extern.push(n.name.clone());
+                        continue;
+                    }
+                    StateSpace::Shared => {
+                        let off = p.shared_size.div_ceil(align.max(1)) * align.max(1);
+                        p.shared_size = off + size;
+                        VarLoc::Shared(off as u64)
+                    }
+                    // `.tex` references and the like: no storage the interpreter uses.
+                    _ => continue,
+                };
+                p.globals.insert(n.name.clone(), loc);
+            }
+        }
+        // Functions.
+        for (k, item) in module.items.iter().enumerate() {
+            let Item::Func(f) = item else { continue };
+            if f.body.is_none() {
+                continue;
+            }
+            let spans = map.stmts.get(k).cloned().unwrap_or_default();
+            let layout = p.layout_function(f, spans);
+            p.func_index.insert(&f.name, p.funcs.len());
+            p.funcs.push(layout);
+        }
+        // Dynamic shared memory follows the static variables.
+        p.dynamic_shared_at = p.shared_size.div_ceil(16) * 16;
+        for name in shared_extern {
+            p.globals.insert(name, VarLoc::Shared(p.dynamic_shared_at as u64));
+        }
+        p.shared_size = p.dynamic_shared_at + launch.dynamic_shared;
+        super::init::initialize(&mut p).map_err(RunError::Launch)?;
+        let Some(&kernel) = p.func_index.get(launch.kernel.as_str()) else {
+            let kernels: Vec<&str> = p.funcs.iter().filter(|f| f.f.kind == FuncKind::Entry).map(|f| &*f.f.name).collect();
+            return Err(RunError::Launch(format!("no kernel `{}` with a body in the module (kernels: {})", launch.kernel, kernels.join(", "))));
+        };
+        if p.funcs[kernel].f.kind != FuncKind::Entry {
+            return Err(RunError::Launch(format!("`{}` is a .func, not a kernel (.entry)", launch.kernel)));
+        }
+        let nparams = p.funcs[kernel].params.len();
+        if launch.args.len() != nparams {
+            return Err(RunError::Launch(format!("kernel `{}` takes {nparams} parameter(s), {} given", launch.kernel, launch.args.len())));
+        }
+        for a in &launch.args {
+            if let KernelArg::Buffer(i) = a {
+                if *i >= launch.buffers.len() {
+                    return Err(RunError::Launch(format!("argument points to buffer {i}, but only {} were given", launch.buffers.len())));
+                }
+            }
+        }
+        p.kernel = kernel;
+        Ok(p)
+    }
+
+    fn layout_function(&mut self, f: &'m Function, spans: Vec<Span>) -> FuncLayout<'m> {
+        let mut reg_base = Vec::with_capacity(f.regs.len());
+        let mut n = 0u32;
+        for r in &f.regs {
+            reg_base.push(n);
+            n += r.vector.unwrap_or(1).max(1) as u32;
+        }
+        let body = f.body.as_ref().unwrap();
+        let mut label_stmt = vec![None; f.labels.len()];
+        let mut tables = FxHashMap::default();
+        for (k, s) in body.iter().enumerate() {
+            match s {
+                Stmt::Label(l) => label_stmt[l.0 as usize] = Some(k),
+                Stmt::BranchTargets(l, t) => {
+                    tables.insert(*l, t.clone());
+                }
+                _ => {}
+            }
+        }
+        let mut vars = FxHashMap::default();
+        let mut param = Flat::new("param", 0);
+        let mut place_params = |decls: &Option<Vec<VarDecl>>, vars: &mut FxHashMap<Name, VarLoc>| -> Vec<VarLoc> {
+            let mut out = Vec::new();
+            for d in decls.iter().flatten() {
+                for nm in &d.names {
+                    let loc = if d.space == StateSpace::Reg {
+                        // `.reg` parameters are registers of the function.
+                        match f.regs.iter().position(|r| r.name == nm.name) {
+                            Some(r) => VarLoc::Reg(r as u32),
+                            None => continue,
+                        }
+                    } else {
+                        let (size, align) = var_size(d, &nm.dims);
+                        VarLoc::Param(param.grow(size.max(1), align) as u64)
+                    };
+                    vars.insert(nm.name.clone(), loc);
+                    out.push(loc);
+                }
+            }
+            out
+        };
+        let ret_params = place_params(&f.ret, &mut vars);
+        let params = place_params(&f.params, &mut vars);
+        let mut local = Flat::new("local", 0);
+        for s in body {
+            let Stmt::Decl(d) = s else { continue };
+            for nm in &d.names {
+                let (size, align) = var_size(d, &nm.dims);
+                let loc = match d.space {
+                    StateSpace::Local => VarLoc::Local(local.grow(size, align) as u64),
+                    StateSpace::Param => VarLoc::Param(param.grow(size.max(1), align) as u64),
+                    StateSpace::Shared => {
+                        let off = self.shared_size.div_ceil(align.max(1)) * align.max(1);
+                        self.shared_size = off + size;
+                        VarLoc::Shared(off as u64)
+                    }
+                    StateSpace::Global => VarLoc::Global(self.global_mem.alloc(format!("variable `{}`", nm.name), vec![0; size.max(1)])),
+                    StateSpace::Const => VarLoc::Const(self.const_mem.grow(size, align) as u64),
+                    _ => continue,
+                };
+                vars.insert(nm.name.clone(), loc);
+            }
+        }
+        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans }
+    }
+
+    /// `file:line:col` of a statement.
+    pub fn position(&self, func: usize, stmt: usize) -> String {
+        let span = self.funcs[func].spans.get(stmt).copied().unwrap_or_default();
+        let (l, c) = self.lines.line_col(span.start);
+        format!("{}:{l}:{c}", self.file)
+    }
+
+    /// Runs every CTA of the grid in order.
+    pub fn run(mut self, launch: &Launch) -> Result<RunOutput, RunError> {
+        let mut steps = 0u64;
+        let [gx, gy, gz] = launch.grid;
+        if launch.grid.contains(&0) || launch.block.contains(&0) {
+            return Err(RunError::Launch("grid and block dimensions must be at least 1".into()));
+        }
+        let threads = launch.block.iter().map(|&x| x as u64).product::<u64>();
+        if threads > 1024 {
+            return Err(RunError::Launch(format!("a block of {threads} threads is more than 1024")));
+        }
+        // Quality of every byte of global memory (for the outputs).
+        let mut quality: Vec<Vec<Quality>> = self.global_mem.allocs.iter().map(|a| vec![Quality::Exact; a.bytes.len()]).collect();
+        let mut global = std::mem::take(&mut self.global_mem);
+        for z in 0..gz {
+            for y in 0..gy {
+                for x in 0..gx {
+                    let mut cta = super::exec::Cta::new(&self, launch, [x, y, z]);
+                    let (g, result) = cta.run(global, &mut quality, &mut steps);
+                    global = g;
+                    result?;
+                }
+            }
+        }
+        let buffers = self
+            .buffer_allocs
+            .iter()
+            .map(|&k| BufferOut { bytes: global.allocs[k].bytes.clone(), quality: quality[k].clone() })
+            .collect();
+        Ok(RunOutput { buffers, steps })
+    }
+}
+
+/// Registers of a frame: a value per slot.
+pub type Regs = Vec<Val>;
+
+/// The value a kernel argument puts in its parameter.
+pub fn arg_bits(a: &KernelArg, buffer_addrs: &[u64]) -> (u128, usize) {
+    match a {
+        KernelArg::Scalar { ty, bits } => (*bits, (ty.bits().max(8) / 8) as usize),
+        KernelArg::Buffer(i) => (buffer_addrs[*i] as u128, 8),
+    }
+}
+
+/// Width in bytes of a scalar type in memory.
+pub fn type_bytes(t: ScalarType) -> usize {
+    (t.bits().max(8) / 8) as usize
+}
