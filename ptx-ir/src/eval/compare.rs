@@ -175,10 +175,12 @@ fn compare(ins: &Instruction, cmp: CmpOp, t: ScalarType, a: u128, b: u128, ftz: 
 }
 
 /// `.ftz` is defined for .f32 comparisons, and for the half-precision forms
-/// on .f16/.f16x2.
+/// on .f16/.f16x2. On an integer comparison it can have no effect (there
+/// are no subnormal integers); what it would do to a .f64 or .bf16
+/// comparison the manual does not say.
 fn check_ftz(ins: &Instruction, stype: ScalarType) -> Result<bool, EvalError> {
     let ftz = ins.has(Mod::FTZ);
-    if ftz && !matches!(stype, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) {
+    if ftz && stype.class() == TypeClass::Float && !matches!(stype, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) {
         return Err(unsupported(ins, ".ftz applies only to .f32 (and .f16/.f16x2) comparisons"));
     }
     Ok(ftz)
@@ -334,12 +336,8 @@ fn slct(ins: &Instruction, srcs: &[u128]) -> EvalResult {
     plain_srcs(ins, &[0, 1, 2])?;
     let ftz = ins.has(Mod::FTZ);
     let ge0 = match ct {
-        ScalarType::S32 => {
-            if ftz {
-                return Err(unsupported(ins, ".ftz applies only to .f32 comparisons"));
-            }
-            sext(srcs[2], 32) >= 0
-        }
+        // (.ftz, for .f32 comparisons only, cannot change an integer's sign.)
+        ScalarType::S32 => sext(srcs[2], 32) >= 0,
         // Negative zero equals zero; a NaN c selects b; with .ftz a subnormal
         // c is flushed to a sign-preserving zero and selects a.
         ScalarType::F32 => match float_value(ScalarType::F32, srcs[2], ftz) {
@@ -494,7 +492,7 @@ mod tests {
         for &cmp in FLOAT_CMPS {
             let plain = ins(&format!("setp{}.f32 %p1|%p2, %f1, %f2;", cmp.text()));
             let ftz = ins(&format!("setp{}.ftz.f32 %p1|%p2, %f1, %f2;", cmp.text()));
-            let mut check = |a: u32, b: u32| {
+            let check = |a: u32, b: u32| {
                 let (x, y) = (f32::from_bits(a) as f64, f32::from_bits(b) as f64);
                 let want = host_cmp(cmp, x, y);
                 assert_eq!(ev_ins(&plain, &[a as u128, b as u128]), vec![want as u128, !want as u128], "{} {a:#x} {b:#x}", cmp.text());
@@ -603,7 +601,8 @@ mod tests {
         assert!(is_unsupported("setp.lo.s32 %p1, %r1, %r2;", &[0, 0]));
         assert!(is_unsupported("setp.equ.s32 %p1, %r1, %r2;", &[0, 0]));
         assert!(is_unsupported("setp.nan.u32 %p1, %r1, %r2;", &[0, 0]));
-        assert!(is_unsupported("setp.lt.ftz.s32 %p1, %r1, %r2;", &[0, 0]));
+        // .ftz cannot affect an integer comparison.
+        assert_eq!(ev1("setp.lt.ftz.s32 %p1, %r1, %r2;", &[0xffff_ffff, 0]), 1);
     }
 
     #[test]
@@ -623,7 +622,7 @@ mod tests {
                 assert_eq!(run(".or", true), vec![(tt | cc) as u128, (!tt | cc) as u128]);
                 assert_eq!(run(".xor", true), vec![(tt ^ cc) as u128, (!tt ^ cc) as u128]);
                 // Without q.
-                assert_eq!(ev(&format!("setp.lt.and.s32 %p1, %r1, %r2, %p3;"), &[a, b, c]), vec![(tt & cc) as u128]);
+                assert_eq!(ev("setp.lt.and.s32 %p1, %r1, %r2, %p3;", &[a, b, c]), vec![(tt & cc) as u128]);
             }
         }
         // The predicate source's value is its bit 0.
@@ -675,6 +674,21 @@ mod tests {
                 }
             }
         }
+        // Random pairs (some near each other), all comparisons, both halves.
+        let mut rng = Rng(21);
+        for &cmp in FLOAT_CMPS {
+            let x2 = ins(&format!("setp{}.ftz.f16x2 %p1|%p2, %r1, %r2;", cmp.text()));
+            let bf2 = ins(&format!("setp{}.bf16x2 %p1|%p2, %r1, %r2;", cmp.text()));
+            let fl = |v: u16| if v & 0x7c00 == 0 { 0.0 } else { f16_ref(v) };
+            let fb = |v: u16| f32::from_bits((v as u32) << 16) as f64;
+            for _ in 0..500 {
+                let a = rng.next() as u32;
+                let b = if rng.next() % 4 == 0 { a ^ 0x0001_0001 } else { rng.next() as u32 };
+                let (a0, a1, b0, b1) = (a as u16, (a >> 16) as u16, b as u16, (b >> 16) as u16);
+                assert_eq!(ev_ins(&x2, &[a as u128, b as u128]), vec![host_cmp(cmp, fl(a0), fl(b0)) as u128, host_cmp(cmp, fl(a1), fl(b1)) as u128]);
+                assert_eq!(ev_ins(&bf2, &[a as u128, b as u128]), vec![host_cmp(cmp, fb(a0), fb(b0)) as u128, host_cmp(cmp, fb(a1), fb(b1)) as u128]);
+            }
+        }
         assert_eq!(ev("setp.lt.and.bf16x2 %p1|%p2, %r1, %r2, %p3;", &[0x3f80_bf80, 0x0000_0000, 1]), vec![1, 0]);
         assert_eq!(ev("setp.lt.xor.f16x2 %p1|%p2, %r1, %r2, !%p3;", &[0x3c00_bc00, 0x0000_0000, 0]), vec![1, 0]);
     }
@@ -705,6 +719,9 @@ mod tests {
         assert_eq!(ev1("set.num.xor.s32.bf16 %r1, %h2, %h3, %p1;", &[0x7fc1, 0, 1]), 0xffff_ffff);
         assert_eq!(ev1("set.gt.ftz.u32.f16 %r1, %h2, %h3;", &[0x0001, 0]), 0);
         assert_eq!(ev1("set.gt.u32.f16 %r1, %h2, %h3;", &[0x0001, 0]), 0xffff_ffff);
+        assert_eq!(ev1("set.gt.ftz.f16.u32 %h1, %r2, %r3;", &[1, 0]), 0x3c00);
+        assert_eq!(ev1("set.gt.ftz.f16.f32 %h1, %f2, %f3;", &[1, 0]), 0);
+        assert_eq!(ev1("set.gt.f16.f32 %h1, %f2, %f3;", &[1, 0]), 0x3c00);
         // x2: per half-word.
         assert_eq!(ev1("set.eq.f16x2.f16x2 %r1, %r2, %r3;", &[0x3c00_0000, 0x3c00_8000]), 0x3c00_3c00);
         assert_eq!(ev1("set.lt.f16x2.f16x2 %r1, %r2, %r3;", &[0x3c00_0000, 0x3c00_8000]), 0);
@@ -764,7 +781,8 @@ mod tests {
         assert_eq!(ev1("slct.b64.s32 %rd1, %rd2, %rd3, %r4;", &[u64::MAX as u128, 0, 0]), u64::MAX as u128);
         assert_eq!(ev1("slct.f64.f32 %fd1, %fd2, %fd3, %f4;", &[1, 2, 0xbf80_0000]), 2);
         assert_eq!(ev1("slct.s16.s32 %h1, %h2, %h3, %r4;", &[0x1_ffff, 2, 0]), 0xffff);
-        assert!(is_unsupported("slct.ftz.u32.s32 %r1, %r2, %r3, %r4;", &[0, 0, 0]));
+        assert_eq!(ev1("slct.ftz.u32.s32 %r1, %r2, %r3, %r4;", &[0xa, 0xb, 0x8000_0000]), 0xb);
+        assert_eq!(ev1("slct.ftz.u32.s32 %r1, %r2, %r3, %r4;", &[0xa, 0xb, 1]), 0xa);
     }
 
     #[test]

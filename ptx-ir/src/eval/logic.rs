@@ -888,6 +888,97 @@ mod tests {
         }
     }
 
+    /// Every form of this family's and the compare family's opcodes, with
+    /// every value of every modifier slot: evaluating never panics and gives a
+    /// value or `Unsupported`, never `BadOperands`, with one result per
+    /// written operand element.
+    #[test]
+    fn every_form_evaluates_or_is_unsupported() {
+        use crate::ir::{PairPred, RegId};
+        use crate::isa::SlotData;
+        let mut rng = Rng::new(17);
+        let mut counts = (0usize, 0usize);
+        for &op in OPCODES.iter().chain(crate::eval::compare::OPCODES) {
+            for form in op.forms() {
+                let slots: &[SlotData] = form.slots();
+                let choices: Vec<Vec<Mod>> = slots
+                    .iter()
+                    .map(|s| {
+                        let mut v: Vec<Mod> = s.allowed().collect();
+                        if s.optional {
+                            v.push(Mod::NONE);
+                        }
+                        v
+                    })
+                    .collect();
+                let total: usize = choices.iter().map(|c| c.len()).product();
+                let mut combos: Vec<Vec<Mod>> = Vec::new();
+                if total <= 100_000 {
+                    let mut idx = vec![0usize; slots.len()];
+                    loop {
+                        combos.push(idx.iter().zip(&choices).map(|(&k, c)| c[k]).collect());
+                        let mut i = 0;
+                        while i < idx.len() {
+                            idx[i] += 1;
+                            if idx[i] < choices[i].len() {
+                                break;
+                            }
+                            idx[i] = 0;
+                            i += 1;
+                        }
+                        if i == idx.len() {
+                            break;
+                        }
+                    }
+                } else {
+                    for (k, c) in choices.iter().enumerate() {
+                        for &m in c {
+                            let mut v: Vec<Mod> = choices.iter().map(|c| c[0]).collect();
+                            v[k] = m;
+                            combos.push(v);
+                        }
+                    }
+                }
+                for mods in combos {
+                    let mut dests = 0;
+                    let operands: SmallVecOps = form
+                        .operands()
+                        .iter()
+                        .enumerate()
+                        .map(|(k, o)| {
+                            let pair = o.name.contains('|');
+                            if o.write {
+                                dests += if pair { 2 } else { 1 };
+                            }
+                            if pair {
+                                Operand::Pair(Box::new(Operand::reg(RegId(k as u32))), PairPred::Reg(RegId(100)))
+                            } else {
+                                Operand::reg(RegId(k as u32))
+                            }
+                        })
+                        .collect();
+                    let i = Instruction { guard: None, opcode: op, form, mods: mods.iter().copied().collect(), operands };
+                    for _ in 0..3 {
+                        let srcs: Vec<u128> = (0..8).map(|_| rng.edgy(64)).collect();
+                        match crate::eval::eval(&i, &srcs, false) {
+                            Ok(e) => {
+                                counts.0 += 1;
+                                if i.vector().is_none() {
+                                    assert_eq!(e.dests.len(), dests, "{:?} {mods:?}", form);
+                                }
+                            }
+                            Err(EvalError::Unsupported(_)) => counts.1 += 1,
+                            Err(e) => panic!("{:?} {mods:?}: {e}", form),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(counts.0 > 10_000, "{counts:?}");
+    }
+
+    type SmallVecOps = smallvec::SmallVec<[Operand; 4]>;
+
     #[test]
     fn handles_only_its_opcodes() {
         assert!(eval(&ins("add.u32 %r1, %r2, %r3;"), &[1, 2], false).is_none());
@@ -912,6 +1003,22 @@ mod tests {
             // Sources wider than the type are truncated to it.
             assert_eq!(ev1(&format!("and.{t} {r}1, {r}2, {r}3;"), &[u128::MAX, u128::MAX]), m);
             assert_eq!(ev1(&format!("xor.{t} {r}1, {r}2, {r}3;"), &[m, 1]), m - 1);
+        }
+    }
+
+    #[test]
+    fn bitwise_random_against_host() {
+        let mut rng = Rng::new(23);
+        for _ in 0..2000 {
+            let (a, b) = (rng.edgy(64) as u64, rng.edgy(64) as u64);
+            assert_eq!(ev1("and.b64 %rd1, %rd2, %rd3;", &[a as u128, b as u128]), (a & b) as u128);
+            assert_eq!(ev1("or.b64 %rd1, %rd2, %rd3;", &[a as u128, b as u128]), (a | b) as u128);
+            assert_eq!(ev1("xor.b64 %rd1, %rd2, %rd3;", &[a as u128, b as u128]), (a ^ b) as u128);
+            assert_eq!(ev1("not.b64 %rd1, %rd2;", &[a as u128]), !a as u128);
+            assert_eq!(ev1("cnot.b64 %rd1, %rd2;", &[a as u128]), (a == 0) as u128);
+            assert_eq!(ev1("and.b32 %r1, %r2, %r3;", &[a as u128, b as u128]), (a as u32 & b as u32) as u128);
+            assert_eq!(ev1("not.b16 %h1, %h2;", &[a as u128]), !(a as u16) as u128);
+            assert_eq!(ev1("cnot.b16 %h1, %h2;", &[a as u128]), (a as u16 == 0) as u128);
         }
     }
 

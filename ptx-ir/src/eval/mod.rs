@@ -18,6 +18,14 @@
 //! already converted with [`imm_bits`]); results are the written operands in
 //! order (a `d|p` pair gives two results, a vector one per element). Values
 //! sit in the low bits of a `u128`, as wide as the operand's type.
+//! Operand modifiers are the caller's job: a `!p` source arrives already
+//! inverted and a `-a` source already negated (two's complement at the
+//! operand's width); only `vmad`, whose `-` negates a product, undoes that.
+//! Video selectors (`a.b1`, `d.h0`) are applied here, on whole registers.
+//!
+//! For packed results (`.f16x2`, `.e4m3x2`...) [`Quality::AnyNan`] means
+//! "the NaN lanes may hold any NaN, the other lanes are exact";
+//! one unspecified lane makes the whole value [`Quality::Unspecified`].
 //!
 //! One file per family: `int.rs` (integer and extended precision),
 //! `logic.rs` (logic, shifts, `prmt`, `mov`), `compare.rs` (`setp`, `set`,
