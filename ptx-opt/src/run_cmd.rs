@@ -232,6 +232,28 @@ pub fn parse_run_args(args: &[String]) -> Result<RunOptions, String> {
     Ok(o)
 }
 
+/// Parses `bytes` (named `name` in diagnostics), runs the kernel `o` names
+/// and gives the buffers as JSON ([`buffers_json`]), or the diagnostic.
+pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<String, String> {
+    let parsed = ptx_ir::parse(name, bytes).map_err(|d| d.to_string())?;
+    let mut launch = Launch::new(&o.kernel, o.grid, o.block);
+    launch.max_steps = o.max_steps;
+    launch.dynamic_shared = o.dynamic_shared;
+    let mut types = Vec::new();
+    for a in &o.args {
+        match a {
+            ArgSpec::Scalar { ty, bits } => launch.args.push(KernelArg::Scalar { ty: *ty, bits: *bits }),
+            ArgSpec::Buffer { ty, bytes } => {
+                launch.args.push(KernelArg::Buffer(launch.buffers.len()));
+                launch.buffers.push(bytes.clone());
+                types.push((launch.args.len() - 1, *ty));
+            }
+        }
+    }
+    let out = ptx_ir::interp::run(&parsed.module, &parsed.source_map, name, bytes, &launch).map_err(|e| e.to_string())?;
+    Ok(buffers_json(&types, &out.buffers))
+}
+
 /// Runs the `run` subcommand; returns the exit status.
 pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let o = match parse_run_args(args) {
@@ -258,35 +280,13 @@ pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Writ
             ("<stdin>".to_string(), b)
         }
     };
-    let parsed = match ptx_ir::parse(&name, &bytes) {
-        Ok(p) => p,
-        Err(d) => {
-            let _ = writeln!(stderr, "{d}");
-            return crate::cli::EXIT_INVALID;
-        }
-    };
-    let mut launch = Launch::new(&o.kernel, o.grid, o.block);
-    launch.max_steps = o.max_steps;
-    launch.dynamic_shared = o.dynamic_shared;
-    let mut types = Vec::new();
-    for a in &o.args {
-        match a {
-            ArgSpec::Scalar { ty, bits } => launch.args.push(KernelArg::Scalar { ty: *ty, bits: *bits }),
-            ArgSpec::Buffer { ty, bytes } => {
-                launch.args.push(KernelArg::Buffer(launch.buffers.len()));
-                launch.buffers.push(bytes.clone());
-                types.push((launch.args.len() - 1, *ty));
-            }
-        }
-    }
-    let out = match ptx_ir::interp::run(&parsed.module, &parsed.source_map, &name, &bytes, &launch) {
-        Ok(out) => out,
+    let json = match run_text(&name, &bytes, &o) {
+        Ok(json) => json,
         Err(e) => {
             let _ = writeln!(stderr, "{e}");
             return crate::cli::EXIT_INVALID;
         }
     };
-    let json = buffers_json(&types, &out.buffers);
     match &o.out_json {
         Some(path) => {
             if let Err(e) = crate::cli::write_atomically(std::path::Path::new(path), json.as_bytes()) {
@@ -302,8 +302,8 @@ pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Writ
 }
 
 /// `[{"arg": 0, "type": "f32", "values": [...], "bits": [...]}, ...]`; floats
-/// print as numbers (NaN and infinities as strings), their bit patterns as
-/// integers; `"inexact"` lists elements whose value the program does not
+/// print as numbers in the shortest form that reads back to the same value
+/// (NaN and infinities as strings), their bit patterns as hex strings; `"inexact"` lists elements whose value the program does not
 /// determine exactly (unspecified NaN payloads, approximations, values the
 /// manual leaves open).
 pub fn buffers_json(types: &[(usize, ScalarType)], buffers: &[ptx_ir::interp::BufferOut]) -> String {
@@ -318,7 +318,7 @@ pub fn buffers_json(types: &[(usize, ScalarType)], buffers: &[ptx_ir::interp::Bu
             a[..c.len()].copy_from_slice(c);
             let v = u128::from_le_bytes(a);
             values.push(format_value(*ty, v));
-            bits.push(v.to_string());
+            bits.push(format!("\"{v:#0w$x}\"", w = size * 2 + 2));
             if b.quality[i * size..(i * size + c.len()).min(b.quality.len())].iter().any(|q| *q != Quality::Exact) {
                 inexact.push(i.to_string());
             }
@@ -352,7 +352,10 @@ fn format_float(f: f64) -> String {
 
 fn format_value(ty: ScalarType, v: u128) -> String {
     match ty {
-        ScalarType::F32 => format_float(f32::from_bits(v as u32) as f64),
+        ScalarType::F32 => {
+            let f = f32::from_bits(v as u32);
+            if f.is_finite() { format!("{f:?}") } else { format_float(f as f64) }
+        }
         ScalarType::F64 => format_float(f64::from_bits(v as u64)),
         ScalarType::F16 => format_float(half_to_f64(v as u16, 5, 10)),
         ScalarType::Bf16 => format_float(f32::from_bits((v as u32) << 16) as f64),

@@ -58,6 +58,25 @@ pub fn parse_outcome(input: &str) -> String {
     }
 }
 
+/// The outcome of running a kernel on the reference interpreter: the
+/// buffers as JSON, or the error. The launch is the input's `// RUN:` line,
+/// written as the arguments of `ptx-opt run` (`--kernel k --grid 1 --block
+/// 32 --arg buf:u32:32=zeros`).
+pub fn run_outcome(input: &str) -> String {
+    let Some(line) = input.lines().find_map(|l| l.trim().strip_prefix("// RUN:")) else {
+        return "UNEXPECTED: no `// RUN:` line".into();
+    };
+    let args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+    let options = match ptx_opt::run_cmd::parse_run_args(&args) {
+        Ok(o) => o,
+        Err(e) => return format!("UNEXPECTED: bad RUN line: {e}"),
+    };
+    match ptx_opt::run_cmd::run_text(INPUT_NAME, input.as_bytes(), &options) {
+        Ok(json) => json,
+        Err(e) => e,
+    }
+}
+
 /// The directory of a spec suite: `tests/spec/NAME`.
 pub fn spec_dir(name: &str) -> PathBuf {
     crate::corpus::repo_root().join("tests").join("spec").join(name)

@@ -1,6 +1,6 @@
 //! The specification suites under `tests/spec/` (see `ptx_tests::spec`).
 
-use ptx_tests::spec::{check_dir, parse_outcome, spec_dir};
+use ptx_tests::spec::{check_dir, parse_outcome, run_outcome, spec_dir};
 
 /// Invalid input: each case gives one `input.ptx:LINE:COL: error: ...` diagnostic.
 #[test]
@@ -29,4 +29,12 @@ fn analyses() {
         Ok(p) => ptx_tests::describe::describe_module(&p.module),
         Err(d) => format!("UNEXPECTED ERROR: {d}"),
     });
+}
+
+/// Kernels run on the reference interpreter (the `// RUN:` line gives the
+/// launch): the buffers they leave, or the error that stopped them
+/// (out-of-bounds access, deadlock, unsupported instruction, step limit, trap).
+#[test]
+fn runs() {
+    check_dir(&spec_dir("run"), run_outcome);
 }

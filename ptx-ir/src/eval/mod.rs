@@ -130,7 +130,7 @@ pub fn eval(ins: &Instruction, srcs: &[u128], carry_in: bool) -> EvalResult {
             return r;
         }
     }
-    if ins.form.flags().is_empty() && ins.form.operands().iter().all(|o| o.mem.is_none()) {
+    if ins.form.flags().is_pure() && ins.form.operands().iter().all(|o| o.mem.is_none()) {
         Err(EvalError::Unsupported(format!("`{}`", op.name())))
     } else {
         Err(EvalError::NotPure)

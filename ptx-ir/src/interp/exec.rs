@@ -139,17 +139,42 @@ impl<'p, 'm> Cta<'p, 'm> {
             progress |= self.release_barriers();
             progress |= super::warp::release_collectives(self)?;
             if !progress {
-                let waiting: Vec<String> = self
-                    .threads
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| t.wait != Wait::Exited)
-                    .take(4)
-                    .map(|(k, t)| format!("thread {} waits at {}", self.thread_name(k), self.p.position(t.frames.last().unwrap().func, t.frames.last().unwrap().pc)))
-                    .collect();
-                return Err(RunError::Deadlock(waiting.join("; ")));
+                return Err(RunError::Deadlock(self.describe_deadlock()));
             }
         }
+    }
+
+    /// Where the blocked threads of a deadlocked CTA wait, grouped by place:
+    /// "CTA (0,0,0): 32 threads (first tid (0,0,0)) wait at input.ptx:17:2 on
+    /// barrier 1 (expects 64 threads, 32 arrived); ...".
+    fn describe_deadlock(&self) -> String {
+        let alive = self.threads.iter().filter(|t| t.wait != Wait::Exited).count();
+        let mut groups: Vec<(String, usize, usize)> = Vec::new();
+        for (k, t) in self.threads.iter().enumerate() {
+            let what = match &t.wait {
+                Wait::Exited | Wait::Running => continue,
+                Wait::Barrier { id, count, .. } => {
+                    let arrived = self.threads.iter().filter(|u| matches!(u.wait, Wait::Barrier { id: i, .. } if i == *id)).count();
+                    let expects = count.map(|c| c as usize).unwrap_or(alive);
+                    format!("barrier {id} (expects {expects} threads, {arrived} arrived)")
+                }
+                Wait::Warp { mask, .. } => format!("a warp collective with member mask {mask:#010x}"),
+            };
+            let f = t.frames.last().unwrap();
+            let key = format!("{} on {what}", self.p.position(f.func, f.pc));
+            match groups.iter_mut().find(|g| g.0 == key) {
+                Some(g) => g.1 += 1,
+                None => groups.push((key, 1, k)),
+            }
+        }
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(key, n, first)| {
+                let th = &self.threads[*first];
+                format!("{n} thread(s) (first tid ({},{},{})) wait at {key}", th.tid[0], th.tid[1], th.tid[2])
+            })
+            .collect();
+        format!("CTA ({},{},{}): {}", self.ctaid[0], self.ctaid[1], self.ctaid[2], parts.join("; "))
     }
 
     /// Releases every barrier all of whose expected threads have arrived.
@@ -592,7 +617,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             self.write_results(t, ins, &v)?;
             return Ok(Flow::Next);
         }
-        if !flags.is_empty() || ins.form.operands().iter().any(|o| o.mem.is_some()) || !eval::handles(op) {
+        if !flags.is_pure() || ins.form.operands().iter().any(|o| o.mem.is_some()) || !eval::handles(op) {
             return Err(self.unsupported(t, &instruction_head(ins)));
         }
         // A pure instruction.

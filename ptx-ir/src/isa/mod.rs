@@ -82,6 +82,12 @@ impl Flags {
     pub const fn contains(self, o: Flags) -> bool { self.0 & o.0 == o.0 }
     pub const fn intersects(self, o: Flags) -> bool { self.0 & o.0 != 0 }
     pub const fn is_empty(self) -> bool { self.0 == 0 }
+    /// The flags that still allow a pure computation on operands: carry
+    /// reads and writes (register-like) and approximation.
+    pub const PURE: Flags = Flags(64 | 128 | 256 | 2048);
+    /// No flag beyond [`Flags::PURE`]: the result depends only on the operands
+    /// (and the carry flag).
+    pub const fn is_pure(self) -> bool { self.0 & !Flags::PURE.0 == 0 }
 }
 
 impl std::fmt::Debug for Flags {
