@@ -9,7 +9,8 @@
 //! (`u32:1000`, `s64:-3`, `f32:0.5`, `f64:0x3ff0000000000000` — a hex value
 //! of a float type is its bit pattern) or a fresh global buffer
 //! `buf:TYPE:COUNT=INIT` with `INIT` one of `zeros`, `random:SEED`,
-//! `V1,V2,...` (COUNT values) or `file:PATH` (COUNT elements' bytes).
+//! `V1,V2,...` (COUNT values) or `file:PATH` (COUNT elements' bytes), or a
+//! by-value parameter `bytes:HEX` (a struct's bytes in memory order).
 
 use ptx_ir::eval::Quality;
 use ptx_ir::interp::{KernelArg, Launch};
@@ -31,6 +32,8 @@ argument SPECs, one per kernel parameter, in order:
                           INIT is zeros, random:SEED (integers: random bits;
                           floats: uniform in [-1, 1)), V1,V2,... (COUNT values)
                           or file:PATH (the file holds exactly the buffer's bytes)
+  bytes:HEX               a parameter passed by value (a .b8 array, a struct):
+                          its bytes in memory order, bytes:0100000002000000
 
 exit status: 0 success; 1 invalid input, unsupported instruction,
 out-of-bounds access, deadlock, trap or step limit; 2 usage error
@@ -41,6 +44,8 @@ out-of-bounds access, deadlock, trap or step limit; 2 usage error
 pub enum ArgSpec {
     Scalar { ty: ScalarType, bits: u128 },
     Buffer { ty: ScalarType, bytes: Vec<u8> },
+    /// A parameter passed by value as bytes (a struct).
+    Bytes(Vec<u8>),
 }
 
 /// The options of `ptx-opt run`.
@@ -155,7 +160,15 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
         };
         return Ok(ArgSpec::Buffer { ty, bytes });
     }
-    let (ty, v) = spec.split_once(':').ok_or_else(|| format!("`{spec}`: an argument is TYPE:VALUE or buf:TYPE:COUNT=INIT"))?;
+    if let Some(hex) = spec.strip_prefix("bytes:") {
+        let hex: String = hex.chars().filter(|c| *c != '_').collect();
+        if hex.is_empty() || hex.len() % 2 != 0 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!("`{spec}`: bytes:HEX takes an even number of hex digits, two per byte in memory order"));
+        }
+        let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+        return Ok(ArgSpec::Bytes(bytes));
+    }
+    let (ty, v) = spec.split_once(':').ok_or_else(|| format!("`{spec}`: an argument is TYPE:VALUE, buf:TYPE:COUNT=INIT or bytes:HEX"))?;
     let ty = scalar_type(ty)?;
     Ok(ArgSpec::Scalar { ty, bits: value_bits(ty, v)? })
 }
@@ -233,8 +246,10 @@ pub fn parse_run_args(args: &[String]) -> Result<RunOptions, String> {
 }
 
 /// Parses `bytes` (named `name` in diagnostics), runs the kernel `o` names
-/// and gives the buffers as JSON ([`buffers_json`]), or the diagnostic.
-pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<String, String> {
+/// and gives the buffers as JSON ([`buffers_json`]) with a warning when the
+/// execution depended on a value that is not exactly determined, or the
+/// diagnostic.
+pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<(String, Option<String>), String> {
     let parsed = ptx_ir::parse(name, bytes).map_err(|d| d.to_string())?;
     let mut launch = Launch::new(&o.kernel, o.grid, o.block);
     launch.max_steps = o.max_steps;
@@ -243,6 +258,7 @@ pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<String, Stri
     for a in &o.args {
         match a {
             ArgSpec::Scalar { ty, bits } => launch.args.push(KernelArg::Scalar { ty: *ty, bits: *bits }),
+            ArgSpec::Bytes(b) => launch.args.push(KernelArg::Bytes(b.clone())),
             ArgSpec::Buffer { ty, bytes } => {
                 launch.args.push(KernelArg::Buffer(launch.buffers.len()));
                 launch.buffers.push(bytes.clone());
@@ -251,7 +267,8 @@ pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<String, Stri
         }
     }
     let out = ptx_ir::interp::run(&parsed.module, &parsed.source_map, name, bytes, &launch).map_err(|e| e.to_string())?;
-    Ok(buffers_json(&types, &out.buffers))
+    let warning = out.depends_on_unspecified.map(|w| format!("warning: {w}; the buffers show one possible execution"));
+    Ok((buffers_json(&types, &out.buffers), warning))
 }
 
 /// Runs the `run` subcommand; returns the exit status.
@@ -281,7 +298,12 @@ pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Writ
         }
     };
     let json = match run_text(&name, &bytes, &o) {
-        Ok(json) => json,
+        Ok((json, warning)) => {
+            if let Some(w) = warning {
+                let _ = writeln!(stderr, "{w}");
+            }
+            json
+        }
         Err(e) => {
             let _ = writeln!(stderr, "{e}");
             return crate::cli::EXIT_INVALID;

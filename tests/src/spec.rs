@@ -72,7 +72,8 @@ pub fn run_outcome(input: &str) -> String {
         Err(e) => return format!("UNEXPECTED: bad RUN line: {e}"),
     };
     match ptx_opt::run_cmd::run_text(INPUT_NAME, input.as_bytes(), &options) {
-        Ok(json) => json,
+        Ok((json, None)) => json,
+        Ok((json, Some(warning))) => format!("{warning}\n{json}"),
         Err(e) => e,
     }
 }

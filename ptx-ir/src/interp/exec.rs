@@ -3,7 +3,7 @@
 //! registers, addresses); pure instructions go to [`crate::eval`].
 
 use super::memory::{from_bytes, to_bytes, Fault, Flat, Global, Space, FUNC_BASE, GLOBAL_BASE, GLOBAL_SLOT};
-use super::program::{arg_bits, type_bytes, Program, Regs, VarLoc};
+use super::program::{arg_bytes, type_bytes, Program, Regs, VarLoc};
 use super::{Launch, RunError};
 use crate::eval::{self, imm_bits, Quality, Val};
 use crate::ir::{AddrBase, Instruction, Operand, PairPred, Prefix, SpecialReg, Stmt};
@@ -52,6 +52,9 @@ pub struct Cta<'p, 'm> {
     pub ctaid: [u32; 3],
     pub threads: Vec<Thread>,
     pub shared: Flat,
+    /// The first place where control flow or an address depended on a value
+    /// the program leaves unspecified (see [`super::RunOutput::depends_on_unspecified`]).
+    pub unspecified_dependence: std::cell::RefCell<Option<String>>,
 }
 
 /// What running a thread for a while ended with.
@@ -88,8 +91,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         let mut params = Flat::new("param", kf.param_size);
         for (a, loc) in launch.args.iter().zip(&kf.params) {
             if let VarLoc::Param(off) = loc {
-                let (bits, n) = arg_bits(a, &buffer_addrs);
-                let _ = params.write(*off, &to_bytes(bits, n));
+                let _ = params.write(*off, &arg_bytes(a, &buffer_addrs));
             }
         }
         let mut threads = Vec::with_capacity((bx * by * bz) as usize);
@@ -97,12 +99,12 @@ impl<'p, 'm> Cta<'p, 'm> {
             for y in 0..by {
                 for x in 0..bx {
                     let linear = x + y * bx + z * bx * by;
-                    let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::exact(0); kf.nslots], params: params.clone(), local_base: 0, ret_to: None };
+                    let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::unspecified(); kf.nslots], params: params.clone(), local_base: 0, ret_to: None };
                     threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", kf.local_size), carry: false, wait: Wait::Running, resume: None });
                 }
             }
         }
-        Cta { p, launch, ctaid, threads, shared: Flat::new("shared", p.shared_size) }
+        Cta { p, launch, ctaid, threads, shared: Flat::new("shared", p.shared_size), unspecified_dependence: Default::default() }
     }
 
     fn thread_name(&self, t: usize) -> String {
@@ -242,7 +244,9 @@ impl<'p, 'm> Cta<'p, 'm> {
                 return Err(RunError::StepLimit { limit: self.launch.max_steps, thread: self.thread_name(t), at: self.here(t) });
             }
             if let Some(g) = ins.guard {
-                let v = self.reg(t, g.reg, 0).bits & 1 != 0;
+                let p = self.reg(t, g.reg, 0);
+                self.note_dependence(t, p.quality, "guard predicate");
+                let v = p.bits & 1 != 0;
                 if v == g.negated {
                     self.threads[t].frames.last_mut().unwrap().pc += 1;
                     continue;
@@ -265,6 +269,13 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     // ----- registers and operands -------------------------------------------------------
+
+    /// Records the first guard, branch index or address that is not exact.
+    fn note_dependence(&self, t: usize, q: Quality, what: &str) {
+        if q != Quality::Exact && self.unspecified_dependence.borrow().is_none() {
+            *self.unspecified_dependence.borrow_mut() = Some(format!("{}: {what} of thread {} is not exactly determined", self.here(t), self.thread_name(t)));
+        }
+    }
 
     fn reg(&self, t: usize, r: crate::ir::RegId, lane: u8) -> Val {
         let f = self.threads[t].frames.last().unwrap();
@@ -491,7 +502,9 @@ impl<'p, 'm> Cta<'p, 'm> {
         let f = self.threads[t].frames.last().unwrap();
         let (sp, a) = match base {
             AddrBase::Reg(r) => {
-                let v = self.reg(t, r, 0).bits as u64;
+                let v = self.reg(t, r, 0);
+                self.note_dependence(t, v.quality, "address");
+                let v = v.bits as u64;
                 match space_of(space) {
                     Some(s) => (s, v),
                     None => self.generic(t, v)?,
@@ -675,6 +688,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     fn branch_indexed(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
         let mut v = SmallVec::new();
         self.read(t, ins, 0, &ins.operands[0], &mut v)?;
+        self.note_dependence(t, v[0].quality, "branch index");
         let idx = v[0].bits as usize;
         let Some(Operand::Label(table)) = ins.operands.get(1) else { return Err(self.unsupported(t, "brx.idx without a table")) };
         let f = self.threads[t].frames.last().unwrap();
@@ -711,7 +725,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             return Err(self.unsupported(t, "call of a function without a body (external or unknown)"));
         };
         let cf = &self.p.funcs[callee];
-        let mut frame = Frame { func: callee, pc: 0, regs: vec![Val::exact(0); cf.nslots], params: Flat::new("param", cf.param_size), local_base: 0, ret_to: ret.map(|(k, _)| (k, 0)) };
+        let mut frame = Frame { func: callee, pc: 0, regs: vec![Val::unspecified(); cf.nslots], params: Flat::new("param", cf.param_size), local_base: 0, ret_to: ret.map(|(k, _)| (k, 0)) };
         // Arguments: bytes of the caller's `.param` variables (or register values).
         let caller = self.threads[t].frames.last().unwrap();
         if let Some((_, list)) = args {

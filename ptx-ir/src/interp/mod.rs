@@ -39,6 +39,8 @@ pub enum KernelArg {
     Scalar { ty: ScalarType, bits: u128 },
     /// A pointer to buffer `index` of the launch.
     Buffer(usize),
+    /// The bytes of a parameter passed by value (a `.b8` array: a struct).
+    Bytes(Vec<u8>),
 }
 
 /// How to run a kernel.
@@ -81,6 +83,12 @@ pub struct RunOutput {
     pub buffers: Vec<BufferOut>,
     /// Instructions executed, over all threads.
     pub steps: u64,
+    /// Where control flow or an address first depended on a value that is not
+    /// exactly determined (an uninitialized register, an unspecified result,
+    /// an approximation, a NaN payload): from there on the run shows one
+    /// possible execution, and buffers may differ on hardware even where
+    /// marked exact.
+    pub depends_on_unspecified: Option<String>,
 }
 
 /// Why a run stopped.

@@ -161,11 +161,18 @@ impl<'m> Program<'m> {
         if launch.args.len() != nparams {
             return Err(RunError::Launch(format!("kernel `{}` takes {nparams} parameter(s), {} given", launch.kernel, launch.args.len())));
         }
-        for a in &launch.args {
-            if let KernelArg::Buffer(i) = a {
-                if *i >= launch.buffers.len() {
-                    return Err(RunError::Launch(format!("argument points to buffer {i}, but only {} were given", launch.buffers.len())));
+        let decls = p.funcs[kernel].f.params.iter().flatten().flat_map(|d| d.names.iter().map(move |n| (d, n)));
+        for (k, (a, (d, nm))) in launch.args.iter().zip(decls).enumerate() {
+            let (size, _) = var_size(d, &nm.dims);
+            let what = |given: String| RunError::Launch(format!("parameter {k} (`{}`) is {size} byte(s), {given}", nm.name));
+            match a {
+                KernelArg::Buffer(i) if *i >= launch.buffers.len() => {
+                    return Err(RunError::Launch(format!("argument {k} points to buffer {i}, but only {} were given", launch.buffers.len())));
                 }
+                KernelArg::Buffer(_) if size != 8 => return Err(what("a buffer pointer is 8".into())),
+                KernelArg::Scalar { ty, .. } if type_bytes(*ty) != size => return Err(what(format!("the argument (.{}) is {}", &ty.text()[1..], type_bytes(*ty)))),
+                KernelArg::Bytes(b) if b.len() != size => return Err(what(format!("the argument is {}", b.len()))),
+                _ => {}
             }
         }
         p.kernel = kernel;
@@ -259,12 +266,16 @@ impl<'m> Program<'m> {
         // Quality of every byte of global memory (for the outputs).
         let mut quality: Vec<Vec<Quality>> = self.global_mem.allocs.iter().map(|a| vec![Quality::Exact; a.bytes.len()]).collect();
         let mut global = std::mem::take(&mut self.global_mem);
+        let mut depends_on_unspecified = None;
         for z in 0..gz {
             for y in 0..gy {
                 for x in 0..gx {
                     let mut cta = super::exec::Cta::new(&self, launch, [x, y, z]);
                     let (g, result) = cta.run(global, &mut quality, &mut steps);
                     global = g;
+                    if depends_on_unspecified.is_none() {
+                        depends_on_unspecified = cta.unspecified_dependence.take();
+                    }
                     result?;
                 }
             }
@@ -274,18 +285,19 @@ impl<'m> Program<'m> {
             .iter()
             .map(|&k| BufferOut { bytes: global.allocs[k].bytes.clone(), quality: quality[k].clone() })
             .collect();
-        Ok(RunOutput { buffers, steps })
+        Ok(RunOutput { buffers, steps, depends_on_unspecified })
     }
 }
 
 /// Registers of a frame: a value per slot.
 pub type Regs = Vec<Val>;
 
-/// The value a kernel argument puts in its parameter.
-pub fn arg_bits(a: &KernelArg, buffer_addrs: &[u64]) -> (u128, usize) {
+/// The bytes a kernel argument puts in its parameter.
+pub fn arg_bytes(a: &KernelArg, buffer_addrs: &[u64]) -> Vec<u8> {
     match a {
-        KernelArg::Scalar { ty, bits } => (*bits, (ty.bits().max(8) / 8) as usize),
-        KernelArg::Buffer(i) => (buffer_addrs[*i] as u128, 8),
+        KernelArg::Scalar { ty, bits } => bits.to_le_bytes()[..type_bytes(*ty)].to_vec(),
+        KernelArg::Buffer(i) => buffer_addrs[*i].to_le_bytes().to_vec(),
+        KernelArg::Bytes(b) => b.clone(),
     }
 }
 
