@@ -31,16 +31,20 @@
 //! `logic.rs` (logic, shifts, `prmt`, `mov`), `compare.rs` (`setp`, `set`,
 //! `selp`, `slct`), `float.rs` (floating-point arithmetic, half precision,
 //! approximate functions), `convert.rs` (`cvt`, `cvt.pack`), and `bits.rs`
-//! (shared helpers).
+//! (shared helpers). `dialect.rs` turns an instruction as written into what
+//! it means under the module's `.target` (sm_1x flushing, legacy defaults):
+//! callers evaluate [`effective`]`(ins, dialect)`, not `ins`.
 
 mod bits;
 mod compare;
 mod convert;
+pub mod dialect;
 mod float;
 mod int;
 mod logic;
 
 pub use bits::{imm_bits, mask as bits_mask, sext};
+pub use dialect::{effective, Dialect};
 
 use crate::ir::Instruction;
 use crate::isa::Opcode;

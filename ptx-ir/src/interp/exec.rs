@@ -99,8 +99,8 @@ impl<'p, 'm> Cta<'p, 'm> {
             for y in 0..by {
                 for x in 0..bx {
                     let linear = x + y * bx + z * bx * by;
-                    let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::unspecified(); kf.nslots], params: params.clone(), local_base: 0, ret_to: None };
-                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", kf.local_size), carry: false, wait: Wait::Running, resume: None });
+                    let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::unspecified(); kf.nslots], params: params.clone(), local_base: p.module_local_size, ret_to: None };
+                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None });
                 }
             }
         }
@@ -422,8 +422,13 @@ impl<'p, 'm> Cta<'p, 'm> {
             VarLoc::Global(a) | VarLoc::Func(a) => a,
             VarLoc::Const(o) | VarLoc::Shared(o) | VarLoc::Param(o) => o,
             VarLoc::Local(o) => f.local_base as u64 + o,
+            VarLoc::ModuleLocal(o) => o,
             VarLoc::Reg(_) => return None,
         })
+    }
+
+    pub(super) fn undefined(&self, t: usize, message: &str) -> RunError {
+        RunError::Undefined { message: message.to_string(), thread: self.thread_name(t), at: self.here(t) }
     }
 
     fn unsupported(&self, t: usize, what: &str) -> RunError {
@@ -521,6 +526,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                     Some(VarLoc::Const(o)) => (Space::Const, o),
                     Some(VarLoc::Shared(o)) => (Space::Shared, o),
                     Some(VarLoc::Local(o)) => (Space::Local, f.local_base as u64 + o),
+                    Some(VarLoc::ModuleLocal(o)) => (Space::Local, o),
                     Some(VarLoc::Param(o)) => (Space::Param, o),
                     _ => return Err(self.unsupported(t, &format!("access to `{name}`"))),
                 }
@@ -642,7 +648,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         let bits: SmallVec<[u128; 6]> = srcs.iter().map(|v| v.bits).collect();
         let input_quality = srcs.iter().fold(Quality::Exact, |a, v| worst(a, v.quality));
-        let r = match eval::eval(ins, &bits, self.threads[t].carry) {
+        let r = match eval::eval(&eval::effective(ins, &self.p.dialect), &bits, self.threads[t].carry) {
             Ok(r) => r,
             Err(eval::EvalError::Unsupported(why)) => return Err(self.unsupported(t, &format!("{} ({why})", instruction_head(ins)))),
             Err(e) => return Err(self.unsupported(t, &format!("{} ({e})", instruction_head(ins)))),
@@ -722,7 +728,11 @@ impl<'p, 'm> Cta<'p, 'm> {
             _ => None,
         };
         let Some(callee) = callee else {
-            return Err(self.unsupported(t, "call of a function without a body (external or unknown)"));
+            let what = match target {
+                Some(Operand::Sym(name, _)) => format!("call {name} (an external function: no body in the module)"),
+                _ => "call (through a pointer to no function of the module)".to_string(),
+            };
+            return Err(self.unsupported(t, &what));
         };
         let cf = &self.p.funcs[callee];
         let mut frame = Frame { func: callee, pc: 0, regs: vec![Val::unspecified(); cf.nslots], params: Flat::new("param", cf.param_size), local_base: 0, ret_to: ret.map(|(k, _)| (k, 0)) };
@@ -807,7 +817,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         // Free the callee's locals.
         let th = &mut self.threads[t];
-        th.local.bytes.truncate(done.local_base.max(self.p.funcs[th.frames.last().unwrap().func].local_size));
+        th.local.bytes.truncate(done.local_base);
         th.frames.last_mut().unwrap().pc += 1;
         Ok(Flow::Jumped)
     }

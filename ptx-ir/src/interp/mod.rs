@@ -106,6 +106,9 @@ pub enum RunError {
     StepLimit { limit: u64, thread: String, at: String },
     /// A thread executed `trap`.
     Trap { thread: String, at: String },
+    /// The program did something the manual calls undefined (a warp
+    /// collective executed by a lane outside its member mask ...).
+    Undefined { message: String, thread: String, at: String },
 }
 
 impl fmt::Display for RunError {
@@ -117,6 +120,7 @@ impl fmt::Display for RunError {
             RunError::Deadlock(m) => write!(f, "error: barrier deadlock: {m}"),
             RunError::StepLimit { limit, thread, at } => write!(f, "{at}: error: step limit of {limit} instructions reached (thread {thread}); raise it with --max-steps"),
             RunError::Trap { thread, at } => write!(f, "{at}: error: `trap` executed by thread {thread}"),
+            RunError::Undefined { message, thread, at } => write!(f, "{at}: error: undefined behaviour: {message} (thread {thread})"),
         }
     }
 }

@@ -20,6 +20,9 @@ pub enum VarLoc {
     Shared(u64),
     /// An offset in the frame's local area.
     Local(u64),
+    /// A module-scope `.local` variable: an offset from the start of every
+    /// thread's local memory (before the kernel's frame).
+    ModuleLocal(u64),
     /// An offset in the frame's parameter area.
     Param(u64),
     /// A function's address.
@@ -73,12 +76,18 @@ pub struct Program<'m> {
     /// Allocation index of each launch buffer.
     pub buffer_allocs: Vec<usize>,
     pub kernel: usize,
+    /// Bytes of module-scope `.local` variables at the start of each thread's local memory.
+    pub module_local_size: usize,
+    /// The module's target-dependent rules (sm_1x flushing ...).
+    pub dialect: crate::eval::Dialect,
 }
 
 impl<'m> Program<'m> {
     pub fn new(module: &'m Module, map: &'m SourceMap, file: &str, lines: &'m LineIndex, launch: &Launch) -> Result<Program<'m>, RunError> {
         let mut p = Program {
             module,
+            dialect: crate::eval::Dialect::of_module(module),
+            module_local_size: 0,
             funcs: Vec::new(),
             func_index: FxHashMap::default(),
             globals: FxHashMap::default(),
@@ -125,6 +134,11 @@ impl<'m> Program<'m> {
                         let off = p.shared_size.div_ceil(align.max(1)) * align.max(1);
                         p.shared_size = off + size;
                         VarLoc::Shared(off as u64)
+                    }
+                    StateSpace::Local => {
+                        let off = p.module_local_size.div_ceil(align.max(1)) * align.max(1);
+                        p.module_local_size = off + size;
+                        VarLoc::ModuleLocal(off as u64)
                     }
                     // `.tex` references and the like: no storage the interpreter uses.
                     _ => continue,

@@ -40,6 +40,10 @@ pub fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunErr
     // forms take the whole warp.
     let legacy = op == Opcode::SHFL || op == Opcode::VOTE;
     let mask = if legacy { 0xffff_ffff } else { srcs.last().map_or(0xffff_ffff, |v| v.bits as u32) };
+    let lane = cta.threads[t].linear % 32;
+    if mask >> lane & 1 == 0 {
+        return Err(cta.undefined(t, &format!("lane {lane} executes `{}` with member mask {mask:#010x}, which does not include it", instruction_head(ins))));
+    }
     let frame = cta.threads[t].frames.last().unwrap();
     let (func, pc) = (frame.func, frame.pc);
     cta.threads[t].wait = Wait::Warp { func, pc, mask, srcs: srcs.into_vec() };
@@ -51,21 +55,37 @@ pub fn release_collectives(cta: &mut Cta) -> Result<bool, RunError> {
     let mut released = false;
     let n = cta.threads.len();
     for t in 0..n {
-        let Wait::Warp { func, pc, mask, .. } = cta.threads[t].wait.clone() else { continue };
-        let warp = cta.threads[t].linear / 32;
-        let alive = alive_lanes(cta, t);
-        let members = mask & alive;
-        // Everyone of the mask still alive waits here?
-        let group: Vec<usize> = (0..n)
-            .filter(|&k| cta.threads[k].linear / 32 == warp && members >> (cta.threads[k].linear % 32) & 1 == 1)
-            .collect();
-        let ready = group.iter().all(|&k| matches!(&cta.threads[k].wait, Wait::Warp { func: f, pc: p, .. } if *f == func && *p == pc));
-        if !ready || group.is_empty() {
-            continue;
-        }
+        let (func, pc, mask) = match &cta.threads[t].wait {
+            Wait::Warp { func, pc, mask, .. } => (*func, *pc, *mask),
+            _ => continue,
+        };
         let body = cta.p.funcs[func].f.body.as_ref().unwrap();
         let crate::ir::Stmt::Instr(ins) = &body[pc] else { continue };
+        let warp = cta.threads[t].linear / 32;
+        let in_warp = |k: usize| cta.threads[k].linear / 32 == warp;
+        let waits_here = |k: usize| matches!(&cta.threads[k].wait, Wait::Warp { func: f, pc: p, .. } if *f == func && *p == pc);
+        let group: Vec<usize> = if ins.opcode == Opcode::SHFL || ins.opcode == Opcode::VOTE {
+            // The legacy (non-`.sync`) forms act among the threads that execute
+            // them together: once no thread of the warp can go on, those
+            // waiting here.
+            if (0..n).any(|k| in_warp(k) && cta.threads[k].wait == Wait::Running) {
+                continue;
+            }
+            (0..n).filter(|&k| in_warp(k) && waits_here(k)).collect()
+        } else {
+            // Every thread of the mask still alive waits here?
+            let members = mask & alive_lanes(cta, t);
+            let group: Vec<usize> = (0..n).filter(|&k| in_warp(k) && members >> (cta.threads[k].linear % 32) & 1 == 1).collect();
+            if !group.iter().all(|&k| waits_here(k)) {
+                continue;
+            }
+            group
+        };
+        if group.is_empty() {
+            continue;
+        }
         let ins = ins.clone();
+        let members = group.iter().fold(0u32, |m, &k| m | 1 << (cta.threads[k].linear % 32));
         let srcs: Vec<(u32, Vec<Val>)> = group
             .iter()
             .map(|&k| match &cta.threads[k].wait {
@@ -122,6 +142,8 @@ fn compute(cta: &Cta, t: usize, ins: &Instruction, members: u32, srcs: &[(u32, V
     }
     if op == Opcode::VOTE || op == Opcode::VOTE_SYNC {
         let ballot = srcs.iter().filter(|(_, v)| v[0].bits & 1 == 1).fold(0u32, |m, (l, _)| m | 1 << l);
+        // A vote over a predicate some member does not know is not known either.
+        let quality = if srcs.iter().all(|(_, v)| v[0].quality == Quality::Exact) { Quality::Exact } else { Quality::Unspecified };
         let count = srcs.len();
         let trues = ballot.count_ones() as usize;
         for _ in srcs {
@@ -134,7 +156,7 @@ fn compute(cta: &Cta, t: usize, ins: &Instruction, members: u32, srcs: &[(u32, V
             } else {
                 (trues == 0 || trues == count) as u128
             };
-            results.push(vec![Val::exact(r)]);
+            results.push(vec![Val { bits: r, quality }]);
         }
         return Ok(results);
     }

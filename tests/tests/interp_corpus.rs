@@ -1,0 +1,133 @@
+//! The reference interpreter on real kernels: every kernel of the corpora
+//! (ptxas-valid files) runs on a generic launch — two CTAs of 32 threads,
+//! zero-filled buffers for 64-bit parameters, 16 for 32-bit integers, 1.0 for
+//! floats, zero bytes for structs. A kernel may legitimately stop (an
+//! instruction the interpreter does not execute, a fault because the generic
+//! arguments do not fit it, the step limit); what must never happen is a
+//! panic, an internal evaluator error ("bad operands") or a launch the
+//! interpreter refuses although it matches the signature. The tally is
+//! printed (`--nocapture`) for the closing figures; `PTX_SURVEY_VERBOSE=1`
+//! prints why each kernel that did not complete stopped.
+
+use ptx_ir::interp::{self, KernelArg, Launch, RunError};
+use ptx_ir::ir::{FuncKind, Item, Module, VarDecl};
+use ptx_ir::isa::{ScalarType, TypeClass};
+use ptx_tests::corpus::{manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+const STEP_LIMIT: u64 = 2_000_000;
+const BUFFER_BYTES: usize = 64 * 1024;
+
+fn valid_files() -> Vec<PathBuf> {
+    let mut files = ptx_files(&own_corpus_dir());
+    if let Some(dir) = shared_corpus_dir() {
+        files.extend(manifest(&dir).into_iter().filter(|e| e.ptxas_ok).map(|e| dir.join(e.file)));
+    }
+    files
+}
+
+/// Size in bytes of one declared parameter.
+fn param_size(d: &VarDecl, dims: &[Option<u64>]) -> usize {
+    let elem = (d.ty.bits().max(8) / 8) as usize * d.vector.unwrap_or(1) as usize;
+    elem * dims.iter().map(|x| x.unwrap_or(0) as usize).product::<usize>()
+}
+
+/// The generic launch of kernel `name` (see the module comment).
+fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
+    let mut l = Launch::new(name, [2, 1, 1], [32, 1, 1]);
+    l.max_steps = STEP_LIMIT;
+    l.dynamic_shared = 16 * 1024;
+    for d in params {
+        for nm in &d.names {
+            let size = param_size(d, &nm.dims);
+            let arg = if !nm.dims.is_empty() || d.vector.is_some() {
+                KernelArg::Bytes(vec![0; size])
+            } else if size == 8 && d.ty.class() != TypeClass::Float {
+                l.buffers.push(vec![0; BUFFER_BYTES]);
+                KernelArg::Buffer(l.buffers.len() - 1)
+            } else if d.ty.class() == TypeClass::Float {
+                let bits = match d.ty {
+                    ScalarType::F64 => 1f64.to_bits() as u128,
+                    ScalarType::F32 => 1f32.to_bits() as u128,
+                    _ => 0x3c00,
+                };
+                KernelArg::Scalar { ty: d.ty, bits }
+            } else {
+                KernelArg::Scalar { ty: d.ty, bits: 16 }
+            };
+            l.args.push(arg);
+        }
+    }
+    l
+}
+
+fn kernels(m: &Module) -> Vec<(String, Vec<VarDecl>)> {
+    m.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Func(f) if f.kind == FuncKind::Entry && f.body.is_some() => Some((f.name.to_string(), f.params.clone().unwrap_or_default())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_kernels_run_or_stop_cleanly() {
+    let mut outcomes: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut unsupported: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for path in valid_files() {
+        let text = std::fs::read(&path).unwrap();
+        let name = path.display().to_string();
+        let Ok(parsed) = ptx_ir::parse(&name, &text) else { continue };
+        for (kernel, params) in kernels(&parsed.module) {
+            total += 1;
+            let launch = generic_launch(&kernel, &params);
+            let run = std::panic::catch_unwind(|| interp::run(&parsed.module, &parsed.source_map, &name, &text, &launch));
+            if std::env::var_os("PTX_SURVEY_VERBOSE").is_some() {
+                if let Ok(Err(e)) = &run {
+                    println!("{name}: {kernel}: {e}");
+                }
+            }
+            let outcome = match run {
+                Err(_) => {
+                    failures.push(format!("{name}: kernel {kernel}: the interpreter panicked"));
+                    "panic"
+                }
+                Ok(Ok(_)) => "completed",
+                Ok(Err(RunError::Unsupported { what, at })) => {
+                    if what.contains("bad operands") {
+                        failures.push(format!("{at}: kernel {kernel}: internal error: {what}"));
+                    }
+                    let head = what.split([' ', '(']).next().unwrap_or("").to_string();
+                    *unsupported.entry(head).or_default() += 1;
+                    "unsupported instruction"
+                }
+                Ok(Err(RunError::Launch(m))) => {
+                    failures.push(format!("{name}: kernel {kernel}: launch refused: {m}"));
+                    "launch refused"
+                }
+                Ok(Err(RunError::Fault { .. })) => "memory fault",
+                Ok(Err(RunError::StepLimit { .. })) => "step limit",
+                Ok(Err(RunError::Deadlock(_))) => "deadlock",
+                Ok(Err(RunError::Trap { .. })) => "trap",
+                Ok(Err(RunError::Undefined { .. })) => "undefined behaviour",
+            };
+            *outcomes.entry(outcome).or_default() += 1;
+        }
+    }
+    println!("{total} kernels:");
+    for (o, n) in &outcomes {
+        println!("  {n:5} {o}");
+    }
+    let mut top: Vec<(String, usize)> = unsupported.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1));
+    println!("unsupported instructions (kernels stopped at each):");
+    for (what, n) in top.iter().take(25) {
+        println!("  {n:5} {what}");
+    }
+    assert!(total > 0, "no kernels found");
+    assert!(failures.is_empty(), "{} kernels broke the interpreter:\n{}", failures.len(), failures.join("\n"));
+}
