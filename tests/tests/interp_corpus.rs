@@ -1,7 +1,7 @@
 //! The reference interpreter on real kernels: every kernel of the corpora
 //! (ptxas-valid files) runs on a generic launch — two CTAs of 32 threads,
-//! zero-filled buffers for 64-bit parameters, 16 for 32-bit integers, 1.0 for
-//! floats, zero bytes for structs. A kernel may legitimately stop (an
+//! 64 KiB buffers of random bytes for 64-bit parameters, 16 for 32-bit
+//! integers, 1.0 for floats, zero bytes for structs. A kernel may legitimately stop (an
 //! instruction the interpreter does not execute, a fault because the generic
 //! arguments do not fit it, the step limit); what must never happen is a
 //! panic, an internal evaluator error ("bad operands") or a launch the
@@ -44,7 +44,7 @@ fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
             let arg = if !nm.dims.is_empty() || d.vector.is_some() {
                 KernelArg::Bytes(vec![0; size])
             } else if size == 8 && d.ty.class() != TypeClass::Float {
-                l.buffers.push(vec![0; BUFFER_BYTES]);
+                l.buffers.push(random_bytes(BUFFER_BYTES, l.buffers.len() as u64));
                 KernelArg::Buffer(l.buffers.len() - 1)
             } else if d.ty.class() == TypeClass::Float {
                 let bits = match d.ty {
@@ -130,4 +130,16 @@ fn corpus_kernels_run_or_stop_cleanly() {
     }
     assert!(total > 0, "no kernels found");
     assert!(failures.is_empty(), "{} kernels broke the interpreter:\n{}", failures.len(), failures.join("\n"));
+}
+
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s as u8
+        })
+        .collect()
 }

@@ -44,6 +44,8 @@ pub struct Thread {
     pub wait: Wait,
     /// Results a completed collective left for this thread (written on resume).
     pub resume: Option<Vec<Val>>,
+    /// Instructions this thread executed: its `%clock`.
+    pub clock: u64,
 }
 
 pub struct Cta<'p, 'm> {
@@ -100,7 +102,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                 for x in 0..bx {
                     let linear = x + y * bx + z * bx * by;
                     let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::unspecified(); kf.nslots], params: params.clone(), local_base: p.module_local_size, ret_to: None };
-                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None });
+                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None, clock: 0 });
                 }
             }
         }
@@ -240,6 +242,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                 continue;
             }
             *steps += 1;
+            self.threads[t].clock += 1;
             if *steps > self.launch.max_steps {
                 return Err(RunError::StepLimit { limit: self.launch.max_steps, thread: self.thread_name(t), at: self.here(t) });
             }
@@ -329,7 +332,10 @@ impl<'p, 'm> Cta<'p, 'm> {
             "%nclusterid" | "%cluster_nctaid" => pick(self.launch.grid),
             "%is_explicit_cluster" | "%cluster_ctarank" => 0,
             "%cluster_nctarank" => 1,
-            // Clocks and timers count executed instructions; the rest are 0.
+            "%nsmid" => 1,
+            // Clocks and timers count the thread's executed instructions.
+            "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" => th.clock as u128,
+            "%clock_hi" | "%globaltimer_hi" => (th.clock >> 32) as u128,
             _ => 0,
         }
     }
@@ -396,7 +402,10 @@ impl<'p, 'm> Cta<'p, 'm> {
                 if let Some(ty) = ty {
                     v = trunc(v, ty.bits());
                 }
-                out.push(Val::exact(v));
+                // Clocks, timers, %smid, %warpid, counters: the hardware's
+                // value is not determined by the program.
+                let quality = if s.is_volatile() { Quality::Unspecified } else { Quality::Exact };
+                out.push(Val { bits: v, quality });
             }
             Operand::Sym(name, off) => {
                 let a = self.symbol_value(t, name).ok_or_else(|| self.unsupported(t, &format!("address of `{name}`")))?;
