@@ -2,7 +2,7 @@
 //! interpreter carries out itself (memory, control flow, calls, special
 //! registers, addresses); pure instructions go to [`crate::eval`].
 
-use super::memory::{from_bytes, to_bytes, Fault, Flat, Global, Space, FUNC_BASE, GLOBAL_BASE, GLOBAL_SLOT};
+use super::memory::{from_bytes, to_bytes, worst, Fault, Flat, Global, Space, FUNC_BASE, GLOBAL_BASE, GLOBAL_SLOT};
 use super::program::{arg_bytes, type_bytes, Program, Regs, VarLoc};
 use super::{Launch, RunError};
 use crate::eval::{self, imm_bits, Quality, Val};
@@ -70,20 +70,6 @@ fn trunc(v: u128, bits: u32) -> u128 {
     v & eval::bits_mask(bits)
 }
 
-fn worst(a: Quality, b: Quality) -> Quality {
-    let rank = |q: Quality| match q {
-        Quality::Exact => 0,
-        Quality::Approx { .. } => 1,
-        Quality::AnyNan => 2,
-        Quality::Unspecified => 3,
-    };
-    if rank(a) >= rank(b) {
-        a
-    } else {
-        b
-    }
-}
-
 impl<'p, 'm> Cta<'p, 'm> {
     pub fn new(p: &'p Program<'m>, launch: &'p Launch, ctaid: [u32; 3]) -> Cta<'p, 'm> {
         let [bx, by, bz] = launch.block;
@@ -93,7 +79,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         let mut params = Flat::new("param", kf.param_size);
         for (a, loc) in launch.args.iter().zip(&kf.params) {
             if let VarLoc::Param(off) = loc {
-                let _ = params.write(*off, &arg_bytes(a, &buffer_addrs));
+                let _ = params.write(*off, &arg_bytes(a, &buffer_addrs), Quality::Exact);
             }
         }
         let mut threads = Vec::with_capacity((bx * by * bz) as usize);
@@ -102,11 +88,11 @@ impl<'p, 'm> Cta<'p, 'm> {
                 for x in 0..bx {
                     let linear = x + y * bx + z * bx * by;
                     let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::unspecified(); kf.nslots], params: params.clone(), local_base: p.module_local_size, ret_to: None };
-                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::new("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None, clock: 0 });
+                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::undefined("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None, clock: 0 });
                 }
             }
         }
-        Cta { p, launch, ctaid, threads, shared: Flat::new("shared", p.shared_size), unspecified_dependence: Default::default() }
+        Cta { p, launch, ctaid, threads, shared: Flat::undefined("shared", p.shared_size), unspecified_dependence: Default::default() }
     }
 
     fn thread_name(&self, t: usize) -> String {
@@ -120,12 +106,12 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Runs the CTA to completion.
-    pub fn run(&mut self, mut global: Global, quality: &mut [Vec<Quality>], steps: &mut u64) -> (Global, Result<(), RunError>) {
-        let r = self.run_inner(&mut global, quality, steps);
+    pub fn run(&mut self, mut global: Global, steps: &mut u64) -> (Global, Result<(), RunError>) {
+        let r = self.run_inner(&mut global, steps);
         (global, r)
     }
 
-    fn run_inner(&mut self, global: &mut Global, quality: &mut [Vec<Quality>], steps: &mut u64) -> Result<(), RunError> {
+    fn run_inner(&mut self, global: &mut Global, steps: &mut u64) -> Result<(), RunError> {
         loop {
             let mut progress = false;
             for t in 0..self.threads.len() {
@@ -133,7 +119,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                     continue;
                 }
                 progress = true;
-                match self.run_thread(t, global, quality, steps)? {
+                match self.run_thread(t, global, steps)? {
                     Stop::Exited | Stop::Blocked | Stop::Quantum => {}
                 }
             }
@@ -217,7 +203,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Runs thread `t` until it blocks, exits, or has run a while.
-    fn run_thread(&mut self, t: usize, global: &mut Global, quality: &mut [Vec<Quality>], steps: &mut u64) -> Result<Stop, RunError> {
+    fn run_thread(&mut self, t: usize, global: &mut Global, steps: &mut u64) -> Result<Stop, RunError> {
         const QUANTUM: u32 = 10_000;
         for _ in 0..QUANTUM {
             let Some(frame) = self.threads[t].frames.last() else {
@@ -255,7 +241,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                     continue;
                 }
             }
-            match self.step(t, ins, global, quality)? {
+            match self.step(t, ins, global)? {
                 Flow::Next => self.threads[t].frames.last_mut().unwrap().pc += 1,
                 Flow::Jumped => {}
                 Flow::Block => return Ok(Stop::Blocked),
@@ -426,8 +412,8 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// state space, or a function's address.
     fn symbol_value(&self, t: usize, name: &str) -> Option<u64> {
         let f = self.threads[t].frames.last().unwrap();
-        let loc = self.p.funcs[f.func].vars.get(name).or_else(|| self.p.globals.get(name))?;
-        Some(match *loc {
+        let loc = self.p.funcs[f.func].lookup(name, f.pc).or_else(|| self.p.globals.get(name).copied())?;
+        Some(match loc {
             VarLoc::Global(a) | VarLoc::Func(a) => a,
             VarLoc::Const(o) | VarLoc::Shared(o) | VarLoc::Param(o) => o,
             VarLoc::Local(o) => f.local_base as u64 + o,
@@ -529,7 +515,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                 None => self.generic(t, v)?,
             },
             AddrBase::Sym(name) => {
-                let loc = self.p.funcs[f.func].vars.get(&name).or_else(|| self.p.globals.get(&name)).copied();
+                let loc = self.p.funcs[f.func].lookup(&name, f.pc).or_else(|| self.p.globals.get(&name).copied());
                 match loc {
                     Some(VarLoc::Global(a)) => (Space::Global, a),
                     Some(VarLoc::Const(o)) => (Space::Const, o),
@@ -553,7 +539,8 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
     }
 
-    fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<(), RunError> {
+    /// Reads bytes; gives the worst quality among them.
+    fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<Quality, RunError> {
         let r = match sp {
             Space::Global => global.read(a, out),
             Space::Const => self.p.const_mem.read(a, out),
@@ -564,33 +551,20 @@ impl<'p, 'm> Cta<'p, 'm> {
         r.map_err(|f| self.fault(t, f))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn mem_write(&mut self, t: usize, global: &mut Global, quality: &mut [Vec<Quality>], sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
+    fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
         let r = match sp {
-            Space::Global => {
-                let r = global.write(a, data);
-                if r.is_ok() {
-                    let k = ((a - GLOBAL_BASE) / GLOBAL_SLOT) as usize;
-                    let off = ((a - GLOBAL_BASE) % GLOBAL_SLOT) as usize;
-                    if let Some(qs) = quality.get_mut(k) {
-                        for x in &mut qs[off..off + data.len()] {
-                            *x = q;
-                        }
-                    }
-                }
-                r
-            }
+            Space::Global => global.write(a, data, q),
             Space::Const => Err(Fault { message: "write to constant memory".into() }),
-            Space::Shared => self.shared.write(a, data),
-            Space::Local => self.threads[t].local.write(a, data),
-            Space::Param => self.threads[t].frames.last_mut().unwrap().params.write(a, data),
+            Space::Shared => self.shared.write(a, data, q),
+            Space::Local => self.threads[t].local.write(a, data, q),
+            Space::Param => self.threads[t].frames.last_mut().unwrap().params.write(a, data, q),
         };
         r.map_err(|f| self.fault(t, f))
     }
 
     // ----- instructions ------------------------------------------------------------------
 
-    fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global, quality: &mut [Vec<Quality>]) -> Result<Flow, RunError> {
+    fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
         let op = ins.opcode;
         let flags = ins.form.flags();
         if op == Opcode::BRA {
@@ -615,10 +589,10 @@ impl<'p, 'm> Cta<'p, 'm> {
             return self.load(t, ins, global);
         }
         if op == Opcode::ST {
-            return self.store(t, ins, global, quality);
+            return self.store(t, ins, global);
         }
         if op == Opcode::ATOM || op == Opcode::RED {
-            return self.atomic(t, ins, global, quality);
+            return self.atomic(t, ins, global);
         }
         if op == Opcode::BAR || op == Opcode::BARRIER {
             return self.barrier(t, ins);
@@ -749,30 +723,27 @@ impl<'p, 'm> Cta<'p, 'm> {
         let caller = self.threads[t].frames.last().unwrap();
         if let Some((_, list)) = args {
             for (a, loc) in list.iter().zip(&cf.params) {
-                let bytes: Vec<u8> = match a {
-                    Operand::Sym(name, _) => match self.p.funcs[caller.func].vars.get(name) {
-                        Some(VarLoc::Param(o)) => {
-                            let size = param_size_at(cf, *loc);
-                            let mut b = vec![0; size];
-                            let _ = caller.params.read(*o, &mut b);
-                            b
-                        }
+                let (bytes, quality): (Vec<u8>, Vec<Quality>) = match a {
+                    Operand::Sym(name, _) => match self.p.funcs[caller.func].lookup(name, caller.pc) {
+                        Some(VarLoc::Param(o)) => caller.params.read_bytes(o, cf.param_size_at(*loc)).map_err(|f| self.fault(t, f))?,
                         _ => return Err(self.unsupported(t, "call argument that is not a .param variable")),
                     },
                     other => {
                         let mut v = SmallVec::new();
                         self.read(t, ins, 0, other, &mut v)?;
-                        to_bytes(v.first().map_or(0, |x| x.bits), 16)
+                        let x = v.first().copied().unwrap_or(Val::unspecified());
+                        (to_bytes(x.bits, 16), vec![x.quality; 16])
                     }
                 };
                 match loc {
                     VarLoc::Param(o) => {
-                        let n = param_size_at(cf, *loc).min(bytes.len());
-                        let _ = frame.params.write(*o, &bytes[..n]);
+                        let n = cf.param_size_at(*loc).min(bytes.len());
+                        let _ = frame.params.write_bytes(*o, &bytes[..n], &quality[..n]);
                     }
                     VarLoc::Reg(r) => {
                         let base = cf.reg_base[*r as usize] as usize;
-                        frame.regs[base] = Val::exact(from_bytes(&bytes));
+                        let q = quality.iter().fold(Quality::Exact, |a, q| worst(a, *q));
+                        frame.regs[base] = Val { bits: from_bytes(&bytes), quality: q };
                     }
                     _ => {}
                 }
@@ -799,24 +770,26 @@ impl<'p, 'm> Cta<'p, 'm> {
             if let Stmt::Instr(call) = &body[caller_pc] {
                 if let Some(Operand::List(list)) = call.operands.get(k) {
                     for (dst, loc) in list.iter().zip(&cf.ret_params) {
-                        let bytes = match loc {
-                            VarLoc::Param(o) => {
-                                let mut b = vec![0; param_size_at(cf, *loc)];
-                                let _ = done.params.read(*o, &mut b);
-                                b
+                        let (bytes, quality) = match loc {
+                            VarLoc::Param(o) => match done.params.read_bytes(*o, cf.param_size_at(*loc)) {
+                                Ok(b) => b,
+                                Err(_) => continue,
+                            },
+                            VarLoc::Reg(r) => {
+                                let v = done.regs[cf.reg_base[*r as usize] as usize];
+                                (to_bytes(v.bits, 16), vec![v.quality; 16])
                             }
-                            VarLoc::Reg(r) => to_bytes(done.regs[cf.reg_base[*r as usize] as usize].bits, 16),
                             _ => continue,
                         };
                         match dst {
                             Operand::Sym(name, _) => {
-                                if let Some(VarLoc::Param(o)) = self.p.funcs[caller_func].vars.get(name) {
-                                    let _ = self.threads[t].frames.last_mut().unwrap().params.write(*o, &bytes);
+                                if let Some(VarLoc::Param(o)) = self.p.funcs[caller_func].lookup(name, caller_pc) {
+                                    let _ = self.threads[t].frames.last_mut().unwrap().params.write_bytes(o, &bytes, &quality);
                                 }
                             }
                             Operand::Reg(r) => {
-                                let v = Val::exact(from_bytes(&bytes));
-                                self.set_reg(t, r.reg, 0, v, None);
+                                let q = quality.iter().fold(Quality::Exact, |a, q| worst(a, *q));
+                                self.set_reg(t, r.reg, 0, Val { bits: from_bytes(&bytes), quality: q }, None);
                             }
                             _ => {}
                         }
@@ -826,7 +799,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         // Free the callee's locals.
         let th = &mut self.threads[t];
-        th.local.bytes.truncate(done.local_base);
+        th.local.truncate(done.local_base);
         th.frames.last_mut().unwrap().pc += 1;
         Ok(Flow::Jumped)
     }
@@ -841,28 +814,31 @@ impl<'p, 'm> Cta<'p, 'm> {
         let n = ins.vector().unwrap_or(1) as usize;
         let size = type_bytes(ty);
         let (sp, a) = self.address(t, ins, &ins.operands[1], ins.space())?;
-        let mut buf = vec![0u8; size * n];
-        self.mem_read(t, global, sp, a, &mut buf)?;
-        let vals: Vec<Val> = buf.chunks(size).map(|c| Val::exact(from_bytes(c))).collect();
+        let mut vals: SmallVec<[Val; 4]> = SmallVec::new();
+        let mut buf = vec![0u8; size];
+        for k in 0..n {
+            let quality = self.mem_read(t, global, sp, a.wrapping_add((k * size) as u64), &mut buf)?;
+            vals.push(Val { bits: from_bytes(&buf), quality });
+        }
         let mut it = vals.iter();
         let d = ins.operands[0].clone();
         self.write_operand(t, &d, Some(ty), &mut it)?;
         Ok(Flow::Next)
     }
 
-    fn store(&mut self, t: usize, ins: &Instruction, global: &mut Global, quality: &mut [Vec<Quality>]) -> Result<Flow, RunError> {
+    fn store(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
         let ty = Self::element_type(ins);
         let size = type_bytes(ty);
         let (sp, a) = self.address(t, ins, &ins.operands[0], ins.space())?;
         let mut v: SmallVec<[Val; 6]> = SmallVec::new();
         self.read(t, ins, 1, &ins.operands[1], &mut v)?;
         for (k, x) in v.iter().enumerate() {
-            self.mem_write(t, global, quality, sp, a + (k * size) as u64, &to_bytes(x.bits, size), x.quality)?;
+            self.mem_write(t, global, sp, a.wrapping_add((k * size) as u64), &to_bytes(x.bits, size), x.quality)?;
         }
         Ok(Flow::Next)
     }
 
-    fn atomic(&mut self, t: usize, ins: &Instruction, global: &mut Global, quality: &mut [Vec<Quality>]) -> Result<Flow, RunError> {
+    fn atomic(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
         let ty = Self::element_type(ins);
         let size = type_bytes(ty);
         if ins.vector().is_some() {
@@ -872,7 +848,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         let addr_k = if is_atom { 1 } else { 0 };
         let (sp, a) = self.address(t, ins, &ins.operands[addr_k], ins.space())?;
         let mut buf = vec![0u8; size];
-        self.mem_read(t, global, sp, a, &mut buf)?;
+        let old_quality = self.mem_read(t, global, sp, a, &mut buf)?;
         let old = from_bytes(&buf);
         let mut srcs: SmallVec<[Val; 6]> = SmallVec::new();
         for k in addr_k + 1..ins.operands.len() {
@@ -887,7 +863,12 @@ impl<'p, 'm> Cta<'p, 'm> {
         let signed = ty.class() == TypeClass::Signed;
         let new = if ins.has(Mod::ADD) {
             match ty {
-                ScalarType::F32 => (f32::from_bits(old as u32) + f32::from_bits(b as u32)).to_bits() as u128,
+                // "atom.add.f32 rounds to nearest even and flushes subnormal
+                // inputs and results to sign-preserving zero."
+                ScalarType::F32 => {
+                    let flush = |x: f32| if x.is_subnormal() { 0f32.copysign(x) } else { x };
+                    flush(flush(f32::from_bits(old as u32)) + flush(f32::from_bits(b as u32))).to_bits() as u128
+                }
                 ScalarType::F64 => (f64::from_bits(old as u64) + f64::from_bits(b as u64)).to_bits() as u128,
                 _ if ty.class() == TypeClass::Float => return Err(self.unsupported(t, &instruction_head(ins))),
                 _ => trunc(old.wrapping_add(b), bits),
@@ -923,10 +904,21 @@ impl<'p, 'm> Cta<'p, 'm> {
         } else {
             return Err(self.unsupported(t, &instruction_head(ins)));
         };
-        self.mem_write(t, global, quality, sp, a, &to_bytes(new, size), Quality::Exact)?;
+        // The new value is as well known as its inputs; a NaN sum has an unspecified payload.
+        let mut new_quality = srcs.iter().fold(old_quality, |q, v| worst(q, v.quality));
+        if ty.class() == TypeClass::Float && new_quality == Quality::Exact {
+            let nan = match ty {
+                ScalarType::F32 => f32::from_bits(new as u32).is_nan(),
+                _ => f64::from_bits(new as u64).is_nan(),
+            };
+            if nan {
+                new_quality = Quality::AnyNan;
+            }
+        }
+        self.mem_write(t, global, sp, a, &to_bytes(new, size), new_quality)?;
         if is_atom {
             let d = ins.operands[0].clone();
-            let v = [Val::exact(old)];
+            let v = [Val { bits: old, quality: old_quality }];
             let mut it = v.iter();
             self.write_operand(t, &d, Some(ty), &mut it)?;
         }
@@ -987,7 +979,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             Some(s) if to => a.wrapping_sub(s.generic_base()),
             Some(s) => a.wrapping_add(s.generic_base()),
         };
-        let out = [Val::exact(r as u128)];
+        let out = [Val { bits: r as u128, quality: v[0].quality }];
         let mut it = out.iter();
         let d = ins.operands[0].clone();
         self.write_operand(t, &d, None, &mut it)?;
@@ -1023,7 +1015,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             self.read(t, ins, 0, &ins.operands[0], &mut v)?;
             let sp = (v[0].bits as usize).min(self.threads[t].local.bytes.len());
             let keep = sp.max(self.p.funcs[self.threads[t].frames.last().unwrap().func].local_size);
-            self.threads[t].local.bytes.truncate(keep);
+            self.threads[t].local.truncate(keep);
         } else {
             let mut v: SmallVec<[Val; 6]> = SmallVec::new();
             for k in 1..ins.operands.len() {
@@ -1062,13 +1054,6 @@ pub fn space_of(s: StateSpace) -> Option<Space> {
         StateSpace::Param => Some(Space::Param),
         _ => None,
     }
-}
-
-fn param_size_at(f: &super::program::FuncLayout, loc: VarLoc) -> usize {
-    // The size of a parameter: up to the next parameter's offset, or the area's end.
-    let VarLoc::Param(o) = loc else { return 16 };
-    let next = f.vars.values().filter_map(|v| if let VarLoc::Param(x) = v { (*x > o).then_some(*x) } else { None }).min();
-    (next.unwrap_or(f.param_size as u64) - o) as usize
 }
 
 /// `ld.global.v4.f32` for messages.

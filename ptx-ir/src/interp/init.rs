@@ -31,7 +31,7 @@ pub fn initialize(p: &mut Program) -> Result<(), String> {
                 VarLoc::Global(addr) => {
                     let len = p.global_mem.allocs[((addr - super::memory::GLOBAL_BASE) / super::memory::GLOBAL_SLOT) as usize].bytes.len();
                     bytes.truncate(len);
-                    p.global_mem.write(addr, &bytes).map_err(|f| f.message)?;
+                    p.global_mem.write(addr, &bytes, crate::eval::Quality::Exact).map_err(|f| f.message)?;
                 }
                 VarLoc::Const(off) => {
                     let end = (off as usize + bytes.len()).min(p.const_mem.bytes.len());

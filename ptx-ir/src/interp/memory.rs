@@ -3,6 +3,7 @@
 //! the generic address space that windows onto them. Every access is
 //! bounds-checked.
 
+use crate::eval::Quality;
 use std::fmt;
 
 /// Where generic addresses of each window start. Global allocations sit
@@ -64,6 +65,27 @@ pub struct Allocation {
     /// What it is, for messages (`buffer argument 2`, `variable table`).
     pub name: String,
     pub bytes: Vec<u8>,
+    /// How well each byte's value is known (see [`Quality`]).
+    pub quality: Vec<Quality>,
+}
+
+/// The less reliable of two qualities: `Exact` < `Approx` < `AnyNan` < `Unspecified`.
+pub fn worst(a: Quality, b: Quality) -> Quality {
+    let rank = |q: Quality| match q {
+        Quality::Exact => 0,
+        Quality::Approx { .. } => 1,
+        Quality::AnyNan => 2,
+        Quality::Unspecified => 3,
+    };
+    if rank(a) >= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+fn worst_of(qs: &[Quality]) -> Quality {
+    qs.iter().fold(Quality::Exact, |a, q| worst(a, *q))
 }
 
 /// Why an access failed.
@@ -88,7 +110,8 @@ impl Global {
     /// Adds an allocation; returns its address.
     pub fn alloc(&mut self, name: impl Into<String>, bytes: Vec<u8>) -> u64 {
         let k = self.allocs.len() as u64;
-        self.allocs.push(Allocation { name: name.into(), bytes });
+        let quality = vec![Quality::Exact; bytes.len()];
+        self.allocs.push(Allocation { name: name.into(), bytes, quality });
         GLOBAL_BASE + k * GLOBAL_SLOT
     }
 
@@ -107,29 +130,44 @@ impl Global {
         Ok((k, off))
     }
 
-    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+    /// Reads `out.len()` bytes; gives the worst quality among them.
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<Quality, Fault> {
         let (k, off) = self.locate(addr, out.len())?;
-        out.copy_from_slice(&self.allocs[k].bytes[off..off + out.len()]);
-        Ok(())
+        let a = &self.allocs[k];
+        out.copy_from_slice(&a.bytes[off..off + out.len()]);
+        Ok(worst_of(&a.quality[off..off + out.len()]))
     }
 
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+    pub fn write(&mut self, addr: u64, data: &[u8], q: Quality) -> Result<(), Fault> {
         let (k, off) = self.locate(addr, data.len())?;
-        self.allocs[k].bytes[off..off + data.len()].copy_from_slice(data);
+        let a = &mut self.allocs[k];
+        a.bytes[off..off + data.len()].copy_from_slice(data);
+        a.quality[off..off + data.len()].fill(q);
         Ok(())
     }
 }
 
-/// A flat, bounds-checked byte space (shared, local, const, param).
-#[derive(Clone, Debug, Default)]
+/// A flat, bounds-checked byte space (shared, local, const, param), with
+/// the quality of each byte.
+#[derive(Clone, Debug)]
 pub struct Flat {
     pub name: &'static str,
     pub bytes: Vec<u8>,
+    pub quality: Vec<Quality>,
+    /// The quality of bytes never written: `Exact` (zero) for constant and
+    /// parameter space, `Unspecified` for shared and local memory.
+    pub fill: Quality,
 }
 
 impl Flat {
+    /// A space whose unwritten bytes are zero.
     pub fn new(name: &'static str, size: usize) -> Flat {
-        Flat { name, bytes: vec![0; size] }
+        Flat { name, bytes: vec![0; size], quality: vec![Quality::Exact; size], fill: Quality::Exact }
+    }
+
+    /// A space whose unwritten bytes have no defined value (shared, local).
+    pub fn undefined(name: &'static str, size: usize) -> Flat {
+        Flat { name, bytes: vec![0; size], quality: vec![Quality::Unspecified; size], fill: Quality::Unspecified }
     }
 
     fn check(&self, addr: u64, len: usize) -> Result<usize, Fault> {
@@ -140,15 +178,31 @@ impl Flat {
         Ok(a)
     }
 
-    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), Fault> {
+    /// Reads `out.len()` bytes; gives the worst quality among them.
+    pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<Quality, Fault> {
         let a = self.check(addr, out.len())?;
         out.copy_from_slice(&self.bytes[a..a + out.len()]);
+        Ok(worst_of(&self.quality[a..a + out.len()]))
+    }
+
+    pub fn write(&mut self, addr: u64, data: &[u8], q: Quality) -> Result<(), Fault> {
+        let a = self.check(addr, data.len())?;
+        self.bytes[a..a + data.len()].copy_from_slice(data);
+        self.quality[a..a + data.len()].fill(q);
         Ok(())
     }
 
-    pub fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), Fault> {
+    /// `len` bytes with the quality of each (for copying between spaces).
+    pub fn read_bytes(&self, addr: u64, len: usize) -> Result<(Vec<u8>, Vec<Quality>), Fault> {
+        let a = self.check(addr, len)?;
+        Ok((self.bytes[a..a + len].to_vec(), self.quality[a..a + len].to_vec()))
+    }
+
+    /// Writes bytes with the quality of each.
+    pub fn write_bytes(&mut self, addr: u64, data: &[u8], quality: &[Quality]) -> Result<(), Fault> {
         let a = self.check(addr, data.len())?;
         self.bytes[a..a + data.len()].copy_from_slice(data);
+        self.quality[a..a + data.len()].copy_from_slice(&quality[..data.len()]);
         Ok(())
     }
 
@@ -157,7 +211,14 @@ impl Flat {
         let align = align.max(1);
         let off = self.bytes.len().div_ceil(align) * align;
         self.bytes.resize(off + size, 0);
+        self.quality.resize(off + size, self.fill);
         off
+    }
+
+    /// Drops everything from `len` on.
+    pub fn truncate(&mut self, len: usize) {
+        self.bytes.truncate(len);
+        self.quality.truncate(len);
     }
 }
 

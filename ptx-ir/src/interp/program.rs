@@ -4,12 +4,13 @@
 
 use super::memory::{Flat, Global, FUNC_BASE};
 use super::{BufferOut, KernelArg, Launch, RunError, RunOutput};
-use crate::eval::{Quality, Val};
+use crate::eval::Val;
 use crate::ir::{FuncKind, Function, Item, LabelId, Module, Name, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::parse::SourceMap;
 use crate::source::{LineIndex, Span};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// Where a named variable lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,8 +50,15 @@ pub struct FuncLayout<'m> {
     pub label_stmt: Vec<Option<usize>>,
     /// `.branchtargets` tables.
     pub tables: FxHashMap<LabelId, Vec<LabelId>>,
-    /// Variables declared in the function: locals, body `.param`s and signature parameters.
-    pub vars: FxHashMap<Name, VarLoc>,
+    /// Variables declared in the function (locals, body `.param`s, signature
+    /// parameters), with the scope that declares each: nested `{ }` blocks
+    /// may declare the same name again (compilers' call sequences do).
+    pub vars: FxHashMap<Name, SmallVec<[(u32, VarLoc); 1]>>,
+    /// The scope of each statement (0: the function's), and each scope's parent.
+    pub stmt_scope: Vec<u32>,
+    pub scope_parent: Vec<u32>,
+    /// Size of each parameter-space variable, by offset.
+    pub param_sizes: FxHashMap<u64, usize>,
     pub local_size: usize,
     pub param_size: usize,
     /// The signature's return and ordinary parameters, in order, with their places.
@@ -212,9 +220,10 @@ impl<'m> Program<'m> {
                 _ => {}
             }
         }
-        let mut vars = FxHashMap::default();
+        let mut vars: FxHashMap<Name, SmallVec<[(u32, VarLoc); 1]>> = FxHashMap::default();
+        let mut param_sizes = FxHashMap::default();
         let mut param = Flat::new("param", 0);
-        let mut place_params = |decls: &Option<Vec<VarDecl>>, vars: &mut FxHashMap<Name, VarLoc>| -> Vec<VarLoc> {
+        let mut place_params = |decls: &Option<Vec<VarDecl>>, vars: &mut FxHashMap<Name, SmallVec<[(u32, VarLoc); 1]>>| -> Vec<VarLoc> {
             let mut out = Vec::new();
             for d in decls.iter().flatten() {
                 for nm in &d.names {
@@ -226,9 +235,11 @@ impl<'m> Program<'m> {
                         }
                     } else {
                         let (size, align) = var_size(d, &nm.dims);
-                        VarLoc::Param(param.grow(size.max(1), align) as u64)
+                        let off = param.grow(size.max(1), align) as u64;
+                        param_sizes.insert(off, size.max(1));
+                        VarLoc::Param(off)
                     };
-                    vars.insert(nm.name.clone(), loc);
+                    vars.entry(nm.name.clone()).or_default().push((0, loc));
                     out.push(loc);
                 }
             }
@@ -237,13 +248,32 @@ impl<'m> Program<'m> {
         let ret_params = place_params(&f.ret, &mut vars);
         let params = place_params(&f.params, &mut vars);
         let mut local = Flat::new("local", 0);
+        let mut stmt_scope = Vec::with_capacity(body.len());
+        let mut scope_parent = vec![0u32];
+        let mut open = vec![0u32];
         for s in body {
+            match s {
+                Stmt::ScopeBegin => {
+                    scope_parent.push(*open.last().unwrap());
+                    open.push(scope_parent.len() as u32 - 1);
+                }
+                Stmt::ScopeEnd if open.len() > 1 => {
+                    open.pop();
+                }
+                _ => {}
+            }
+            let scope = *open.last().unwrap();
+            stmt_scope.push(scope);
             let Stmt::Decl(d) = s else { continue };
             for nm in &d.names {
                 let (size, align) = var_size(d, &nm.dims);
                 let loc = match d.space {
                     StateSpace::Local => VarLoc::Local(local.grow(size, align) as u64),
-                    StateSpace::Param => VarLoc::Param(param.grow(size.max(1), align) as u64),
+                    StateSpace::Param => {
+                        let off = param.grow(size.max(1), align) as u64;
+                        param_sizes.insert(off, size.max(1));
+                        VarLoc::Param(off)
+                    }
                     StateSpace::Shared => {
                         let off = self.shared_size.div_ceil(align.max(1)) * align.max(1);
                         self.shared_size = off + size;
@@ -253,10 +283,10 @@ impl<'m> Program<'m> {
                     StateSpace::Const => VarLoc::Const(self.const_mem.grow(size, align) as u64),
                     _ => continue,
                 };
-                vars.insert(nm.name.clone(), loc);
+                vars.entry(nm.name.clone()).or_default().push((scope, loc));
             }
         }
-        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans }
+        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, stmt_scope, scope_parent, param_sizes, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans }
     }
 
     /// `file:line:col` of a statement.
@@ -278,14 +308,13 @@ impl<'m> Program<'m> {
             return Err(RunError::Launch(format!("a block of {threads} threads is more than 1024")));
         }
         // Quality of every byte of global memory (for the outputs).
-        let mut quality: Vec<Vec<Quality>> = self.global_mem.allocs.iter().map(|a| vec![Quality::Exact; a.bytes.len()]).collect();
         let mut global = std::mem::take(&mut self.global_mem);
         let mut depends_on_unspecified = None;
         for z in 0..gz {
             for y in 0..gy {
                 for x in 0..gx {
                     let mut cta = super::exec::Cta::new(&self, launch, [x, y, z]);
-                    let (g, result) = cta.run(global, &mut quality, &mut steps);
+                    let (g, result) = cta.run(global, &mut steps);
                     global = g;
                     if depends_on_unspecified.is_none() {
                         depends_on_unspecified = cta.unspecified_dependence.take();
@@ -297,9 +326,35 @@ impl<'m> Program<'m> {
         let buffers = self
             .buffer_allocs
             .iter()
-            .map(|&k| BufferOut { bytes: global.allocs[k].bytes.clone(), quality: quality[k].clone() })
+            .map(|&k| BufferOut { bytes: global.allocs[k].bytes.clone(), quality: global.allocs[k].quality.clone() })
             .collect();
         Ok(RunOutput { buffers, steps, depends_on_unspecified })
+    }
+}
+
+impl FuncLayout<'_> {
+    /// The variable `name` means at statement `pc`: the declaration of the
+    /// innermost enclosing scope.
+    pub fn lookup(&self, name: &str, pc: usize) -> Option<VarLoc> {
+        let decls = self.vars.get(name)?;
+        let mut scope = self.stmt_scope.get(pc).copied().unwrap_or(0);
+        loop {
+            if let Some((_, loc)) = decls.iter().rev().find(|(s, _)| *s == scope) {
+                return Some(*loc);
+            }
+            if scope == 0 {
+                return None;
+            }
+            scope = self.scope_parent[scope as usize];
+        }
+    }
+
+    /// The size of the parameter-space variable at `loc`.
+    pub fn param_size_at(&self, loc: VarLoc) -> usize {
+        match loc {
+            VarLoc::Param(o) => self.param_sizes.get(&o).copied().unwrap_or(0),
+            _ => 16,
+        }
     }
 }
 

@@ -1,0 +1,132 @@
+//! The interpreter against the compiler: NVRTC compiled the same CUDA
+//! kernels for many targets (sm_52 … sm_90) and in many modes (`-O3`,
+//! unoptimized `O0`, debug `-G`, `lineinfo`, relocatable `rdc`). Every
+//! variant of a kernel computes the same thing, through very different PTX
+//! (local-memory spills, other instruction selections, libdevice code
+//! inlined differently), so on the same inputs the interpreter must give the
+//! same bytes for all of them wherever their values are exact. A difference
+//! is an interpreter bug in one of the two instruction sequences.
+//!
+//! (`fastmath` and `ftz` variants compute other values on purpose and are
+//! left out.)
+
+use ptx_ir::interp::{self, KernelArg, Launch, RunError, RunOutput};
+use ptx_ir::ir::{FuncKind, Item, Module, VarDecl};
+use ptx_ir::isa::{ScalarType, TypeClass};
+use ptx_tests::corpus::shared_corpus_dir;
+
+/// Groups of variants compiled from the same source lines: the kernels use
+/// `#if __CUDA_ARCH__` for newer instructions (redux, scoped and f64
+/// atomics), so only targets on the same side of those tests agree.
+const VARIANT_GROUPS: &[&[&str]] = &[
+    &["sm_80.O3", "sm_80.O0", "sm_80.G", "sm_80.lineinfo", "sm_80.rdc", "sm_86.O3", "sm_89.O3", "sm_90.O3", "sm_90.O0", "sm_90.G"],
+    &["sm_52.O3", "sm_52.O0", "sm_52.G"],
+    &["sm_70.O3", "sm_75.O3"],
+];
+
+const BUFFER_BYTES: usize = 16 * 1024;
+
+fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s as u8
+        })
+        .collect()
+}
+
+/// Random buffers, `n = 100` for 32-bit integers, 1.5 for floats.
+fn launch(name: &str, params: &[VarDecl], seed: u64) -> Launch {
+    let mut l = Launch::new(name, [2, 1, 1], [64, 1, 1]);
+    l.max_steps = 20_000_000;
+    for d in params {
+        for _ in &d.names {
+            let arg = if d.ty.bits() == 64 && d.ty.class() != TypeClass::Float {
+                l.buffers.push(random_bytes(BUFFER_BYTES, seed * 31 + l.buffers.len() as u64));
+                KernelArg::Buffer(l.buffers.len() - 1)
+            } else if d.ty == ScalarType::F32 {
+                KernelArg::Scalar { ty: d.ty, bits: 1.5f32.to_bits() as u128 }
+            } else if d.ty == ScalarType::F64 {
+                KernelArg::Scalar { ty: d.ty, bits: 1.5f64.to_bits() as u128 }
+            } else {
+                KernelArg::Scalar { ty: d.ty, bits: 100 }
+            };
+            l.args.push(arg);
+        }
+    }
+    l
+}
+
+fn kernels(m: &Module) -> Vec<(String, Vec<VarDecl>)> {
+    m.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Func(f) if f.kind == FuncKind::Entry && f.body.is_some() => Some((f.name.to_string(), f.params.clone().unwrap_or_default())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The first byte where two runs' exact values differ; counts the bytes
+/// both know exactly in `exact_bytes`.
+fn first_difference(a: &RunOutput, b: &RunOutput, exact_bytes: &mut usize) -> Option<String> {
+    for (k, (x, y)) in a.buffers.iter().zip(&b.buffers).enumerate() {
+        for i in 0..x.bytes.len() {
+            let exact = x.quality[i] == ptx_ir::eval::Quality::Exact && y.quality[i] == ptx_ir::eval::Quality::Exact;
+            *exact_bytes += exact as usize;
+            if exact && x.bytes[i] != y.bytes[i] {
+                let w = i / 4 * 4;
+                return Some(format!("buffer {k} byte {i}: word {:02x?} vs {:02x?}", &x.bytes[w..w + 4], &y.bytes[w..w + 4]));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn compiler_variants_of_a_kernel_compute_the_same() {
+    let Some(dir) = shared_corpus_dir() else {
+        eprintln!("no shared corpus here; skipping");
+        return;
+    };
+    let mut failures = Vec::new();
+    let (mut compared, mut kernels_seen, mut exact_bytes, mut inexact_runs) = (0, 0, 0, 0);
+    for (family, group) in ["k_arith", "k_warp", "k_apps1"].iter().flat_map(|f| VARIANT_GROUPS.iter().map(move |g| (f, g))) {
+        let modules: Vec<(String, Vec<u8>)> = group
+            .iter()
+            .filter_map(|v| {
+                let path = dir.join(format!("generated/nvrtc/{family}/{family}.{v}.ptx"));
+                std::fs::read(&path).ok().map(|t| (path.display().to_string(), t))
+            })
+            .collect();
+        let parsed: Vec<_> = modules.iter().map(|(n, t)| ptx_ir::parse(n, t).unwrap_or_else(|e| panic!("{e}"))).collect();
+        for (kernel, params) in kernels(&parsed[0].module) {
+            kernels_seen += 1;
+            for seed in 1..=2u64 {
+                let l = launch(&kernel, &params, seed);
+                let runs: Vec<Result<RunOutput, RunError>> =
+                    parsed.iter().zip(&modules).map(|(p, (n, t))| interp::run(&p.module, &p.source_map, n, t, &l)).collect();
+                let Some((reference, reference_run)) = modules.iter().zip(&runs).find_map(|((n, _), r)| r.as_ref().ok().map(|r| (n, r))) else {
+                    continue;
+                };
+                for ((name, _), run) in modules.iter().zip(&runs) {
+                    match run {
+                        Ok(out) => {
+                            compared += 1;
+                            inexact_runs += out.buffers.iter().any(|b| b.quality.iter().any(|q| *q != ptx_ir::eval::Quality::Exact)) as usize;
+                            if let Some(d) = first_difference(reference_run, out, &mut exact_bytes) {
+                                failures.push(format!("{kernel} (seed {seed}): {reference} and {name} differ at {d}"));
+                            }
+                        }
+                        Err(e) => failures.push(format!("{kernel} (seed {seed}): {reference} runs, {name} fails: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    println!("{kernels_seen} kernels, {compared} variant runs compared on {exact_bytes} exact bytes; {inexact_runs} runs left some bytes inexact");
+    assert!(failures.is_empty(), "{} differences:\n{}", failures.len(), failures.join("\n"));
+}
