@@ -189,7 +189,7 @@ fn random_values(ty: ScalarType, count: usize, seed: u64) -> Vec<u8> {
     for _ in 0..count {
         let r = next();
         let bits: u128 = match ty {
-            ScalarType::F32 => (((r >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0) as f32 as u32 as u128,
+            ScalarType::F32 => ((((r >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0) as f32).to_bits() as u128,
             ScalarType::F64 => ((((r >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0).to_bits()) as u128,
             _ if ty.class() == TypeClass::Float => ptx_ir::eval::imm_bits(&ptx_ir::ir::Imm::Float(ptx_ir::ir::FloatLit::F64(((((r >> 11) as f64) / (1u64 << 53) as f64) * 2.0 - 1.0).to_bits())), ty),
             _ => r as u128 | ((next() as u128) << 64),
@@ -423,11 +423,17 @@ mod tests {
     }
 
     #[test]
-    fn random_floats_are_in_range() {
-        let ArgSpec::Buffer { bytes, .. } = parse_arg("buf:f32:1000=random:1").unwrap() else { panic!() };
-        for c in bytes.chunks(4) {
-            let f = f32::from_le_bytes(c.try_into().unwrap());
-            assert!((-1.0..1.0).contains(&f), "{f}");
+    fn random_floats_spread_over_minus_one_to_one() {
+        for ty in ["f16", "bf16", "f32", "f64"] {
+            let ArgSpec::Buffer { ty: t, bytes } = parse_arg(&format!("buf:{ty}:1000=random:1")).unwrap() else { panic!() };
+            let size = (t.bits() / 8) as usize;
+            let values: Vec<f64> = bytes.chunks(size).map(|c| format_value(t, u128::from_le_bytes({ let mut a = [0; 16]; a[..size].copy_from_slice(c); a })).parse().unwrap()).collect();
+            assert!(values.iter().all(|f| (-1.0..1.0).contains(f)), "{ty}: out of range");
+            let mut distinct = values.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            distinct.sort();
+            distinct.dedup();
+            assert!(distinct.len() > 500, "{ty}: only {} distinct values", distinct.len());
+            assert!(values.iter().filter(|f| **f < -0.5).count() > 100 && values.iter().filter(|f| **f > 0.5).count() > 100, "{ty}: not spread");
         }
     }
 }
