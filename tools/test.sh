@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, on a fresh machine: builds everything (release), and
+# The whole test suite, on a fresh machine: builds everything (profile `ci`:
+# optimized, with debug assertions and overflow checks), and
 # the tests install ptxas/nvdisasm themselves (tools/setup-ptx-tools.sh) into
 # ~/.cache/ptx-opt-tools, and graphviz is installed with apt-get when missing.
 # Uses ../shared/corpus when it exists.
@@ -15,7 +16,7 @@ if ! command -v dot >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "
 fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-cargo test --release --workspace --locked --no-fail-fast 2>&1 | tee "$log"
+cargo test --profile ci --workspace --locked --no-fail-fast 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 passed=$(grep -Eo '^test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed;' "$log" | awk '{s+=$1} END {print s+0}')

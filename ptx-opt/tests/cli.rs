@@ -127,3 +127,79 @@ fn emits_cfg_dot() {
     assert!(out.contains("label=\"taken\"") && out.contains("label=\"fall-through\""), "{out}");
     assert!(out.contains("subgraph cluster_0"), "{out}");
 }
+
+// ------------------------------------------------------------------------------------------------ ptx-opt run
+
+/// out[i] = in[i] * k + bias (u32), one thread per element; `bias` is a
+/// by-value 8-byte struct whose second word is added.
+const SCALE: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
+.visible .entry scale(.param .u64 in, .param .u64 out, .param .u32 k, .param .align 4 .b8 bias[8])\n{\n\
+\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<6>;\n\
+\tld.param.u64 %rd1, [in];\n\tld.param.u64 %rd2, [out];\n\tld.param.u32 %r1, [k];\n\tld.param.u32 %r5, [bias+4];\n\
+\tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd3, %r2, 4;\n\tadd.s64 %rd4, %rd1, %rd3;\n\tadd.s64 %rd5, %rd2, %rd3;\n\
+\tld.global.u32 %r3, [%rd4];\n\tmad.lo.s32 %r4, %r3, %r1, %r5;\n\tst.global.u32 [%rd5], %r4;\n\tret;\n}\n";
+
+const SCALE_ARGS: [&str; 14] = ["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2,3,4", "--arg", "buf:u32:4=zeros", "--arg", "u32:10", "--arg"];
+
+#[test]
+fn run_prints_every_buffer_as_json() {
+    let mut args = SCALE_ARGS.to_vec();
+    args.push("bytes:0000000007000000");
+    let (code, out, err) = run_with_stdin(&args, SCALE);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    assert_eq!(out, "[\n  {\"arg\": 0, \"type\": \"u32\", \"values\": [1, 2, 3, 4]},\n  {\"arg\": 1, \"type\": \"u32\", \"values\": [17, 27, 37, 47]}\n]\n");
+}
+
+#[test]
+fn run_writes_json_to_a_file_only_on_success() {
+    let d = scratch("run-json");
+    let input = d.join("scale.ptx");
+    let json = d.join("out.json");
+    std::fs::write(&input, SCALE).unwrap();
+    let mut args: Vec<String> = SCALE_ARGS.iter().map(|s| s.to_string()).collect();
+    args.insert(1, input.display().to_string());
+    args.push("bytes:0000000001000000".into());
+    args.extend(["--out-json".to_string(), json.display().to_string()]);
+    let out = bin().args(&args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "the JSON goes to the file");
+    assert!(std::fs::read_to_string(&json).unwrap().contains("[11, 21, 31, 41]"));
+    // A run that faults (the output buffer is one element short) leaves the
+    // previous JSON untouched and creates nothing else.
+    let short: Vec<String> = args.iter().map(|a| if a == "buf:u32:4=zeros" { "buf:u32:3=zeros".to_string() } else { a.clone() }).collect();
+    let out = bin().args(&short).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("scale.ptx:18:2: error: 4-byte access at offset 12 of buffer 1 (12 bytes) is out of bounds (thread ctaid (0,0,0) tid (3,0,0))"), "{err}");
+    assert!(std::fs::read_to_string(&json).unwrap().contains("[11, 21, 31, 41]"));
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2, "no temporary file is left behind");
+}
+
+#[test]
+fn run_usage_and_input_errors() {
+    // Usage errors: exit 2 with the run usage.
+    for args in [
+        &["run", "--kernel", "scale", "--grid", "0", "--block", "4"][..],
+        &["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u33:4=zeros"][..],
+        &["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2"][..],
+        &["run", "--grid", "1", "--block", "4"][..],
+    ] {
+        let (code, out, err) = run_with_stdin(args, SCALE);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains("usage: ptx-opt run"), "{err}");
+    }
+    // Invalid input and launches that do not fit the kernel: exit 1, a diagnostic, no JSON.
+    let cases: [(&[&str], &str, &str); 3] = [
+        (&["run", "--kernel", "scale", "--grid", "1", "--block", "4"], INVALID, "<stdin>:6:2: error: unknown instruction `frobnicate`"),
+        (&["run", "--kernel", "nope", "--grid", "1", "--block", "4"], SCALE, "no kernel `nope`"),
+        (&["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "u32:1"], SCALE, "kernel `scale` takes 4 parameter(s), 1 given"),
+    ];
+    for (args, input, expected) in cases {
+        let (code, out, err) = run_with_stdin(args, input);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}

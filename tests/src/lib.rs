@@ -2,6 +2,8 @@
 //! check, instruction snippets, and ptxas/nvdisasm access.
 pub mod corpus;
 pub mod describe;
+pub mod differential;
+pub mod gen;
 pub mod ptxas;
 pub mod roundtrip;
 pub mod snippet;

@@ -857,8 +857,8 @@ mod tests {
                 };
                 assert_eq!(vi(&lo, &[a, b]), full & m);
                 assert_eq!(vi(&hi, &[a, b]), (full >> bits) & m);
-                assert_eq!(vi(&madlo, &[a, b, c]), (full + c) & m);
-                assert_eq!(vi(&madhi, &[a, b, c]), ((full >> bits) + c) & m);
+                assert_eq!(vi(&madlo, &[a, b, c]), full.wrapping_add(c) & m);
+                assert_eq!(vi(&madhi, &[a, b, c]), (full >> bits).wrapping_add(c) & m);
                 if let (Some(wide), Some(madwide)) = (&wide, &madwide) {
                     assert_eq!(vi(wide, &[a, b]), full & mask(2 * bits));
                     assert_eq!(vi(madwide, &[a, b, c2]), full.wrapping_add(c2) & mask(2 * bits));

@@ -431,7 +431,11 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     fn fault(&self, t: usize, f: Fault) -> RunError {
-        RunError::Fault { message: f.message, thread: self.thread_name(t), at: self.here(t) }
+        let mut message = f.message;
+        if self.p.has_dynamic_shared && self.launch.dynamic_shared == 0 && message.contains("-byte shared access") {
+            message.push_str("; the module declares `.extern .shared` arrays but the launch gives them 0 bytes (`--dynamic-shared BYTES`)");
+        }
+        RunError::Fault { message, thread: self.thread_name(t), at: self.here(t) }
     }
 
     /// Writes results to the written operands, in order.

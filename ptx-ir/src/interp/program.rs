@@ -79,6 +79,8 @@ pub struct Program<'m> {
     pub shared_size: usize,
     /// Where dynamic shared memory (`.extern .shared x[]`) starts.
     pub dynamic_shared_at: usize,
+    /// Does the module declare `.extern .shared` arrays (dynamic shared memory)?
+    pub has_dynamic_shared: bool,
     pub file: String,
     pub lines: &'m LineIndex,
     /// Allocation index of each launch buffer.
@@ -103,6 +105,7 @@ impl<'m> Program<'m> {
             const_mem: Flat::new("constant", 0),
             shared_size: 0,
             dynamic_shared_at: 0,
+            has_dynamic_shared: false,
             file: file.to_string(),
             lines,
             buffer_allocs: Vec::new(),
@@ -167,6 +170,7 @@ impl<'m> Program<'m> {
         }
         // Dynamic shared memory follows the static variables.
         p.dynamic_shared_at = p.shared_size.div_ceil(16) * 16;
+        p.has_dynamic_shared = !shared_extern.is_empty();
         for name in shared_extern {
             p.globals.insert(name, VarLoc::Shared(p.dynamic_shared_at as u64));
         }

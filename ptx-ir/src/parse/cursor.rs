@@ -161,6 +161,11 @@ impl<'a> Parser<'a> {
     #[inline]
     pub fn text(&self, t: Token) -> &'a str {
         let bytes = &self.src[t.span.start as usize..t.span.end as usize];
+        if t.kind == TokenKind::Error {
+            // An error token spans whatever the lexer refused (a stray byte
+            // 0x80..0xff, a string that is not UTF-8).
+            return std::str::from_utf8(bytes).unwrap_or("");
+        }
         // The lexer makes tokens only of ASCII bytes, except strings, which it
         // checks are UTF-8; a token never starts or ends inside a multi-byte
         // character. Checking again here showed up in profiles.

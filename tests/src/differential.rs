@@ -1,0 +1,410 @@
+//! Differential testing on the reference interpreter: run an original and a
+//! transformed module on the same inputs and compare every buffer.
+//!
+//! For each input seed and each launch shape ([`SHAPES`] by default, from one
+//! thread to several CTAs with 2-D/3-D blocks and partial warps) both modules
+//! run with the same random buffers and scalars ([`launch_for`]). Every
+//! buffer (inputs included) is compared element by element, using the
+//! interpreter's per-byte [`Quality`]:
+//!
+//! - both `Exact`: the bytes must be equal;
+//! - `AnyNan` on either side: both must be NaN (floating-point elements;
+//!   elements of other types are not compared);
+//! - `Approx { ulps }` on either side: floating-point elements must be
+//!   within the larger bound in ulps (or both NaN); other elements must be
+//!   equal; `u32::MAX` ("no useful bound") is not compared;
+//! - `Unspecified` on either side: not compared.
+//!
+//! A run that fails is a difference unless both fail the same way (the same
+//! kind of error, and for unsupported instructions the same instruction):
+//! that run is counted as inconclusive. The transformed module gets a step
+//! limit of eight times the original's steps (so a transformation that loops
+//! forever is a difference, not a hang).
+//!
+//! One-liners for tests: [`check_round_trip_preserves_behaviour`],
+//! [`check_transform`] (any `Module -> Module` function over generated
+//! kernels), [`check_optimizer`].
+
+use crate::gen::{self, BufLen, GenOptions, KernelSpec, ParamSpec};
+use ptx_ir::eval::Quality;
+use ptx_ir::interp::{self, KernelArg, Launch, RunError, RunOutput};
+use ptx_ir::ir::Module;
+use ptx_ir::isa::{ScalarType as T, TypeClass};
+
+/// A grid and block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+const fn shape(grid: [u32; 3], block: [u32; 3]) -> Shape {
+    Shape { grid, block }
+}
+
+/// The default shapes: a full warp, one thread, 2-D and 3-D blocks, partial
+/// warps, several CTAs.
+pub const SHAPES: [Shape; 5] = [
+    shape([1, 1, 1], [32, 1, 1]),
+    shape([2, 1, 1], [8, 4, 1]),
+    shape([1, 2, 1], [40, 1, 1]),
+    shape([3, 1, 1], [5, 3, 2]),
+    shape([1, 1, 1], [1, 1, 1]),
+];
+
+/// What a comparison covered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiffStats {
+    /// Pairs of runs (one per seed and shape).
+    pub runs: usize,
+    /// Runs where both modules failed the same way.
+    pub inconclusive: usize,
+    /// Elements compared.
+    pub compared: usize,
+    /// Elements not compared (unspecified, no useful bound).
+    pub skipped: usize,
+}
+
+impl DiffStats {
+    pub fn add(&mut self, o: DiffStats) {
+        self.runs += o.runs;
+        self.inconclusive += o.inconclusive;
+        self.compared += o.compared;
+        self.skipped += o.skipped;
+    }
+}
+
+impl std::fmt::Display for DiffStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} runs ({} inconclusive), {} elements compared, {} skipped", self.runs, self.inconclusive, self.compared, self.skipped)
+    }
+}
+
+/// Options of a comparison.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    pub shapes: Vec<Shape>,
+    /// Step limit of the original's runs.
+    pub max_steps: u64,
+}
+
+impl Default for DiffOptions {
+    fn default() -> DiffOptions {
+        DiffOptions { shapes: SHAPES.to_vec(), max_steps: 20_000_000 }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ inputs
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        ((self.next() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+fn elem_bytes(t: T) -> usize {
+    (t.bits().max(8) / 8) as usize
+}
+
+/// A random value of type `t`: integers are random bits (a quarter of them
+/// small), floats mostly moderate values, some integers and special values
+/// (zeros, infinities, NaN, subnormals, extremes).
+fn random_value(t: T, rng: &mut Rng) -> u128 {
+    if t.class() != TypeClass::Float {
+        let bits = t.bits().max(8);
+        let v = if rng.below(4) == 0 { (rng.below(33) as i64 - 16) as u64 as u128 } else { rng.next() as u128 | (rng.next() as u128) << 64 };
+        return v & ptx_ir::eval::bits_mask(bits);
+    }
+    let x: f64 = match rng.below(20) {
+        0 => {
+            let specials = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1.0, -1.0, 1.0e-40, -3.0e-39, 65504.0, 3.0e38, 1.0e-310];
+            specials[rng.below(specials.len() as u64) as usize]
+        }
+        1 | 2 => rng.below(201) as f64 - 100.0,
+        _ => {
+            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
+            u * 2f64.powi(rng.below(9) as i32 - 4)
+        }
+    };
+    match t {
+        T::F64 => x.to_bits() as u128,
+        T::F32 => (x as f32).to_bits() as u128,
+        _ => ptx_ir::eval::imm_bits(&ptx_ir::ir::Imm::Float(ptx_ir::ir::FloatLit::F64(x.to_bits())), t),
+    }
+}
+
+fn threads(s: &Shape) -> usize {
+    s.grid.iter().chain(&s.block).map(|&d| d as usize).product()
+}
+
+/// The launch of `spec` for `shape` with inputs drawn from `seed`.
+pub fn launch_for(spec: &KernelSpec, shape: &Shape, seed: u64) -> Launch {
+    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xD1B5_4A32_D192_ED03);
+    let mut l = Launch::new(&spec.name, shape.grid, shape.block);
+    let n = threads(shape);
+    for p in &spec.params {
+        match p {
+            ParamSpec::Buffer { elem, len, .. } => {
+                let count = match len {
+                    BufLen::PerThread(k) => k * n,
+                    BufLen::Fixed(k) => *k,
+                };
+                let size = elem_bytes(*elem);
+                let mut bytes = Vec::with_capacity(count * size);
+                for _ in 0..count {
+                    bytes.extend_from_slice(&random_value(*elem, &mut rng).to_le_bytes()[..size]);
+                }
+                l.args.push(KernelArg::Buffer(l.buffers.len()));
+                l.buffers.push(bytes);
+            }
+            ParamSpec::Scalar { ty, .. } => {
+                let bits = random_value(*ty, &mut rng);
+                l.args.push(KernelArg::Scalar { ty: *ty, bits });
+            }
+        }
+    }
+    l
+}
+
+/// The buffers of `spec`, in argument order: (name, element type).
+fn buffers(spec: &KernelSpec) -> Vec<(&str, T)> {
+    spec.params.iter().filter_map(|p| match p {
+        ParamSpec::Buffer { name, elem, .. } => Some((name.as_str(), *elem)),
+        _ => None,
+    }).collect()
+}
+
+// ------------------------------------------------------------------------------------------------ comparing
+
+fn rank(q: Quality) -> u8 {
+    match q {
+        Quality::Exact => 0,
+        Quality::Approx { .. } => 1,
+        Quality::AnyNan => 2,
+        Quality::Unspecified => 3,
+    }
+}
+
+fn element_quality(qs: &[Quality]) -> Quality {
+    qs.iter().copied().max_by_key(|q| rank(*q)).unwrap_or(Quality::Exact)
+}
+
+fn is_nan(t: T, v: u128) -> bool {
+    match t {
+        T::F16 => v & 0x7c00 == 0x7c00 && v & 0x3ff != 0,
+        T::Bf16 => v & 0x7f80 == 0x7f80 && v & 0x7f != 0,
+        T::F32 => f32::from_bits(v as u32).is_nan(),
+        T::F64 => f64::from_bits(v as u64).is_nan(),
+        _ => false,
+    }
+}
+
+/// Distance in units in the last place between two floats of type `t`.
+fn ulp_distance(t: T, a: u128, b: u128) -> u128 {
+    let bits = t.bits();
+    let ordered = |v: u128| -> i128 {
+        let sign = v >> (bits - 1) & 1 == 1;
+        let mag = (v & ptx_ir::eval::bits_mask(bits - 1)) as i128;
+        if sign {
+            -mag
+        } else {
+            mag
+        }
+    };
+    (ordered(a) - ordered(b)).unsigned_abs()
+}
+
+fn is_float(t: T) -> bool {
+    matches!(t, T::F16 | T::Bf16 | T::F32 | T::F64)
+}
+
+fn show(t: T, v: u128, q: Quality) -> String {
+    let val = match t {
+        T::F32 => format!(" = {:e}", f32::from_bits(v as u32)),
+        T::F64 => format!(" = {:e}", f64::from_bits(v as u64)),
+        _ => String::new(),
+    };
+    format!("0x{v:0w$x}{val} ({q:?})", w = elem_bytes(t) * 2)
+}
+
+/// Compares two buffers; returns the first few differences.
+fn compare_buffer(name: &str, t: T, a: &interp::BufferOut, b: &interp::BufferOut, stats: &mut DiffStats) -> Vec<String> {
+    let size = elem_bytes(t);
+    let mut diffs = Vec::new();
+    if a.bytes.len() != b.bytes.len() {
+        return vec![format!("buffer `{name}`: {} bytes vs {}", a.bytes.len(), b.bytes.len())];
+    }
+    for (i, (ca, cb)) in a.bytes.chunks(size).zip(b.bytes.chunks(size)).enumerate() {
+        let qa = element_quality(&a.quality[i * size..i * size + ca.len()]);
+        let qb = element_quality(&b.quality[i * size..i * size + cb.len()]);
+        let va = interp::memory::from_bytes(ca);
+        let vb = interp::memory::from_bytes(cb);
+        let same = match (qa, qb) {
+            (Quality::Unspecified, _) | (_, Quality::Unspecified) => None,
+            (Quality::Exact, Quality::Exact) => Some(va == vb),
+            (Quality::AnyNan, Quality::AnyNan | Quality::Exact) | (Quality::Exact, Quality::AnyNan) => {
+                if is_float(t) {
+                    Some(is_nan(t, va) && is_nan(t, vb))
+                } else {
+                    None
+                }
+            }
+            (Quality::AnyNan, _) | (_, Quality::AnyNan) => None,
+            (qa, qb) => {
+                let ulps = |q: Quality| if let Quality::Approx { ulps } = q { ulps } else { 0 };
+                let bound = ulps(qa).max(ulps(qb));
+                if bound == u32::MAX {
+                    None
+                } else if is_float(t) {
+                    Some((is_nan(t, va) && is_nan(t, vb)) || (!is_nan(t, va) && !is_nan(t, vb) && ulp_distance(t, va, vb) <= bound as u128))
+                } else {
+                    Some(va == vb)
+                }
+            }
+        };
+        match same {
+            None => stats.skipped += 1,
+            Some(true) => stats.compared += 1,
+            Some(false) => {
+                stats.compared += 1;
+                if diffs.len() < 6 {
+                    diffs.push(format!("buffer `{name}` element {i}: original {} vs transformed {}", show(t, va, qa), show(t, vb, qb)));
+                }
+            }
+        }
+    }
+    diffs
+}
+
+fn same_failure(a: &RunError, b: &RunError) -> bool {
+    match (a, b) {
+        (RunError::Unsupported { what: x, .. }, RunError::Unsupported { what: y, .. }) => x == y,
+        (RunError::Launch(_), RunError::Launch(_)) => true,
+        (RunError::Fault { .. }, RunError::Fault { .. }) => true,
+        (RunError::Deadlock(_), RunError::Deadlock(_)) => true,
+        (RunError::StepLimit { .. }, RunError::StepLimit { .. }) => true,
+        (RunError::Trap { .. }, RunError::Trap { .. }) => true,
+        _ => false,
+    }
+}
+
+/// A parsed module with its text (the interpreter reports positions in it).
+struct Prepared {
+    parsed: ptx_ir::Parsed,
+    text: String,
+    name: &'static str,
+}
+
+fn prepare(name: &'static str, text: &str) -> Result<Prepared, String> {
+    let parsed = ptx_ir::parse(name, text.as_bytes()).map_err(|d| format!("the {name} module does not parse: {d}"))?;
+    Ok(Prepared { parsed, text: text.to_string(), name })
+}
+
+fn run(p: &Prepared, launch: &Launch) -> Result<RunOutput, RunError> {
+    interp::run(&p.parsed.module, &p.parsed.source_map, p.name, p.text.as_bytes(), launch)
+}
+
+/// Runs `original` and `transformed` (PTX texts) on the launches of `spec`
+/// for every seed and shape of `opts`, and compares the buffers. Returns what
+/// was compared, or a description of the first run that differs.
+pub fn same_behaviour_with(original: &str, transformed: &str, spec: &KernelSpec, seeds: &[u64], opts: &DiffOptions) -> Result<DiffStats, String> {
+    let a = prepare("original", original)?;
+    let b = prepare("transformed", transformed)?;
+    let names = buffers(spec);
+    let mut stats = DiffStats::default();
+    for &seed in seeds {
+        for shape in &opts.shapes {
+            if threads(&Shape { grid: [1, 1, 1], block: shape.block }) > spec.max_block_threads as usize {
+                continue;
+            }
+            let mut launch = launch_for(spec, shape, seed);
+            launch.max_steps = opts.max_steps;
+            stats.runs += 1;
+            let where_ = format!("grid {:?} block {:?} input seed {seed}", shape.grid, shape.block);
+            let ra = run(&a, &launch);
+            if let Ok(out) = &ra {
+                launch.max_steps = out.steps.saturating_mul(8).max(100_000);
+            }
+            let rb = run(&b, &launch);
+            match (ra, rb) {
+                (Ok(x), Ok(y)) => {
+                    let mut diffs = Vec::new();
+                    for (k, (xa, yb)) in x.buffers.iter().zip(&y.buffers).enumerate() {
+                        let (name, t) = names.get(k).copied().unwrap_or(("?", T::U8));
+                        diffs.extend(compare_buffer(name, t, xa, yb, &mut stats));
+                    }
+                    if !diffs.is_empty() {
+                        return Err(format!("{where_}: the outputs differ:\n  {}", diffs.join("\n  ")));
+                    }
+                }
+                (Err(e), Err(f)) if same_failure(&e, &f) => stats.inconclusive += 1,
+                (Err(e), Ok(_)) if matches!(e, RunError::StepLimit { .. }) => stats.inconclusive += 1,
+                (Err(e), Ok(_)) => return Err(format!("{where_}: the original fails ({e}) but the transformed module runs")),
+                (Ok(_), Err(f)) => return Err(format!("{where_}: the transformed module fails ({f}) but the original runs")),
+                (Err(e), Err(f)) => return Err(format!("{where_}: the modules fail differently:\n  original: {e}\n  transformed: {f}")),
+            }
+        }
+    }
+    Ok(stats)
+}
+
+/// [`same_behaviour_with`] with the default shapes and step limit.
+pub fn same_behaviour(original: &str, transformed: &str, spec: &KernelSpec, seeds: &[u64]) -> Result<DiffStats, String> {
+    same_behaviour_with(original, transformed, spec, seeds, &DiffOptions::default())
+}
+
+// ------------------------------------------------------------------------------------------------ one-liners
+
+/// Parses `text`, prints it, and checks the printed module behaves like the
+/// original on every default shape for `seeds`.
+pub fn check_round_trip_preserves_behaviour(text: &str, spec: &KernelSpec, seeds: &[u64]) -> Result<DiffStats, String> {
+    let parsed = ptx_ir::parse("original", text.as_bytes()).map_err(|d| d.to_string())?;
+    let printed = ptx_print::print_module(&parsed.module);
+    same_behaviour(text, &printed, spec, seeds)
+}
+
+/// Applies `transform` to a module and checks the result: it prints, the
+/// printed text re-parses, verifies without errors, and behaves like the
+/// original (`text`) for `seeds` on the default shapes.
+pub fn check_module_transform(text: &str, spec: &KernelSpec, seeds: &[u64], transform: impl Fn(Module) -> Module) -> Result<DiffStats, String> {
+    let parsed = ptx_ir::parse("original", text.as_bytes()).map_err(|d| d.to_string())?;
+    let out = transform(parsed.module);
+    let printed = ptx_print::print_module(&out);
+    let again = ptx_ir::parse("transformed", printed.as_bytes()).map_err(|d| format!("the transformed module does not re-parse: {d}\n{printed}"))?;
+    let errors: Vec<String> = ptx_ir::verify::verify(&again.module, &again.source_map, "transformed", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+    if !errors.is_empty() {
+        return Err(format!("the transformed module does not verify:\n  {}", errors.join("\n  ")));
+    }
+    same_behaviour(text, &printed, spec, seeds).map_err(|e| format!("{e}\n--- transformed module ---\n{printed}"))
+}
+
+/// Generates a kernel for each of `seeds` (with `opts`), applies `transform`
+/// and checks the result ([`check_module_transform`], two input seeds per
+/// kernel). The error names the kernel seed and shows the original module.
+///
+/// ```ignore
+/// ptx_tests::differential::check_transform(0..200, &GenOptions::default(), |m| my_pass(m)).unwrap();
+/// ```
+pub fn check_transform(seeds: impl IntoIterator<Item = u64>, opts: &GenOptions, transform: impl Fn(Module) -> Module) -> Result<DiffStats, String> {
+    let mut stats = DiffStats::default();
+    for seed in seeds {
+        let k = gen::kernel(seed, opts);
+        let s = check_module_transform(&k.text, &k.spec, &[seed, seed ^ 0xABCD], &transform).map_err(|e| format!("generated kernel seed {seed}: {e}\n--- original module ---\n{}", k.text))?;
+        stats.add(s);
+    }
+    Ok(stats)
+}
+
+/// [`check_transform`] with `ptx_opt::optimize` at `level`.
+pub fn check_optimizer(seeds: impl IntoIterator<Item = u64>, level: ptx_opt::OptLevel) -> Result<DiffStats, String> {
+    check_transform(seeds, &GenOptions::default(), |m| ptx_opt::optimize(m, level))
+}

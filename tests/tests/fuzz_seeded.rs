@@ -1,0 +1,260 @@
+//! The fuzz targets of `fuzz/` as ordinary tests over fixed seeds, so CI runs
+//! them on stable Rust:
+//!
+//! - `parse`: random bytes, token soup and mutated generated kernels never
+//!   panic the parser; errors are `file:line:col: error: ...` with a real
+//!   position; what parses round-trips;
+//! - `roundtrip`: generated kernels are a print∘parse fixed point;
+//! - `optimize`: `ptx_opt::optimize` never panics on generated kernels, and its
+//!   output prints, re-parses and verifies without errors;
+//! - `differential`: generated kernels and their optimized versions compute
+//!   the same buffers on the reference interpreter.
+//!
+//! Plus the generator's own guarantees: generated kernels verify, a sample
+//! assembles with ptxas, the whole instruction catalog assembles with ptxas,
+//! and the catalog covers every opcode the evaluator implements.
+//!
+//! A failure names the seed; `ptx_tests::gen::kernel(seed, &opts)` gives the
+//! kernel back (the options are chosen by `opts_for`).
+
+use ptx_tests::differential::{self, DiffStats, Shape, SHAPES};
+use ptx_tests::gen::{self, Choices, GenOptions};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Inputs per target (the differential target runs two interpreted launches per input).
+const PARSE_INPUTS: u64 = 2000;
+const ROUNDTRIP_INPUTS: u64 = 2000;
+const OPTIMIZE_INPUTS: u64 = 2000;
+const DIFFERENTIAL_INPUTS: u64 = 2000;
+
+/// The generator options for a seed: a mix of sizes and feature sets.
+fn opts_for(seed: u64) -> GenOptions {
+    match seed % 8 {
+        0 => GenOptions::straight_line(),
+        1 | 2 | 3 => GenOptions::small(),
+        4 => GenOptions { floats: false, ..GenOptions::default() },
+        _ => GenOptions::default(),
+    }
+}
+
+/// A kernel for a seed: most from a seed, every fifth from random bytes read
+/// as a choice stream (the fuzz targets' path).
+fn kernel_for(seed: u64) -> gen::GeneratedKernel {
+    if seed % 5 == 4 {
+        let mut c = Choices::seeded(seed);
+        let n = 64 + c.below(2048) as usize;
+        let bytes: Vec<u8> = (0..n).map(|_| c.below(256) as u8).collect();
+        gen::kernel_from_bytes(&bytes, &opts_for(seed))
+    } else {
+        gen::kernel(seed, &opts_for(seed))
+    }
+}
+
+/// Runs `f` for every seed; collects failures (panics included) and reports the first few.
+fn for_seeds(what: &str, seeds: std::ops::Range<u64>, f: impl Fn(u64) -> Result<(), String>) {
+    let mut failures = Vec::new();
+    let total = seeds.end - seeds.start;
+    for seed in seeds {
+        let r = catch_unwind(AssertUnwindSafe(|| f(seed)));
+        let msg = match r {
+            Ok(Ok(())) => continue,
+            Ok(Err(m)) => m,
+            Err(p) => format!("panicked: {}", p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()),
+        };
+        failures.push(format!("seed {seed}: {msg}"));
+    }
+    if !failures.is_empty() {
+        let shown: Vec<&String> = failures.iter().take(5).collect();
+        panic!("{what}: {} of {total} inputs failed:\n{}", failures.len(), shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n"));
+    }
+}
+
+// ------------------------------------------------------------------------------------------------ parse
+
+/// Parses; an error must be `NAME:LINE:COL: error: ...` with a position inside
+/// the input; a success must round-trip.
+fn check_parse(name: &str, bytes: &[u8]) -> Result<(), String> {
+    match ptx_ir::parse(name, bytes) {
+        Err(d) => {
+            let s = d.to_string();
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
+            let ok = s.starts_with(&format!("{name}:{}:{}: error: ", d.line, d.col)) && d.line >= 1 && d.col >= 1 && d.line <= lines;
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("badly formed diagnostic: {s}"))
+            }
+        }
+        Ok(_) => ptx_tests::roundtrip::round_trip(name, bytes).map(|_| ()),
+    }
+}
+
+const TOKENS: &[&str] = &[
+    ".version 8.3", ".target sm_90", ".address_size 64", ".visible", ".entry", ".func", ".param", ".reg", ".shared", ".local", ".global", ".const", ".b32", ".u64", ".f32", ".pred",
+    ".align 8", "%r1", "%r<4>", "%p", "%tid.x", "$L1", "L:", "{", "}", "(", ")", "[", "]", ";", ",", "|", "@", "!", "-", "+", "0x", "0f3F800000", "0d", "1e400", "-0.0", "00",
+    "0b101", "add.s32", "ld.global.v4.f32", "bra", "call", "ret;", "setp.lt.and.f32", "mov.b64", "cvt.rn.f16.f32", "//", "/*", "*/", "\"", "\n", " ", "\t", "::", ".", "..",
+    "18446744073709551616", "-9223372036854775809", "shfl.sync.bfly.b32", ".pragma \"nounroll\";", ".loc 1 2 3", "{%r1, %r2}", "[%rd1+-4]", "gen_sh", "<", ">", "=", "\0", "\u{ff}",
+];
+
+#[test]
+fn parse_never_panics() {
+    for_seeds("parse", 0..PARSE_INPUTS, |seed| {
+        let mut c = Choices::seeded(seed ^ 0x7061_7273);
+        let bytes: Vec<u8> = match seed % 4 {
+            // Random bytes.
+            0 => (0..c.below(400)).map(|_| c.below(256) as u8).collect(),
+            // Token soup.
+            1 => {
+                let mut s = String::new();
+                for _ in 0..c.below(120) {
+                    let t: &str = *c.pick(TOKENS);
+                    s.push_str(t);
+                    if c.chance(1, 2) {
+                        s.push(' ');
+                    }
+                }
+                s.into_bytes()
+            }
+            // Mutated generated kernels.
+            _ => {
+                let k = gen::kernel(seed, &GenOptions::small());
+                let mut b = k.text.into_bytes();
+                for _ in 0..1 + c.below(4) {
+                    b = gen::mutate(&b, &mut c);
+                }
+                b
+            }
+        };
+        check_parse("fuzz.ptx", &bytes)
+    });
+}
+
+// ------------------------------------------------------------------------------------------------ roundtrip
+
+#[test]
+fn roundtrip_generated() {
+    for_seeds("roundtrip", 0..ROUNDTRIP_INPUTS, |seed| {
+        let k = kernel_for(seed);
+        ptx_tests::roundtrip::round_trip("gen.ptx", k.text.as_bytes()).map(|_| ()).map_err(|e| format!("{e}\n{}", k.text))
+    });
+}
+
+// ------------------------------------------------------------------------------------------------ optimize
+
+/// Optimizes (never panics); the output prints, re-parses to the same IR and verifies without errors.
+fn check_optimize(k: &gen::GeneratedKernel) -> Result<String, String> {
+    let parsed = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
+    let out = ptx_opt::optimize(parsed.module, ptx_opt::OptLevel::O0);
+    let printed = ptx_print::print_module(&out);
+    let again = ptx_ir::parse("optimized.ptx", printed.as_bytes()).map_err(|d| format!("the optimized module does not re-parse: {d}"))?;
+    if again.module != out {
+        return Err("re-parsing the optimized module gives a different IR".into());
+    }
+    let errors: Vec<String> = ptx_ir::verify::verify(&again.module, &again.source_map, "optimized.ptx", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+    if !errors.is_empty() {
+        return Err(format!("the optimized module does not verify:\n{}", errors.join("\n")));
+    }
+    Ok(printed)
+}
+
+#[test]
+fn optimize_generated() {
+    for_seeds("optimize", 10_000..10_000 + OPTIMIZE_INPUTS, |seed| {
+        let k = kernel_for(seed);
+        check_optimize(&k).map(|_| ()).map_err(|e| format!("{e}\n{}", k.text))
+    });
+}
+
+// ------------------------------------------------------------------------------------------------ differential
+
+#[test]
+fn differential_generated() {
+    let stats = std::sync::Mutex::new(DiffStats::default());
+    for_seeds("differential", 20_000..20_000 + DIFFERENTIAL_INPUTS, |seed| {
+        let k = kernel_for(seed);
+        let optimized = check_optimize(&k)?;
+        // One shape per kernel, in turn; one input seed.
+        let opts = differential::DiffOptions { shapes: vec![SHAPES[(seed % SHAPES.len() as u64) as usize]], ..Default::default() };
+        let s = differential::same_behaviour_with(&k.text, &optimized, &k.spec, &[seed], &opts).map_err(|e| format!("{e}\n{}", k.text))?;
+        stats.lock().unwrap().add(s);
+        Ok(())
+    });
+    let s = *stats.lock().unwrap();
+    eprintln!("differential: {s}");
+    // The comparison must not be vacuous.
+    assert!(s.runs as u64 == DIFFERENTIAL_INPUTS, "{s}");
+    assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
+    assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
+}
+
+// ------------------------------------------------------------------------------------------------ the generator
+
+#[test]
+fn generated_kernels_verify_and_are_deterministic() {
+    for_seeds("verify", 0..300, |seed| {
+        let k = kernel_for(seed);
+        if kernel_for(seed).text != k.text {
+            return Err("two generations differ".into());
+        }
+        let p = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
+        let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "gen.ptx", k.text.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{}\n{}", errors.join("\n"), k.text))
+        }
+    });
+    // Empty and tiny choice streams give valid (small) kernels.
+    for bytes in [&[][..], &[0u8][..], &[255u8; 7][..]] {
+        let k = gen::kernel_from_bytes(bytes, &GenOptions::default());
+        assert!(ptx_ir::parse("gen.ptx", k.text.as_bytes()).is_ok(), "{}", k.text);
+    }
+}
+
+#[test]
+fn generated_kernels_assemble_with_ptxas() {
+    for seed in 0..20u64 {
+        let k = kernel_for(seed * 7 + 1);
+        if let Err(e) = ptx_tests::ptxas::assemble(&k.text, gen::TARGET) {
+            panic!("seed {}: ptxas rejects the kernel:\n{e}\n{}", seed * 7 + 1, k.text);
+        }
+    }
+}
+
+#[test]
+fn catalog_assembles_with_ptxas_and_covers_the_evaluator() {
+    let c = gen::catalog();
+    assert!(c.templates.len() > 3000, "only {} templates survive the filter: {:?}", c.templates.len(), c.dropped.iter().take(20).collect::<Vec<_>>());
+    let uncovered = gen::uncovered_opcodes();
+    assert!(uncovered.is_empty(), "the evaluator implements opcodes the generator's catalog never uses: {uncovered:?} (add templates in tests/src/gen.rs)");
+    let text = gen::catalog_module();
+    if let Err(e) = ptx_tests::ptxas::assemble(&text, gen::TARGET) {
+        panic!("ptxas rejects catalog instructions:\n{e}");
+    }
+}
+
+/// The shapes the harness uses fit the generator's shared array.
+#[test]
+fn shapes_fit() {
+    let max = GenOptions::default().max_block_threads;
+    for Shape { block, .. } in SHAPES {
+        assert!(block.iter().product::<u32>() <= max);
+    }
+}
+
+/// The harness sees a difference when there is one: a transformation that
+/// changes a constant is caught.
+#[test]
+fn differential_catches_a_change() {
+    let mut caught = 0;
+    for seed in 0..20u64 {
+        let k = gen::kernel(seed, &GenOptions::straight_line());
+        // One more store, to the thread's first input word.
+        let pos = k.text.rfind("\tret;").unwrap();
+        let t = format!("{}\tst.global.b8 [%rdu0], 7;\n{}", &k.text[..pos], &k.text[pos..]);
+        if differential::same_behaviour(&k.text, &t, &k.spec, &[seed]).is_err() {
+            caught += 1;
+        }
+    }
+    assert!(caught >= 18, "{caught} of 20 changes caught");
+}
