@@ -87,7 +87,11 @@ pub fn write_item(out: &mut String, item: &Item) {
         }
         Item::Func(f) => write_function(out, f),
         Item::Dwarf(text) => {
-            let _ = writeln!(out, "@@DWARF {text}");
+            if text.is_empty() {
+                out.push_str("@@DWARF\n");
+            } else {
+                let _ = writeln!(out, "@@DWARF {text}");
+            }
         }
     }
 }

@@ -137,6 +137,7 @@ fn pathological_inputs() {
         ("invalid utf-8 in a comment", [HEAD.as_bytes(), b"// \xff\xfe\n.visible .entry k() { ret; }"].concat()),
         ("invalid utf-8 in a string", [HEAD.as_bytes(), b".file 1 \"\xff\"\n"].concat()),
         ("nul", [HEAD.as_bytes(), b"\0"].concat()),
+        ("invalid utf-8 in a @@DWARF line", b".version 1.4\n.target sm_10\n@@DWARF .byte 0x2b, 0x00\xff\n@@DWARF\n".to_vec()),
         ("empty", Vec::new()),
         ("only whitespace", b"   \n\t  ".to_vec()),
         ("10 MB line", [HEAD.as_bytes(), b".global .u8 x[4] = {", "1,".repeat(5_000_000).as_bytes(), b"1};"].concat()),
@@ -163,4 +164,12 @@ fn pathological_inputs() {
             Err(_) => panic!("{what}: the parser panicked"),
         }
     }
+}
+
+/// A `@@DWARF` line holds raw text; bytes that are not UTF-8 there are an
+/// error at the line, not a silently emptied line.
+#[test]
+fn non_utf8_dwarf_line_is_an_error() {
+    let e = ptx_ir::parse("legacy.ptx", b".version 1.4\n.target sm_10\n@@DWARF .byte 0x2b, 0x00\xff\n").unwrap_err();
+    assert_eq!(e.to_string(), "legacy.ptx:3:9: error: found bytes that are not UTF-8, expected the text of the line");
 }

@@ -12,12 +12,19 @@ fn parse_errors() {
     });
 }
 
-/// Valid input printed canonically: producers' modifier orders, literal forms, layout.
+/// Valid input printed canonically: producers' modifier orders, literal forms,
+/// layout; and the printed text is a print∘parse fixed point.
 #[test]
 fn printing() {
     check_dir(&spec_dir("print"), |input| {
         let out = parse_outcome(input);
-        if out.starts_with("input.ptx:") { format!("UNEXPECTED ERROR: {out}") } else { out }
+        if out.starts_with("input.ptx:") {
+            return format!("UNEXPECTED ERROR: {out}");
+        }
+        match ptx_tests::roundtrip::round_trip(ptx_tests::spec::INPUT_NAME, input.as_bytes()) {
+            Ok(_) => out,
+            Err(e) => format!("NOT A FIXED POINT: {e}\n{out}"),
+        }
     });
 }
 

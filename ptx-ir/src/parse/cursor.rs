@@ -136,15 +136,25 @@ impl<'a> Parser<'a> {
 
     /// Takes the raw text from the current token to the end of its line
     /// (`@@DWARF` lines are not tokens), and goes on lexing after it.
-    pub fn raw_rest_of_line(&mut self) -> &'a str {
+    /// Empty when the line ends right after the last consumed token. The
+    /// text must be UTF-8 (an error at the line otherwise).
+    pub fn raw_rest_of_line(&mut self) -> PResult<&'a str> {
+        let from = self.prev.end as usize;
         let start = self.peek().span.start as usize;
+        if self.peek().kind == TokenKind::Eof || self.src[from.min(start)..start].contains(&b'\n') {
+            return Ok("");
+        }
         let end = self.src[start..].iter().position(|c| *c == b'\n').map_or(self.src.len(), |k| start + k);
+        let Ok(text) = std::str::from_utf8(&self.src[start..end]) else {
+            return self.error_at(Span::new(start, end), "found bytes that are not UTF-8, expected the text of the line");
+        };
         self.prev = Span::new(start, end);
         self.lexer.set_pos(end);
+        self.lex_error = None;
         for k in 0..LOOKAHEAD {
             self.look[k] = self.lex_next();
         }
-        std::str::from_utf8(&self.src[start..end]).unwrap_or("").trim_end()
+        Ok(text.trim_end())
     }
 
     /// Span of the last consumed token.

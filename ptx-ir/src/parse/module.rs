@@ -112,7 +112,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.bump();
                 self.bump();
-                let text = if self.peek().span.start as usize > self.prev_span().end as usize && self.src[self.prev_span().end as usize] == b'\n' { "" } else { self.raw_rest_of_line() };
+                let text = self.raw_rest_of_line()?;
                 return Ok((Item::Dwarf(text.into()), Vec::new()));
             }
         }
