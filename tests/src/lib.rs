@@ -3,6 +3,7 @@
 pub mod corpus;
 pub mod describe;
 pub mod differential;
+pub mod fuzz_checks;
 pub mod gen;
 pub mod ptxas;
 pub mod roundtrip;

@@ -17,7 +17,8 @@
 //! A failure names the seed; `ptx_tests::gen::kernel(seed, &opts)` gives the
 //! kernel back (the options are chosen by `opts_for`).
 
-use ptx_tests::differential::{self, DiffStats, Shape, SHAPES};
+use ptx_tests::differential::{self, DiffOptions, DiffStats, Shape, SHAPES};
+use ptx_tests::fuzz_checks;
 use ptx_tests::gen::{self, Choices, GenOptions};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -71,24 +72,6 @@ fn for_seeds(what: &str, seeds: std::ops::Range<u64>, f: impl Fn(u64) -> Result<
 
 // ------------------------------------------------------------------------------------------------ parse
 
-/// Parses; an error must be `NAME:LINE:COL: error: ...` with a position inside
-/// the input; a success must round-trip.
-fn check_parse(name: &str, bytes: &[u8]) -> Result<(), String> {
-    match ptx_ir::parse(name, bytes) {
-        Err(d) => {
-            let s = d.to_string();
-            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-            let ok = s.starts_with(&format!("{name}:{}:{}: error: ", d.line, d.col)) && d.line >= 1 && d.col >= 1 && d.line <= lines;
-            if ok {
-                Ok(())
-            } else {
-                Err(format!("badly formed diagnostic: {s}"))
-            }
-        }
-        Ok(_) => ptx_tests::roundtrip::round_trip(name, bytes).map(|_| ()),
-    }
-}
-
 const TOKENS: &[&str] = &[
     ".version 8.3", ".target sm_90", ".address_size 64", ".visible", ".entry", ".func", ".param", ".reg", ".shared", ".local", ".global", ".const", ".b32", ".u64", ".f32", ".pred",
     ".align 8", "%r1", "%r<4>", "%p", "%tid.x", "$L1", "L:", "{", "}", "(", ")", "[", "]", ";", ",", "|", "@", "!", "-", "+", "0x", "0f3F800000", "0d", "1e400", "-0.0", "00",
@@ -125,7 +108,7 @@ fn parse_never_panics() {
                 b
             }
         };
-        check_parse("fuzz.ptx", &bytes)
+        fuzz_checks::parse("fuzz.ptx", &bytes)
     });
 }
 
@@ -134,34 +117,16 @@ fn parse_never_panics() {
 #[test]
 fn roundtrip_generated() {
     for_seeds("roundtrip", 0..ROUNDTRIP_INPUTS, |seed| {
-        let k = kernel_for(seed);
-        ptx_tests::roundtrip::round_trip("gen.ptx", k.text.as_bytes()).map(|_| ()).map_err(|e| format!("{e}\n{}", k.text))
+        fuzz_checks::roundtrip(&kernel_for(seed))
     });
 }
 
 // ------------------------------------------------------------------------------------------------ optimize
 
-/// Optimizes (never panics); the output prints, re-parses to the same IR and verifies without errors.
-fn check_optimize(k: &gen::GeneratedKernel) -> Result<String, String> {
-    let parsed = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
-    let out = ptx_opt::optimize(parsed.module, ptx_opt::OptLevel::O0);
-    let printed = ptx_print::print_module(&out);
-    let again = ptx_ir::parse("optimized.ptx", printed.as_bytes()).map_err(|d| format!("the optimized module does not re-parse: {d}"))?;
-    if again.module != out {
-        return Err("re-parsing the optimized module gives a different IR".into());
-    }
-    let errors: Vec<String> = ptx_ir::verify::verify(&again.module, &again.source_map, "optimized.ptx", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
-    if !errors.is_empty() {
-        return Err(format!("the optimized module does not verify:\n{}", errors.join("\n")));
-    }
-    Ok(printed)
-}
-
 #[test]
 fn optimize_generated() {
     for_seeds("optimize", 10_000..10_000 + OPTIMIZE_INPUTS, |seed| {
-        let k = kernel_for(seed);
-        check_optimize(&k).map(|_| ()).map_err(|e| format!("{e}\n{}", k.text))
+        fuzz_checks::optimize(&kernel_for(seed)).map(|_| ())
     });
 }
 
@@ -171,11 +136,9 @@ fn optimize_generated() {
 fn differential_generated() {
     let stats = std::sync::Mutex::new(DiffStats::default());
     for_seeds("differential", 20_000..20_000 + DIFFERENTIAL_INPUTS, |seed| {
-        let k = kernel_for(seed);
-        let optimized = check_optimize(&k)?;
         // One shape per kernel, in turn; one input seed.
-        let opts = differential::DiffOptions { shapes: vec![SHAPES[(seed % SHAPES.len() as u64) as usize]], ..Default::default() };
-        let s = differential::same_behaviour_with(&k.text, &optimized, &k.spec, &[seed], &opts).map_err(|e| format!("{e}\n{}", k.text))?;
+        let shape = SHAPES[(seed % SHAPES.len() as u64) as usize];
+        let s = fuzz_checks::differential(&kernel_for(seed), shape, seed, DiffOptions::default().max_steps)?;
         stats.lock().unwrap().add(s);
         Ok(())
     });

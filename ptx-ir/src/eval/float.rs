@@ -770,6 +770,30 @@ fn min_max(fmt: Fmt, xs: &[u128], o: MinMax) -> Val {
     }
 }
 
+/// The operation of a floating-point `atom`/`red` on one element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicFloatOp {
+    Add,
+    Min,
+    Max,
+}
+
+/// `op(old, b)` for a floating-point `atom`/`red` element of type `ty`
+/// (`f16`, `bf16`, `f16x2`, `bf16x2`, `f32`, `f64`), PTX ISA 8.7 §9.7.13.5:
+/// `.add` rounds to nearest even and keeps subnormals (`.noftz`; the flushing
+/// of `atom.add.f32` on global memory is the caller's, as it depends on the
+/// address); `.min`/`.max` follow the `min`/`max` instructions. `None` for
+/// other types.
+pub fn atomic_op(op: AtomicFloatOp, ty: ScalarType, old: u128, b: u128) -> Option<Val> {
+    let (fmt, n) = lanes_of(ty)?;
+    let r = lanes(fmt, n, &[old, b], |x| match op {
+        AtomicFloatOp::Add => arith(fmt, AOp::Add, x, Round::NearestTiesToEven, Opts::default()),
+        AtomicFloatOp::Min | AtomicFloatOp::Max => Ok(min_max(fmt, x, MinMax { max: op == AtomicFloatOp::Max, ..MinMax::default() })),
+    })
+    .ok()?;
+    r.dests.first().copied()
+}
+
 // ---------------------------------------------------------------------------
 // Dispatch
 // ---------------------------------------------------------------------------

@@ -45,6 +45,7 @@ mod logic;
 
 pub use bits::{imm_bits, mask as bits_mask, sext};
 pub use dialect::{effective, Dialect};
+pub use float::{atomic_op as atomic_float_op, AtomicFloatOp};
 
 use crate::ir::Instruction;
 use crate::isa::Opcode;

@@ -842,18 +842,15 @@ impl<'p, 'm> Cta<'p, 'm> {
         Ok(Flow::Next)
     }
 
+    /// `atom` and `red` (PTX ISA 8.7 §9.7.13.5-6): scalar, packed and vector
+    /// forms; a vector form is atomic element by element.
     fn atomic(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
         let ty = Self::element_type(ins);
         let size = type_bytes(ty);
-        if ins.vector().is_some() {
-            return Err(self.unsupported(t, &instruction_head(ins)));
-        }
+        let n = ins.vector().unwrap_or(1) as usize;
         let is_atom = ins.opcode == Opcode::ATOM;
         let addr_k = if is_atom { 1 } else { 0 };
         let (sp, a) = self.address(t, ins, &ins.operands[addr_k], ins.space())?;
-        let mut buf = vec![0u8; size];
-        let old_quality = self.mem_read(t, global, sp, a, &mut buf)?;
-        let old = from_bytes(&buf);
         let mut srcs: SmallVec<[Val; 6]> = SmallVec::new();
         for k in addr_k + 1..ins.operands.len() {
             if ins.form.operands()[k].name.starts_with("cache") {
@@ -861,27 +858,64 @@ impl<'p, 'm> Cta<'p, 'm> {
             }
             self.read(t, ins, k, &ins.operands[k], &mut srcs)?;
         }
-        let b = srcs.first().map_or(0, |v| v.bits);
-        let c = srcs.get(1).map_or(0, |v| v.bits);
+        let mut olds: SmallVec<[Val; 8]> = SmallVec::new();
+        let mut buf = vec![0u8; size];
+        for i in 0..n {
+            let at = a.wrapping_add((i * size) as u64);
+            let old_quality = self.mem_read(t, global, sp, at, &mut buf)?;
+            let old = from_bytes(&buf);
+            // A vector form takes one `b` per element; `cas` takes `b` and `c`.
+            let operands: SmallVec<[Val; 2]> = if n > 1 { srcs.get(i).copied().into_iter().collect() } else { srcs.iter().copied().take(2).collect() };
+            let new = self.atomic_element(t, ins, ty, sp, old, old_quality, &operands)?;
+            self.mem_write(t, global, sp, at, &to_bytes(new.bits, size), new.quality)?;
+            olds.push(Val { bits: old, quality: old_quality });
+        }
+        if is_atom {
+            let d = ins.operands[0].clone();
+            let mut it = olds.iter();
+            self.write_operand(t, &d, Some(ty), &mut it)?;
+        }
+        Ok(Flow::Next)
+    }
+
+    /// The value an atomic operation stores, from the value `old` in memory
+    /// and the operands (`b`, and `c` for `cas`).
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_element(&self, t: usize, ins: &Instruction, ty: ScalarType, sp: Space, old: u128, old_quality: Quality, operands: &[Val]) -> Result<Val, RunError> {
+        let b = operands.first().map_or(0, |v| v.bits);
+        let c = operands.get(1).map_or(0, |v| v.bits);
         let bits = ty.bits();
+        let inputs = operands.iter().fold(old_quality, |q, v| worst(q, v.quality));
+        if ty.class() == TypeClass::Float {
+            let op = if ins.has(Mod::ADD) {
+                eval::AtomicFloatOp::Add
+            } else if ins.has(Mod::MIN) {
+                eval::AtomicFloatOp::Min
+            } else if ins.has(Mod::MAX) {
+                eval::AtomicFloatOp::Max
+            } else {
+                return Err(self.unsupported(t, &instruction_head(ins)));
+            };
+            // "atom.add.f32 on global memory flushes subnormal inputs and
+            // results to sign-preserving zero; on shared memory [it] supports
+            // subnormal inputs and results."
+            let flush = ty == ScalarType::F32 && sp == Space::Global;
+            let f = |x: u128| if flush && f32::from_bits(x as u32).is_subnormal() { x & 0x8000_0000 } else { x };
+            let Some(r) = eval::atomic_float_op(op, ty, f(old), f(b)) else {
+                return Err(self.unsupported(t, &instruction_head(ins)));
+            };
+            let quality = if inputs == Quality::Exact { r.quality } else { worst(inputs, r.quality) };
+            return Ok(Val { bits: f(r.bits), quality });
+        }
         let signed = ty.class() == TypeClass::Signed;
+        let b = trunc(b, bits);
         let new = if ins.has(Mod::ADD) {
-            match ty {
-                // "atom.add.f32 rounds to nearest even and flushes subnormal
-                // inputs and results to sign-preserving zero."
-                ScalarType::F32 => {
-                    let flush = |x: f32| if x.is_subnormal() { 0f32.copysign(x) } else { x };
-                    flush(flush(f32::from_bits(old as u32)) + flush(f32::from_bits(b as u32))).to_bits() as u128
-                }
-                ScalarType::F64 => (f64::from_bits(old as u64) + f64::from_bits(b as u64)).to_bits() as u128,
-                _ if ty.class() == TypeClass::Float => return Err(self.unsupported(t, &instruction_head(ins))),
-                _ => trunc(old.wrapping_add(b), bits),
-            }
+            trunc(old.wrapping_add(b), bits)
         } else if ins.has(Mod::EXCH) {
             b
         } else if ins.has(Mod::CAS) {
-            if old == trunc(b, bits) {
-                c
+            if old == b {
+                trunc(c, bits)
             } else {
                 old
             }
@@ -892,41 +926,17 @@ impl<'p, 'm> Cta<'p, 'm> {
         } else if ins.has(Mod::XOR) {
             old ^ b
         } else if ins.has(Mod::INC) {
-            if old >= trunc(b, bits) { 0 } else { old + 1 }
+            if old >= b { 0 } else { old + 1 }
         } else if ins.has(Mod::DEC) {
-            if old == 0 || old > trunc(b, bits) { trunc(b, bits) } else { old - 1 }
+            if old == 0 || old > b { b } else { old - 1 }
         } else if ins.has(Mod::MIN) || ins.has(Mod::MAX) {
-            let less = if ty.class() == TypeClass::Float {
-                return Err(self.unsupported(t, &instruction_head(ins)));
-            } else if signed {
-                eval::sext(b, bits) < eval::sext(old, bits)
-            } else {
-                trunc(b, bits) < old
-            };
+            let less = if signed { eval::sext(b, bits) < eval::sext(old, bits) } else { b < old };
             let take_b = if ins.has(Mod::MIN) { less } else { !less && b != old };
-            if take_b { trunc(b, bits) } else { old }
+            if take_b { b } else { old }
         } else {
             return Err(self.unsupported(t, &instruction_head(ins)));
         };
-        // The new value is as well known as its inputs; a NaN sum has an unspecified payload.
-        let mut new_quality = srcs.iter().fold(old_quality, |q, v| worst(q, v.quality));
-        if ty.class() == TypeClass::Float && new_quality == Quality::Exact {
-            let nan = match ty {
-                ScalarType::F32 => f32::from_bits(new as u32).is_nan(),
-                _ => f64::from_bits(new as u64).is_nan(),
-            };
-            if nan {
-                new_quality = Quality::AnyNan;
-            }
-        }
-        self.mem_write(t, global, sp, a, &to_bytes(new, size), new_quality)?;
-        if is_atom {
-            let d = ins.operands[0].clone();
-            let v = [Val { bits: old, quality: old_quality }];
-            let mut it = v.iter();
-            self.write_operand(t, &d, Some(ty), &mut it)?;
-        }
-        Ok(Flow::Next)
+        Ok(Val { bits: new, quality: inputs })
     }
 
     fn barrier(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
