@@ -1,13 +1,12 @@
-//! A generated kernel (the input is the generator's choice stream): it parses,
-//! and print∘parse is a fixed point.
+//! A generated kernel (the input is the generator's choice stream) is a
+//! print∘parse fixed point (`ptx_tests::fuzz_checks::roundtrip`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ptx_tests::gen::{kernel_from_bytes, GenOptions};
+use ptx_tests::fuzz_checks;
 
 fuzz_target!(|data: &[u8]| {
-    let k = kernel_from_bytes(data, &GenOptions::small());
-    if let Err(e) = ptx_tests::roundtrip::round_trip("gen.ptx", k.text.as_bytes()) {
-        panic!("{e}\n{}", k.text);
+    if let Err(e) = fuzz_checks::roundtrip(&fuzz_checks::kernel_of_input(data)) {
+        panic!("{e}");
     }
 });
