@@ -7,7 +7,7 @@ use super::program::{arg_bytes, type_bytes, Program, Regs, VarLoc};
 use super::{Launch, RunError};
 use crate::eval::{self, imm_bits, Quality, Val};
 use crate::ir::{AddrBase, Instruction, Operand, PairPred, Prefix, SpecialReg, Stmt};
-use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace, TypeClass};
+use crate::isa::{Mod, Opcode, ScalarType, StateSpace, TypeClass};
 use smallvec::SmallVec;
 
 /// One call frame.
@@ -326,18 +326,23 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
     }
 
-    /// The type an operand position expects (for immediates and widths).
-    fn operand_type(ins: &Instruction, k: usize) -> Option<ScalarType> {
-        let ty = |s: u8| match ins.mods.get(s as usize).map(|m| m.kind()) {
-            Some(crate::isa::ModKind::Type(t)) => Some(t),
+    /// The prepared form of `ins` when it is the thread's current statement
+    /// (it always is, except for instructions made up on the fly).
+    fn decoded(&self, t: usize, ins: &Instruction) -> Option<&'p super::program::Decoded> {
+        let p: &'p Program<'m> = self.p;
+        let f = self.threads[t].frames.last()?;
+        let layout = &p.funcs[f.func];
+        match layout.f.body.as_ref()?.get(f.pc) {
+            Some(Stmt::Instr(i)) if std::ptr::eq(&**i, ins) => layout.decoded[f.pc].as_ref(),
             _ => None,
-        };
-        match ins.form.operands().get(k).map(|o| o.ty) {
-            Some(OperandType::Slot(s)) => ty(s),
-            Some(OperandType::Wide(s)) => ty(s).and_then(crate::verify::wider_type),
-            Some(OperandType::Half(s)) => ty(s).and_then(crate::verify::narrower_type),
-            Some(OperandType::Fixed(t)) => Some(t),
-            _ => ins.ty(),
+        }
+    }
+
+    /// The type operand `k` of `ins` expects.
+    fn operand_type(&self, t: usize, ins: &Instruction, k: usize) -> Option<ScalarType> {
+        match self.decoded(t, ins) {
+            Some(d) => d.operand_types.get(k).copied().flatten(),
+            None => super::program::operand_type(ins, k),
         }
     }
 
@@ -353,7 +358,7 @@ impl<'p, 'm> Cta<'p, 'm> {
 
     /// Values of a source operand (a vector gives one per element).
     fn read(&self, t: usize, ins: &Instruction, k: usize, op: &Operand, out: &mut SmallVec<[Val; 6]>) -> Result<(), RunError> {
-        let ty = Self::operand_type(ins, k);
+        let ty = self.operand_type(t, ins, k);
         match op {
             Operand::Reg(r) => {
                 let (rty, vector) = self.reg_width(t, r.reg);
@@ -445,7 +450,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             if !spec.write {
                 continue;
             }
-            let ty = Self::operand_type(ins, k);
+            let ty = self.operand_type(t, ins, k);
             self.write_operand(t, op, ty, &mut it)?;
         }
         Ok(())
@@ -635,7 +640,11 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         let bits: SmallVec<[u128; 6]> = srcs.iter().map(|v| v.bits).collect();
         let input_quality = srcs.iter().fold(Quality::Exact, |a, v| worst(a, v.quality));
-        let r = match eval::eval(&eval::effective(ins, &self.p.dialect), &bits, self.threads[t].carry) {
+        let effective = match self.decoded(t, ins) {
+            Some(d) => std::borrow::Cow::Borrowed(d.effective.as_deref().unwrap_or(ins)),
+            None => eval::effective(ins, &self.p.dialect),
+        };
+        let r = match eval::eval(&effective, &bits, self.threads[t].carry) {
             Ok(r) => r,
             Err(eval::EvalError::Unsupported(why)) => return Err(self.unsupported(t, &format!("{} ({why})", instruction_head(ins)))),
             Err(e) => return Err(self.unsupported(t, &format!("{} ({e})", instruction_head(ins)))),

@@ -66,6 +66,36 @@ pub struct FuncLayout<'m> {
     pub params: Vec<VarLoc>,
     /// Statement spans, for messages.
     pub spans: Vec<Span>,
+    /// What each instruction statement needs at every execution, worked
+    /// out once (`None` for other statements).
+    pub decoded: Vec<Option<Decoded>>,
+}
+
+/// An instruction prepared for execution.
+pub struct Decoded {
+    /// The instruction as the module's target reads it
+    /// ([`crate::eval::effective`]), when that differs from what is written.
+    pub effective: Option<Box<crate::ir::Instruction>>,
+    /// The type each operand position expects ([`operand_type`]).
+    pub operand_types: SmallVec<[Option<ScalarType>; 6]>,
+}
+
+/// The type an operand position of `ins` expects (for immediates and
+/// widths): the form's operand type resolved against the instruction's
+/// type modifiers.
+pub fn operand_type(ins: &crate::ir::Instruction, k: usize) -> Option<ScalarType> {
+    use crate::isa::OperandType;
+    let ty = |s: u8| match ins.mods.get(s as usize).map(|m| m.kind()) {
+        Some(crate::isa::ModKind::Type(t)) => Some(t),
+        _ => None,
+    };
+    match ins.form.operands().get(k).map(|o| o.ty) {
+        Some(OperandType::Slot(s)) => ty(s),
+        Some(OperandType::Wide(s)) => ty(s).and_then(crate::verify::wider_type),
+        Some(OperandType::Half(s)) => ty(s).and_then(crate::verify::narrower_type),
+        Some(OperandType::Fixed(t)) => Some(t),
+        _ => ins.ty(),
+    }
 }
 
 pub struct Program<'m> {
@@ -290,7 +320,20 @@ impl<'m> Program<'m> {
                 vars.entry(nm.name.clone()).or_default().push((scope, loc));
             }
         }
-        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, stmt_scope, scope_parent, param_sizes, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans }
+        let decoded = body
+            .iter()
+            .map(|s| match s {
+                Stmt::Instr(ins) => Some(Decoded {
+                    effective: match crate::eval::effective(ins, &self.dialect) {
+                        std::borrow::Cow::Owned(e) => Some(Box::new(e)),
+                        std::borrow::Cow::Borrowed(_) => None,
+                    },
+                    operand_types: (0..ins.operands.len()).map(|k| operand_type(ins, k)).collect(),
+                }),
+                _ => None,
+            })
+            .collect();
+        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, stmt_scope, scope_parent, param_sizes, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans, decoded }
     }
 
     /// `file:line:col` of a statement.
