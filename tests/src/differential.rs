@@ -391,8 +391,11 @@ pub fn check_module_transform(text: &str, spec: &KernelSpec, seeds: &[u64], tran
 /// and checks the result ([`check_module_transform`], two input seeds per
 /// kernel). The error names the kernel seed and shows the original module.
 ///
-/// ```ignore
-/// ptx_tests::differential::check_transform(0..200, &GenOptions::default(), |m| my_pass(m)).unwrap();
+/// ```
+/// use ptx_tests::gen::GenOptions;
+/// // The identity "pass": every compared element agrees.
+/// let stats = ptx_tests::differential::check_transform(0..3, &GenOptions::small(), |m| m).unwrap();
+/// assert!(stats.compared > 0);
 /// ```
 pub fn check_transform(seeds: impl IntoIterator<Item = u64>, opts: &GenOptions, transform: impl Fn(Module) -> Module) -> Result<DiffStats, String> {
     let mut stats = DiffStats::default();
