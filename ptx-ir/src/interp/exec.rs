@@ -621,7 +621,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         if super::warp::is_collective(op) {
             return super::warp::arrive(self, t, ins);
         }
-        if op == Opcode::MOV && ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) || op == Opcode::MOV && matches!(ins.operands.get(1), Some(Operand::Imm(_))) {
+        if op == Opcode::MOV && (ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) || matches!(ins.operands.get(1), Some(Operand::Imm(_)))) {
             // Addresses, special registers and immediates: no evaluation needed.
             let mut v = SmallVec::new();
             self.read(t, ins, 1, &ins.operands[1], &mut v)?;
