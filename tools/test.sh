@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: builds everything (profile `ci`:
 # optimized, with debug assertions and overflow checks), and
-# the tests install ptxas/nvdisasm themselves (tools/setup-ptx-tools.sh) into
+# the tests install ptxas/nvdisasm and NVRTC themselves (tools/setup-ptx-tools.sh,
+# tools/setup-nvrtc.sh) into
 # ~/.cache/ptx-opt-tools, and graphviz is installed with apt-get when missing.
 # Uses ../shared/corpus when it exists.
 # Ends with one summary line: "N passed, M failed".
