@@ -40,9 +40,17 @@ def round_bin(v, mode, p, emin, emax, ebits):
     return sign | ((e2 + (1 << (ebits - 1)) - 1) << mbits) | mant
 def r32(v, mode): return round_bin(v, mode, 24, -126, 127, 8)
 def r16(v, mode): return round_bin(v, mode, 11, -14, 15, 5)
+def r64(v, mode): return round_bin(v, mode, 53, -1022, 1023, 11)
+def rbf16(v, mode): return round_bin(v, mode, 8, -126, 127, 8)
+def f64(b): return struct.unpack("<d", struct.pack("<Q", b))[0]
+def bits64(x): return struct.unpack("<Q", struct.pack("<d", x))[0]
 NAN = "nan"
-def arith(op, xs, mode):
-    fl = [f32(b) for b in xs]
+# A binary format: value of bits, bits of a host float, rounding of a rational, sign bit.
+FMT32 = (f32, bits32, r32, 1 << 31)
+FMT64 = (f64, bits64, r64, 1 << 63)
+def arith(op, xs, mode, fmt=FMT32):
+    val, bits32, r32, signbit = fmt
+    fl = [val(b) for b in xs]
     if any(math.isnan(x) for x in fl): return NAN
     if any(math.isinf(x) for x in fl) or op == "div" and fl[1] == 0:
         # specials follow IEEE; double arithmetic gives the same class and sign
@@ -80,10 +88,10 @@ def arith(op, xs, mode):
             neg = (ps and s2) or (ps != s2 and mode == "rd")
         else:
             neg = zsign
-        return 0x80000000 if neg else 0
+        return signbit if neg else 0
     return r32(exact, mode)
-def to_int(b, mode, lo, hi):
-    x = f32(b)
+def to_int(b, mode, lo, hi, val=f32):
+    x = val(b)
     if math.isnan(x): return 0
     if math.isinf(x): return hi if x > 0 else lo
     v = F(x)
@@ -98,17 +106,18 @@ def to_int(b, mode, lo, hi):
 def from_value(v, mode, fmt=r32):
     if v == 0: return 0
     return fmt(F(v), mode)
-def sqrt_rn(b):
-    x = f32(b)
+def sqrt_rn(b, fmt=FMT32):
+    val, _, rnd, _ = fmt
+    x = val(b)
     if math.isnan(x) or x < 0 and x != 0: return NAN
     if x == 0 or math.isinf(x): return b
-    v = F(x); k = 400
+    v = F(x); k = 1200
     t = v * F(4) ** k
     n = t.numerator // t.denominator
     r = math.isqrt(n)
     exact = r * r == n and t.denominator == 1
     approx = F(r, 2 ** k) if exact else (F(r) + F(1, 2)) / 2 ** k
-    return r32(approx, "rn")
+    return rnd(approx, "rn")
 def ref(xb, yb, db, ftz=False):
     """The 34 outputs of float.cu for inputs x, y (f32 bits) and d (f64 bits)."""
     def fl(b):
