@@ -11,7 +11,7 @@ import argparse, json, os, random, struct, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from nvrtc import Nvrtc  # noqa: E402
-import ref_float, ref_int, ref_warp, ref_wide  # noqa: E402
+import ref_branchy, ref_float, ref_int, ref_warp, ref_wide  # noqa: E402
 
 # (architecture, extra NVRTC options) for every kernel; -ftz=true also
 # changes the float reference.
@@ -141,6 +141,20 @@ def case_wide(args, ptx, rnd, ftz):
     return no * n, bad, skipped
 
 
+def case_branchy(args, ptx, rnd):
+    n = 256
+    vals = [rnd.getrandbits(32) if rnd.random() < 0.8 else rnd.getrandbits(rnd.randint(1, 12)) for _ in range(2 * n)]
+    inp = os.path.join(args.work, "branchy.in")
+    write(inp, "I", vals)
+    out = ptx_opt_run(args, ptx, "kbranch", n // 64, 64, [f"buf:u32:{2 * n}=file:{inp}", f"buf:u32:{ref_branchy.NB * n}=zeros", f"s32:{n}"])[1]["values"]
+    nb = ref_branchy.NB
+    bad = []
+    for i in range(n):
+        r = ref_branchy.ref(vals[2 * i], vals[2 * i + 1])
+        bad += [f"i={i} a={vals[2 * i]:#x} b={vals[2 * i + 1]:#x}: o[{k}] = {out[nb * i + k]:#x}, expected {r[k]:#x}" for k in range(nb) if out[nb * i + k] != r[k]]
+    return nb * n, bad, 0
+
+
 def case_warp(args, ptx, rnd):
     grid, block = 4, 128
     n = grid * block
@@ -165,7 +179,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     nvrtc = Nvrtc(args.nvrtc_lib)
     failures = 0
-    for name in ["int", "float", "wide", "warp"]:
+    for name in ["int", "float", "wide", "branchy", "warp"]:
         source = open(os.path.join(HERE, f"{name}.cu")).read()
         for arch, extra in VARIANTS:
             if name == "int" and arch == "52":
@@ -181,6 +195,8 @@ def main():
                 count, bad, skipped = case_int(args, ptx, rnd)
             elif name == "float":
                 count, bad, skipped = case_float(args, ptx, rnd, "-ftz=true" in extra)
+            elif name == "branchy":
+                count, bad, skipped = case_branchy(args, ptx, rnd)
             elif name == "wide":
                 count, bad, skipped = case_wide(args, ptx, rnd, "-ftz=true" in extra)
             else:
