@@ -143,3 +143,41 @@ fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
         })
         .collect()
 }
+
+/// Mutated kernels (tokens dropped, duplicated, swapped) that still parse
+/// and verify are valid PTX too, often of shapes no compiler emits: the
+/// interpreter runs them or stops cleanly, never panics.
+#[test]
+fn mutated_kernels_run_or_stop_cleanly() {
+    let files: Vec<PathBuf> = valid_files().into_iter().filter(|p| std::fs::metadata(p).map(|m| m.len() < 20_000).unwrap_or(false)).collect();
+    let mut choices = ptx_tests::gen::Choices::seeded(7);
+    let (mut tried, mut ran) = (0, 0);
+    let mut failures = Vec::new();
+    for k in 0..4000u64 {
+        let path = &files[(k as usize * 7919) % files.len()];
+        let mut bytes = std::fs::read(path).unwrap();
+        for _ in 0..1 + choices.below(3) {
+            bytes = ptx_tests::gen::mutate(&bytes, &mut choices);
+        }
+        tried += 1;
+        let name = format!("{} (mutant {k})", path.display());
+        let Ok(parsed) = ptx_ir::parse(&name, &bytes) else { continue };
+        if ptx_ir::verify::verify(&parsed.module, &parsed.source_map, &name, &bytes).iter().any(|d| d.is_error()) {
+            continue;
+        }
+        for (kernel, params) in kernels(&parsed.module) {
+            let mut launch = generic_launch(&kernel, &params);
+            launch.max_steps = 200_000;
+            ran += 1;
+            match std::panic::catch_unwind(|| interp::run(&parsed.module, &parsed.source_map, &name, &bytes, &launch)) {
+                Err(_) => failures.push(format!("{name}: kernel {kernel}: the interpreter panicked")),
+                Ok(Err(RunError::Unsupported { what, at })) if what.contains("bad operands") => failures.push(format!("{at}: kernel {kernel}: internal error: {what}")),
+                Ok(Err(RunError::Launch(m))) => failures.push(format!("{name}: kernel {kernel}: launch refused: {m}")),
+                _ => {}
+            }
+        }
+    }
+    println!("{tried} mutants, {ran} kernel runs");
+    assert!(ran > 500, "only {ran} mutated kernels ran");
+    assert!(failures.is_empty(), "{} mutated kernels broke the interpreter:\n{}", failures.len(), failures.join("\n"));
+}
