@@ -57,6 +57,8 @@ pub struct Cta<'p, 'm> {
     /// The first place where control flow or an address depended on a value
     /// the program leaves unspecified (see [`super::RunOutput::depends_on_unspecified`]).
     pub unspecified_dependence: std::cell::RefCell<Option<String>>,
+    /// The last instruction [`Cta::decoded`] looked up, and its prepared form.
+    last_decoded: std::cell::Cell<(*const Instruction, Option<&'p super::program::Decoded>)>,
 }
 
 /// What running a thread for a while ended with.
@@ -92,7 +94,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                 }
             }
         }
-        Cta { p, launch, ctaid, threads, shared: Flat::undefined("shared", p.shared_size), unspecified_dependence: Default::default() }
+        Cta { p, launch, ctaid, threads, shared: Flat::undefined("shared", p.shared_size), unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
     fn thread_name(&self, t: usize) -> String {
@@ -329,6 +331,17 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// The prepared form of `ins` when it is the thread's current statement
     /// (it always is, except for instructions made up on the fly).
     fn decoded(&self, t: usize, ins: &Instruction) -> Option<&'p super::program::Decoded> {
+        // The operands of one instruction ask in turn: remember the last answer.
+        let (last, d) = self.last_decoded.get();
+        if std::ptr::eq(last, ins) {
+            return d;
+        }
+        let d = self.lookup_decoded(t, ins);
+        self.last_decoded.set((ins, d));
+        d
+    }
+
+    fn lookup_decoded(&self, t: usize, ins: &Instruction) -> Option<&'p super::program::Decoded> {
         let p: &'p Program<'m> = self.p;
         let f = self.threads[t].frames.last()?;
         let layout = &p.funcs[f.func];
