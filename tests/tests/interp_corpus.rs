@@ -153,7 +153,7 @@ fn mutated_kernels_run_or_stop_cleanly() {
     let mut choices = ptx_tests::gen::Choices::seeded(7);
     let (mut tried, mut ran) = (0, 0);
     let mut failures = Vec::new();
-    for k in 0..4000u64 {
+    for k in 0..6000u64 {
         let path = &files[(k as usize * 7919) % files.len()];
         let mut bytes = std::fs::read(path).unwrap();
         for _ in 0..1 + choices.below(3) {

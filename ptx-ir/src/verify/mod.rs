@@ -17,6 +17,7 @@
 //! Where the manual and ptxas disagree, the verifier follows what ptxas
 //! accepts: it must never reject a file ptxas accepts.
 
+mod init;
 mod target;
 mod types;
 
@@ -52,7 +53,10 @@ pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagn
     for (k, item) in m.items.iter().enumerate() {
         let span = map.items.get(k).copied().unwrap_or_default();
         match item {
-            Item::Var(g) => v.variable(&g.decl, g.linkage, span),
+            Item::Var(g) => {
+                v.variable(&g.decl, g.linkage, span);
+                v.initializers(&g.decl, span, &functions);
+            }
             Item::Func(f) => {
                 let stmts = map.stmts.get(k).map(|s| s.as_slice()).unwrap_or(&[]);
                 let params = map.params.get(k).map(|s| s.as_slice()).unwrap_or(&[]);
@@ -102,6 +106,17 @@ impl Verifier<'_> {
         }
     }
 
+    /// The names and shapes of a declaration's initializers (see `init.rs`).
+    fn initializers(&mut self, d: &VarDecl, span: Span, functions: &FxHashMap<&str, &Function>) {
+        for n in &d.names {
+            let space_of = |name: &str| self.globals.get(name).copied();
+            let is_function = |name: &str| functions.contains_key(name);
+            for msg in init::check(d, n, &space_of, &is_function) {
+                self.error(span, msg);
+            }
+        }
+    }
+
     fn function(&mut self, f: &Function, span: Span, stmts: &[Span], params: &[Span], header: Span, functions: &FxHashMap<&str, &Function>) {
         for (k, p) in f.params.iter().flatten().enumerate() {
             if !p.names.iter().any(|n: &Declarator| n.dims.first() == Some(&None)) {
@@ -124,6 +139,7 @@ impl Verifier<'_> {
         }
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
+                self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
                 for n in &d.names {
                     locals.insert(&n.name, d.space);
                     if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {
