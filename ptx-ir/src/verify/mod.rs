@@ -273,7 +273,8 @@ impl Verifier<'_> {
         }
     }
 
-    /// A named variable accessed through a state space must live in it.
+    /// A named variable accessed through a state space must live in it; an
+    /// immediate address needs `.local`.
     fn state_spaces(&mut self, ins: &Instruction, locals: &FxHashMap<&str, StateSpace>, at: Span) {
         let spaces = ins.spaces();
         let mut mem_k = 0;
@@ -283,6 +284,13 @@ impl Verifier<'_> {
             }
             let want = spaces.get(mem_k).copied();
             mem_k += 1;
+            // ptxas: "Immediate addresses allowed only for .local state space".
+            if let Operand::Addr(a) = op {
+                if matches!(a.base, AddrBase::Imm(_)) && want.map(|w| w.base()) != Some(StateSpace::Local) {
+                    let space = want.map_or("generic addressing".to_string(), |w| w.text().to_string());
+                    self.error(at, format!("`{}` uses an immediate address with {space}; immediate addresses are allowed only for .local", ins.opcode.name()));
+                }
+            }
             let Some(want) = want else { continue };
             let name = match op {
                 Operand::Addr(a) => match &a.base {
