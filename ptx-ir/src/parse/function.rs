@@ -54,9 +54,10 @@ impl<'a> Parser<'a> {
             let (b, s) = self.body()?;
             body = Some(b);
             spans = s;
-        } else if !(self.at(TokenKind::DotWord) || self.at(TokenKind::Eof)) {
-            // Old producers (nvopencc) write declarations without `;`, the next
-            // directive following directly.
+        } else if kind == FuncKind::Entry || !(self.at(TokenKind::DotWord) || self.at(TokenKind::Eof)) {
+            // Old producers (nvopencc) write `.func` declarations without `;`,
+            // the next directive following directly; ptxas accepts that for
+            // `.func` only.
             return self.expected("`{` opening the body or `;` ending a declaration");
         }
         let fs = self.func.take().unwrap();
