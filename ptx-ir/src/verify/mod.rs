@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 /// Checks a module; returns every problem found (errors and warnings).
 pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagnostic> {
     let lines = LineIndex::new(text);
-    let mut v = Verifier { file, lines: &lines, target: Target::of_module(m), version: (m.version.major, m.version.minor), out: Vec::new(), globals: FxHashMap::default() };
+    let mut v = Verifier { file, lines: &lines, target: Target::of_module(m), version: (m.version.major, m.version.minor), address_64: m.address_size == Some(64), out: Vec::new(), globals: FxHashMap::default() };
     v.module_header(m, map);
     for item in &m.items {
         if let Item::Var(g) = item {
@@ -74,6 +74,8 @@ struct Verifier<'a> {
     lines: &'a LineIndex,
     target: Option<Target>,
     version: (u32, u32),
+    /// `.address_size 64`.
+    address_64: bool,
     out: Vec<Diagnostic>,
     globals: FxHashMap<Box<str>, StateSpace>,
 }
@@ -88,6 +90,14 @@ impl Verifier<'_> {
     }
 
     fn module_header(&mut self, m: &Module, map: &SourceMap) {
+        // ptxas: "Target architecture not defined". Architecture numbers this
+        // table does not know yet pass: a newer ptxas may know them.
+        for t in &m.target {
+            let option = matches!(&**t, "texmode_unified" | "texmode_independent" | "map_f64_to_f32" | "debug");
+            if !option && Target::parse(t).is_none() {
+                self.error(map.target, format!("unknown target `{t}` (expected sm_NN, sm_NNa, sm_NNf, compute_NN or a target option)"));
+            }
+        }
         let Some(t) = &self.target else { return };
         if let Some(need) = t.introduced_in() {
             if self.version < need {
@@ -156,7 +166,7 @@ impl Verifier<'_> {
             self.availability(ins, at);
             self.operand_types(f, ins, at);
             self.vector_widths(f, ins, at);
-            self.state_spaces(ins, &locals, at);
+            self.state_spaces(f, ins, &locals, at);
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
             self.operand_features(f, ins, at);
@@ -197,8 +207,20 @@ impl Verifier<'_> {
     fn operand_types(&mut self, f: &Function, ins: &Instruction, at: Span) {
         let specs = ins.form.operands();
         let relaxed = types::relaxed_opcode(ins.opcode);
+        // ptxas: "Predicate expression expected".
+        if let Some(g) = ins.guard {
+            let reg = f.reg(g.reg);
+            if reg.ty != ScalarType::Pred {
+                self.error(at, format!("the guard `{}` of `{}` is of type {}, expected .pred", reg.name, ins.opcode.name(), reg.ty.text()));
+            }
+        }
         for (k, op) in ins.operands.iter().enumerate() {
             let Some(spec) = specs.get(k) else { continue };
+            // ptxas: "Result register required".
+            if spec.write && spec.mem.is_none() && not_a_register(op) {
+                self.error(at, format!("operand {} of `{}` is a result, so it must be a register", k + 1, ins.opcode.name()));
+                continue;
+            }
             let expected = match spec.ty {
                 OperandType::Any => continue,
                 OperandType::Address => {
@@ -274,8 +296,9 @@ impl Verifier<'_> {
     }
 
     /// A named variable accessed through a state space must live in it; an
-    /// immediate address needs `.local`.
-    fn state_spaces(&mut self, ins: &Instruction, locals: &FxHashMap<&str, StateSpace>, at: Span) {
+    /// immediate address needs `.local`; in a 64-bit module global and
+    /// generic addresses are 64-bit.
+    fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &FxHashMap<&str, StateSpace>, at: Span) {
         let spaces = ins.spaces();
         let mut mem_k = 0;
         for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
@@ -284,6 +307,19 @@ impl Verifier<'_> {
             }
             let want = spaces.get(mem_k).copied();
             mem_k += 1;
+            // ptxas: "Program uses 32-bit address ... conflicting with .address_size 64".
+            // (Only for the single-address instructions, whose operand's space is
+            // unambiguous; bulk copies name two spaces.)
+            let single = matches!(ins.opcode, Opcode::LD | Opcode::LDU | Opcode::ST | Opcode::ATOM | Opcode::RED | Opcode::PREFETCH | Opcode::PREFETCHU);
+            if let (true, true, Operand::Addr(a)) = (self.address_64, single, op) {
+                if let AddrBase::Reg(r) = a.base {
+                    let global_or_generic = want.is_none_or(|w| w.base() == StateSpace::Global);
+                    if global_or_generic && f.reg(r).ty.bits() == 32 {
+                        let space = want.map_or("generic addressing".to_string(), |w| w.text().to_string());
+                        self.error(at, format!("`{}` addresses {space} with the 32-bit register `{}` in a module with .address_size 64", ins.opcode.name(), f.reg(r).name));
+                    }
+                }
+            }
             // ptxas: "Immediate addresses allowed only for .local state space".
             if let Operand::Addr(a) = op {
                 if matches!(a.base, AddrBase::Imm(_)) && want.map(|w| w.base()) != Some(StateSpace::Local) {
@@ -406,5 +442,16 @@ impl Verifier<'_> {
                 self.warning(at, "this instruction reads the carry flag, but no `.cc` instruction sets it before".to_string());
             }
         }
+    }
+}
+
+/// A result operand that names no register: an immediate, a special
+/// register or a variable, alone or in a vector.
+fn not_a_register(op: &Operand) -> bool {
+    match op {
+        Operand::Imm(_) | Operand::SReg(..) | Operand::Sym(..) => true,
+        Operand::Vector(v) => v.iter().any(not_a_register),
+        Operand::Pair(first, _) => not_a_register(first),
+        _ => false,
     }
 }
