@@ -242,7 +242,13 @@ impl<'a> Parser<'a> {
                     self.bump();
                     let mut values = Vec::new();
                     loop {
-                        values.push(self.const_expr()?);
+                        let at = self.mark();
+                        let v = self.const_expr()?;
+                        // ptxas: "Parsing error" for `11 / DW_FORM_data1` and the like.
+                        if !section_value_ok(&v) {
+                            return self.error_at(self.span_from(at), "found a label or symbol used in arithmetic, expected a number, `label`, `label+offset` or `label-label`");
+                        }
+                        values.push(v);
                         if !self.eat(TokenKind::Comma) {
                             break;
                         }
@@ -268,3 +274,29 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// A value of section data: a number, an address (`sym`, `sym+c`, `sym-c`,
+/// `c+sym`) or a difference of two addresses (`$L__end-$L__begin`).
+fn section_value_ok(e: &crate::ir::ConstExpr) -> bool {
+    use crate::ir::{BinOp, ConstExpr};
+    /// The number of addresses a value carries (0 or 1); `None`: not a value ptxas takes.
+    fn addresses(e: &ConstExpr) -> Option<u8> {
+        match e {
+            ConstExpr::Int(_) | ConstExpr::Float(_) => Some(0),
+            ConstExpr::Sym(_) => Some(1),
+            ConstExpr::Binary(BinOp::Add, a, b) => match (addresses(a)?, addresses(b)?) {
+                (x, y) if x + y <= 1 => Some(x + y),
+                _ => None,
+            },
+            ConstExpr::Binary(BinOp::Sub, a, b) => match (addresses(a)?, addresses(b)?) {
+                (1, 1) => Some(0),
+                (x, 0) => Some(x),
+                _ => None,
+            },
+            ConstExpr::Generic(x) | ConstExpr::Mask(_, x) | ConstExpr::Cast(_, x) => addresses(x),
+            ConstExpr::Binary(_, a, b) => (addresses(a)? == 0 && addresses(b)? == 0).then_some(0),
+            ConstExpr::Unary(_, x) => (addresses(x)? == 0).then_some(0),
+            ConstExpr::Cond(a, b, c) => (addresses(a)? == 0 && addresses(b)? == 0 && addresses(c)? == 0).then_some(0),
+        }
+    }
+    addresses(e).is_some()
+}

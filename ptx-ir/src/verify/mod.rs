@@ -216,6 +216,13 @@ impl Verifier<'_> {
         }
         for (k, op) in ins.operands.iter().enumerate() {
             let Some(spec) = specs.get(k) else { continue };
+            // Labels are branch targets (and `call`'s target lists), not values.
+            if let Operand::Label(l) = op {
+                if !matches!(ins.opcode, Opcode::BRA | Opcode::BRX_IDX | Opcode::CALL) {
+                    self.error(at, format!("operand {} of `{}` is the label `{}`; only branches take labels", k + 1, ins.opcode.name(), f.label_name(*l)));
+                    continue;
+                }
+            }
             // ptxas: "Result register required".
             if spec.write && spec.mem.is_none() && not_a_register(op) {
                 self.error(at, format!("operand {} of `{}` is a result, so it must be a register", k + 1, ins.opcode.name()));
@@ -446,10 +453,10 @@ impl Verifier<'_> {
 }
 
 /// A result operand that names no register: an immediate, a special
-/// register or a variable, alone or in a vector.
+/// register, a variable, a label or `r+offset`, alone or in a vector.
 fn not_a_register(op: &Operand) -> bool {
     match op {
-        Operand::Imm(_) | Operand::SReg(..) | Operand::Sym(..) => true,
+        Operand::Imm(_) | Operand::SReg(..) | Operand::Sym(..) | Operand::Label(_) | Operand::RegOffset(..) => true,
         Operand::Vector(v) => v.iter().any(not_a_register),
         Operand::Pair(first, _) => not_a_register(first),
         _ => false,
