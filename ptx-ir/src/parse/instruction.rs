@@ -373,7 +373,11 @@ impl<'a> Parser<'a> {
                     return self.error_at(t.span, format!("`{name}` is not a declared register or variable"));
                 }
             };
-            let written = matches!(self.kind(), TokenKind::Plus | TokenKind::Minus);
+            // ptxas takes `[r+-4]` but not `[r-4]` ("Parsing error near '-'").
+            if self.at(TokenKind::Minus) {
+                return self.expected("`+` and the offset (a negative offset is written `[r+-4]`), or `]`");
+            }
+            let written = self.at(TokenKind::Plus);
             let off = self.offset()?;
             let _ = (opcode, depth);
             return Ok((Some(base), off, written && off == 0));

@@ -248,6 +248,20 @@ impl<'a> Parser<'a> {
                         if !section_value_ok(&v) {
                             return self.error_at(self.span_from(at), "found a label or symbol used in arithmetic, expected a number, `label`, `label+offset` or `label-label`");
                         }
+                        // ptxas: "Illegal type for dwarf data" for an address in
+                        // .b8/.b16 data, "Value out of range for type" for numbers.
+                        if width < 32 && section_value_is_address(&v) {
+                            return self.error_at(self.span_from(at), format!("found an address in .b{width} data, expected a number (labels need .b32 or .b64)"));
+                        }
+                        if let crate::ir::ConstExpr::Int(lit) = &v {
+                            let signed = lit.value as i64;
+                            let fits = width >= 64 || (signed >= -(1i64 << (width - 1)) && (signed as u64) < (1u64 << width)) || (lit.value >> width) == 0;
+                            if !fits {
+                                let sp = self.span_from(at);
+                                let written = std::str::from_utf8(&self.src[sp.start as usize..sp.end as usize]).unwrap_or("?").to_string();
+                                return self.error_at(sp, format!("found {written}, expected a value that fits .b{width}"));
+                            }
+                        }
                         values.push(v);
                         if !self.eat(TokenKind::Comma) {
                             break;
@@ -271,6 +285,17 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// Does a value of section data stand for an address (`sym`, `sym+4`)?
+fn section_value_is_address(e: &crate::ir::ConstExpr) -> bool {
+    use crate::ir::{BinOp, ConstExpr};
+    match e {
+        ConstExpr::Sym(_) => true,
+        ConstExpr::Binary(BinOp::Add, a, b) => section_value_is_address(a) != section_value_is_address(b),
+        ConstExpr::Binary(BinOp::Sub, a, b) => section_value_is_address(a) && !section_value_is_address(b),
+        _ => false,
     }
 }
 

@@ -94,7 +94,7 @@ impl Verifier<'_> {
         // table does not know yet pass: a newer ptxas may know them.
         for t in &m.target {
             let option = matches!(&**t, "texmode_unified" | "texmode_independent" | "map_f64_to_f32" | "debug");
-            if !option && Target::parse(t).is_none() {
+            if !option && Target::parse(t).is_none_or(|t| t.number < 10) {
                 self.error(map.target, format!("unknown target `{t}` (expected sm_NN, sm_NNa, sm_NNf, compute_NN or a target option)"));
             }
         }
@@ -270,6 +270,20 @@ impl Verifier<'_> {
                     self.check_operand(f, ins, o, expected, relaxed, k, at);
                 }
             }
+            // ptxas: "Arguments mismatch": an integer literal where a float is
+            // expected, or a float literal where a signed or unsigned integer is
+            // (bit types take both).
+            Operand::Imm(imm) => {
+                let class = expected.class();
+                let wrong = match imm {
+                    crate::ir::Imm::Int(_) => class == crate::isa::TypeClass::Float,
+                    crate::ir::Imm::Float(_) => matches!(class, crate::isa::TypeClass::Signed | crate::isa::TypeClass::Unsigned),
+                };
+                if wrong {
+                    let what = if matches!(imm, crate::ir::Imm::Int(_)) { "an integer literal" } else { "a floating-point literal" };
+                    self.error(at, format!("operand {} of `{}` is {what}, but the instruction expects {}", k + 1, ins.opcode.name(), expected.text()));
+                }
+            }
             Operand::Pair(first, q) => {
                 self.check_operand(f, ins, first, expected, relaxed, k, at);
                 if let crate::ir::PairPred::Reg(q) = q {
@@ -334,6 +348,16 @@ impl Verifier<'_> {
                     self.error(at, format!("`{}` uses an immediate address with {space}; immediate addresses are allowed only for .local", ins.opcode.name()));
                 }
             }
+            // ptxas: "State space mismatch between instruction and address":
+            // generic addressing does not reach parameters.
+            let loads_or_stores = matches!(ins.opcode, Opcode::LD | Opcode::ST | Opcode::ATOM | Opcode::RED);
+            if let (None, true, Operand::Addr(a)) = (want, loads_or_stores, op) {
+                if let AddrBase::Sym(name) = &a.base {
+                    if locals.get(&**name).copied().or_else(|| self.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
+                        self.error(at, format!("`{}` reaches the .param variable `{name}` through generic addressing; use `{}.param`", ins.opcode.name(), ins.opcode.name()));
+                    }
+                }
+            }
             let Some(want) = want else { continue };
             let name = match op {
                 Operand::Addr(a) => match &a.base {
@@ -389,6 +413,12 @@ impl Verifier<'_> {
     fn operand_features(&mut self, f: &Function, ins: &Instruction, at: Span) {
         // Texture and surface handles in registers: "indirect texture access", PTX 3.1.
         let tex_like = [Opcode::TEX, Opcode::TLD4, Opcode::TXQ, Opcode::SULD, Opcode::SUST, Opcode::SURED, Opcode::SUQ];
+        // `[a, b]` is the texture, surface and tensor-map operand; loads, stores
+        // and atomics take a plain address (ptxas: a syntax error).
+        let plain_address = [Opcode::LD, Opcode::LDU, Opcode::ST, Opcode::ATOM, Opcode::RED];
+        if plain_address.contains(&ins.opcode) && ins.operands.iter().any(|op| matches!(op, Operand::AddrList(_))) {
+            self.error(at, format!("`{}` takes an address `[base+offset]`, not a texture or surface operand `[a, b]`", ins.opcode.name()));
+        }
         if tex_like.contains(&ins.opcode) && self.version < (3, 1) {
             let indirect = ins.operands.iter().any(|op| match op {
                 Operand::AddrList(v) => matches!(v.first(), Some(Operand::Reg(_))),
