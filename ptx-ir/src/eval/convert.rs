@@ -1056,15 +1056,8 @@ mod tests {
         2f64.powi(e)
     }
 
-    struct Rng(u64);
+    use crate::eval::test_rng::Rng;
     impl Rng {
-        fn next(&mut self) -> u64 {
-            // xorshift64*
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
         /// A double with exponent in [lo, hi], often with few mantissa bits (ties, exact values).
         fn double(&mut self, lo: i32, hi: i32) -> f64 {
             let r = self.next();

@@ -1762,15 +1762,8 @@ mod tests {
 
     // ---- cross-checks on pseudo-random inputs -------------------------------------
 
-    struct Rng(u64);
+    use crate::eval::test_rng::Rng;
     impl Rng {
-        fn next(&mut self) -> u64 {
-            // xorshift64*
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
         /// Random bits biased toward the edges of a `w`-bit float format.
         fn float(&mut self, fmt: Fmt) -> u128 {
             let r = self.next();

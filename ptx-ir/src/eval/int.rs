@@ -558,16 +558,9 @@ mod tests {
         matches!(run_on(&ins(text), srcs, false), Err(EvalError::Unsupported(_)))
     }
 
-    /// splitmix64, with a bias toward edge values.
-    struct Rng(u64);
+    // Values with a bias toward the edges (the generator is `test_rng`).
+    use crate::eval::test_rng::Rng;
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
         /// A value of `bits` bits: uniform, or near 0 / MAX / MIN / MAXINT.
         fn val(&mut self, bits: u32) -> u128 {
             let r = self.next();

@@ -858,19 +858,9 @@ mod tests {
         matches!(crate::eval::eval(&ins(text), srcs, false), Err(EvalError::Unsupported(_)))
     }
 
-    /// A deterministic pseudo-random stream (splitmix64).
-    pub(crate) struct Rng(u64);
+    // Edge-biased values from the shared generator (`test_rng`).
+    use crate::eval::test_rng::Rng;
     impl Rng {
-        pub(crate) fn new(seed: u64) -> Rng {
-            Rng(seed)
-        }
-        pub(crate) fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
         /// Mostly edge values, sometimes random ones.
         pub(crate) fn edgy(&mut self, w: u32) -> u128 {
             let m = mask(w);

@@ -42,6 +42,8 @@ pub mod dialect;
 mod float;
 mod int;
 mod logic;
+#[cfg(test)]
+mod test_rng;
 
 pub use bits::{imm_bits, mask as bits_mask, sext};
 pub use dialect::{effective, Dialect};
