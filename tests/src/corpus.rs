@@ -75,3 +75,15 @@ pub fn manifest(dir: &Path) -> Vec<ManifestEntry> {
         })
         .collect()
 }
+
+/// The kernels of a module that have bodies: name and parameter declarations.
+pub fn kernels(m: &ptx_ir::ir::Module) -> Vec<(String, Vec<ptx_ir::ir::VarDecl>)> {
+    use ptx_ir::ir::{FuncKind, Item};
+    m.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Func(f) if f.kind == FuncKind::Entry && f.body.is_some() => Some((f.name.to_string(), f.params.clone().unwrap_or_default())),
+            _ => None,
+        })
+        .collect()
+}

@@ -25,7 +25,7 @@
 //! [`check_transform`] (any `Module -> Module` function over generated
 //! kernels), [`check_optimizer`].
 
-use crate::gen::{self, BufLen, GenOptions, KernelSpec, ParamSpec};
+use crate::gen::{self, BufLen, Choices, GenOptions, KernelSpec, ParamSpec};
 use ptx_ir::eval::Quality;
 use ptx_ir::interp::{self, KernelArg, Launch, RunError, RunOutput};
 use ptx_ir::ir::Module;
@@ -96,20 +96,6 @@ impl Default for DiffOptions {
 
 // ------------------------------------------------------------------------------------------------ inputs
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
-    }
-}
 
 fn elem_bytes(t: T) -> usize {
     (t.bits().max(8) / 8) as usize
@@ -118,10 +104,10 @@ fn elem_bytes(t: T) -> usize {
 /// A random value of type `t`: integers are random bits (a quarter of them
 /// small), floats mostly moderate values, some integers and special values
 /// (zeros, infinities, NaN, subnormals, extremes).
-fn random_value(t: T, rng: &mut Rng) -> u128 {
+fn random_value(t: T, rng: &mut Choices) -> u128 {
     if t.class() != TypeClass::Float {
         let bits = t.bits().max(8);
-        let v = if rng.below(4) == 0 { (rng.below(33) as i64 - 16) as u64 as u128 } else { rng.next() as u128 | (rng.next() as u128) << 64 };
+        let v = if rng.below(4) == 0 { (rng.below(33) as i64 - 16) as u64 as u128 } else { rng.bits() as u128 | (rng.bits() as u128) << 64 };
         return v & ptx_ir::eval::bits_mask(bits);
     }
     let x: f64 = match rng.below(20) {
@@ -131,7 +117,7 @@ fn random_value(t: T, rng: &mut Rng) -> u128 {
         }
         1 | 2 => rng.below(201) as f64 - 100.0,
         _ => {
-            let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
+            let u = (rng.bits() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
             u * 2f64.powi(rng.below(9) as i32 - 4)
         }
     };
@@ -148,7 +134,7 @@ fn threads(s: &Shape) -> usize {
 
 /// The launch of `spec` for `shape` with inputs drawn from `seed`.
 pub fn launch_for(spec: &KernelSpec, shape: &Shape, seed: u64) -> Launch {
-    let mut rng = Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xD1B5_4A32_D192_ED03);
+    let mut rng = Choices::seeded(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0xD1B5_4A32_D192_ED03);
     let mut l = Launch::new(&spec.name, shape.grid, shape.block);
     let n = threads(shape);
     for p in &spec.params {

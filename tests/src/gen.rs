@@ -110,6 +110,16 @@ impl Choices {
         matches!(&self.bytes, Some((d, pos)) if *pos >= d.len())
     }
 
+    /// `n` random bytes (for buffers): eight per draw.
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(n + 8);
+        while out.len() < n {
+            out.extend_from_slice(&self.bits().to_le_bytes());
+        }
+        out.truncate(n);
+        out
+    }
+
     /// Raw bits (for immediates and data).
     pub fn bits(&mut self) -> u64 {
         match self.bytes {

@@ -10,9 +10,10 @@
 //! prints why each kernel that did not complete stopped.
 
 use ptx_ir::interp::{self, KernelArg, Launch, RunError};
-use ptx_ir::ir::{FuncKind, Item, Module, VarDecl};
+use ptx_ir::ir::VarDecl;
 use ptx_ir::isa::{ScalarType, TypeClass};
-use ptx_tests::corpus::{manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
+use ptx_tests::corpus::{kernels, manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
+use ptx_tests::gen::Choices;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -44,7 +45,7 @@ fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
             let arg = if !nm.dims.is_empty() || d.vector.is_some() {
                 KernelArg::Bytes(vec![0; size])
             } else if size == 8 && d.ty.class() != TypeClass::Float {
-                l.buffers.push(random_bytes(BUFFER_BYTES, l.buffers.len() as u64));
+                l.buffers.push(Choices::seeded(l.buffers.len() as u64).bytes(BUFFER_BYTES));
                 KernelArg::Buffer(l.buffers.len() - 1)
             } else if d.ty.class() == TypeClass::Float {
                 let bits = match d.ty {
@@ -62,15 +63,6 @@ fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
     l
 }
 
-fn kernels(m: &Module) -> Vec<(String, Vec<VarDecl>)> {
-    m.items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Func(f) if f.kind == FuncKind::Entry && f.body.is_some() => Some((f.name.to_string(), f.params.clone().unwrap_or_default())),
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn corpus_kernels_run_or_stop_cleanly() {
@@ -132,25 +124,13 @@ fn corpus_kernels_run_or_stop_cleanly() {
     assert!(failures.is_empty(), "{} kernels broke the interpreter:\n{}", failures.len(), failures.join("\n"));
 }
 
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
-}
-
 /// Mutated kernels (tokens dropped, duplicated, swapped) that still parse
 /// and verify are valid PTX too, often of shapes no compiler emits: the
 /// interpreter runs them or stops cleanly, never panics.
 #[test]
 fn mutated_kernels_run_or_stop_cleanly() {
     let files: Vec<PathBuf> = valid_files().into_iter().filter(|p| std::fs::metadata(p).map(|m| m.len() < 20_000).unwrap_or(false)).collect();
-    let mut choices = ptx_tests::gen::Choices::seeded(7);
+    let mut choices = Choices::seeded(7);
     let (mut tried, mut ran) = (0, 0);
     let mut failures = Vec::new();
     for k in 0..6000u64 {

@@ -12,9 +12,10 @@
 //! `ftz` variants compute other values on purpose and are left out.)
 
 use ptx_ir::interp::{self, KernelArg, Launch, RunError, RunOutput};
-use ptx_ir::ir::{FuncKind, Item, Module, VarDecl};
+use ptx_ir::ir::VarDecl;
 use ptx_ir::isa::{ScalarType, TypeClass};
-use ptx_tests::corpus::shared_corpus_dir;
+use ptx_tests::corpus::{kernels, shared_corpus_dir};
+use ptx_tests::gen::Choices;
 
 /// Groups of variants compiled from the same source lines: the kernels use
 /// `#if __CUDA_ARCH__` for newer instructions (redux, scoped and f64
@@ -27,18 +28,6 @@ const VARIANT_GROUPS: &[&[&str]] = &[
 
 const BUFFER_BYTES: usize = 16 * 1024;
 
-fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s as u8
-        })
-        .collect()
-}
-
 /// Random buffers, `n = 100` for 32-bit integers, 1.5 for floats.
 fn launch(name: &str, params: &[VarDecl], seed: u64, block: u32) -> Launch {
     let mut l = Launch::new(name, [2, 1, 1], [block, 1, 1]);
@@ -48,7 +37,7 @@ fn launch(name: &str, params: &[VarDecl], seed: u64, block: u32) -> Launch {
     for d in params {
         for _ in &d.names {
             let arg = if d.ty.bits() == 64 && d.ty.class() != TypeClass::Float {
-                l.buffers.push(random_bytes(BUFFER_BYTES, seed * 31 + l.buffers.len() as u64));
+                l.buffers.push(Choices::seeded(seed * 31 + l.buffers.len() as u64).bytes(BUFFER_BYTES));
                 KernelArg::Buffer(l.buffers.len() - 1)
             } else if d.ty == ScalarType::F32 {
                 KernelArg::Scalar { ty: d.ty, bits: 1.5f32.to_bits() as u128 }
@@ -63,15 +52,6 @@ fn launch(name: &str, params: &[VarDecl], seed: u64, block: u32) -> Launch {
     l
 }
 
-fn kernels(m: &Module) -> Vec<(String, Vec<VarDecl>)> {
-    m.items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Func(f) if f.kind == FuncKind::Entry && f.body.is_some() => Some((f.name.to_string(), f.params.clone().unwrap_or_default())),
-            _ => None,
-        })
-        .collect()
-}
 
 /// The first byte where two runs' exact values differ; counts the bytes
 /// both know exactly in `exact_bytes`.
