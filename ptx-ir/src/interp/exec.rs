@@ -94,7 +94,11 @@ impl<'p, 'm> Cta<'p, 'm> {
                 }
             }
         }
-        Cta { p, launch, ctaid, threads, shared: Flat::undefined("shared", p.shared_size), unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
+        let mut shared = Flat::undefined("shared", p.shared_size);
+        if p.has_dynamic_shared && launch.dynamic_shared == 0 {
+            shared.bounds_note = Some("the module declares `.extern .shared` arrays but the launch gives them 0 bytes (`--dynamic-shared BYTES`)");
+        }
+        Cta { p, launch, ctaid, threads, shared, unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
     fn thread_name(&self, t: usize) -> String {
@@ -449,11 +453,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     fn fault(&self, t: usize, f: Fault) -> RunError {
-        let mut message = f.message;
-        if self.p.has_dynamic_shared && self.launch.dynamic_shared == 0 && message.contains("-byte shared access") {
-            message.push_str("; the module declares `.extern .shared` arrays but the launch gives them 0 bytes (`--dynamic-shared BYTES`)");
-        }
-        RunError::Fault { message, thread: self.thread_name(t), at: self.here(t) }
+        RunError::Fault { message: f.message, thread: self.thread_name(t), at: self.here(t) }
     }
 
     /// Writes results to the written operands, in order.

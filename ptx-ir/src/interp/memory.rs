@@ -157,23 +157,26 @@ pub struct Flat {
     /// The quality of bytes never written: `Exact` (zero) for constant and
     /// parameter space, `Unspecified` for shared and local memory.
     pub fill: Quality,
+    /// Said after an out-of-bounds message (why the space may be too small).
+    pub bounds_note: Option<&'static str>,
 }
 
 impl Flat {
     /// A space whose unwritten bytes are zero.
     pub fn new(name: &'static str, size: usize) -> Flat {
-        Flat { name, bytes: vec![0; size], quality: vec![Quality::Exact; size], fill: Quality::Exact }
+        Flat { name, bytes: vec![0; size], quality: vec![Quality::Exact; size], fill: Quality::Exact, bounds_note: None }
     }
 
     /// A space whose unwritten bytes have no defined value (shared, local).
     pub fn undefined(name: &'static str, size: usize) -> Flat {
-        Flat { name, bytes: vec![0; size], quality: vec![Quality::Unspecified; size], fill: Quality::Unspecified }
+        Flat { name, bytes: vec![0; size], quality: vec![Quality::Unspecified; size], fill: Quality::Unspecified, bounds_note: None }
     }
 
     fn check(&self, addr: u64, len: usize) -> Result<usize, Fault> {
         let a = addr as usize;
         if addr > usize::MAX as u64 / 2 || a + len > self.bytes.len() {
-            return Err(Fault { message: format!("{len}-byte {} access at offset {addr} is out of bounds ({} bytes)", self.name, self.bytes.len()) });
+            let note = self.bounds_note.map(|n| format!("; {n}")).unwrap_or_default();
+            return Err(Fault { message: format!("{len}-byte {} access at offset {addr} is out of bounds ({} bytes){note}", self.name, self.bytes.len()) });
         }
         Ok(a)
     }
