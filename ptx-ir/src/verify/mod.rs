@@ -69,6 +69,11 @@ pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagn
     v.out
 }
 
+/// Instructions with one plain memory operand `[base+offset]` whose state
+/// space is the instruction's (bulk copies and texture, surface and
+/// tensor-map operands are not).
+const PLAIN_ADDRESS: [Opcode; 7] = [Opcode::LD, Opcode::LDU, Opcode::ST, Opcode::ATOM, Opcode::RED, Opcode::PREFETCH, Opcode::PREFETCHU];
+
 struct Verifier<'a> {
     file: &'a str,
     lines: &'a LineIndex,
@@ -329,9 +334,7 @@ impl Verifier<'_> {
             let want = spaces.get(mem_k).copied();
             mem_k += 1;
             // ptxas: "Program uses 32-bit address ... conflicting with .address_size 64".
-            // (Only for the single-address instructions, whose operand's space is
-            // unambiguous; bulk copies name two spaces.)
-            let single = matches!(ins.opcode, Opcode::LD | Opcode::LDU | Opcode::ST | Opcode::ATOM | Opcode::RED | Opcode::PREFETCH | Opcode::PREFETCHU);
+            let single = PLAIN_ADDRESS.contains(&ins.opcode);
             if let (true, true, Operand::Addr(a)) = (self.address_64, single, op) {
                 if let AddrBase::Reg(r) = a.base {
                     let global_or_generic = want.is_none_or(|w| w.base() == StateSpace::Global);
@@ -350,8 +353,7 @@ impl Verifier<'_> {
             }
             // ptxas: "State space mismatch between instruction and address":
             // generic addressing does not reach parameters.
-            let loads_or_stores = matches!(ins.opcode, Opcode::LD | Opcode::ST | Opcode::ATOM | Opcode::RED);
-            if let (None, true, Operand::Addr(a)) = (want, loads_or_stores, op) {
+            if let (None, true, Operand::Addr(a)) = (want, PLAIN_ADDRESS.contains(&ins.opcode), op) {
                 if let AddrBase::Sym(name) = &a.base {
                     if locals.get(&**name).copied().or_else(|| self.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
                         self.error(at, format!("`{}` reaches the .param variable `{name}` through generic addressing; use `{}.param`", ins.opcode.name(), ins.opcode.name()));
@@ -415,8 +417,7 @@ impl Verifier<'_> {
         let tex_like = [Opcode::TEX, Opcode::TLD4, Opcode::TXQ, Opcode::SULD, Opcode::SUST, Opcode::SURED, Opcode::SUQ];
         // `[a, b]` is the texture, surface and tensor-map operand; loads, stores
         // and atomics take a plain address (ptxas: a syntax error).
-        let plain_address = [Opcode::LD, Opcode::LDU, Opcode::ST, Opcode::ATOM, Opcode::RED];
-        if plain_address.contains(&ins.opcode) && ins.operands.iter().any(|op| matches!(op, Operand::AddrList(_))) {
+        if PLAIN_ADDRESS.contains(&ins.opcode) && ins.operands.iter().any(|op| matches!(op, Operand::AddrList(_))) {
             self.error(at, format!("`{}` takes an address `[base+offset]`, not a texture or surface operand `[a, b]`", ins.opcode.name()));
         }
         if tex_like.contains(&ins.opcode) && self.version < (3, 1) {
