@@ -89,11 +89,14 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
                 opts.output = Some(PathBuf::from(p));
             }
             "-O0" => opts.level = OptLevel::O0,
+            "-O1" => opts.level = OptLevel::O1,
+            "-O2" => opts.level = OptLevel::O2,
+            "-O3" => opts.level = OptLevel::O3,
             "--verify" => opts.verify = true,
             "--emit=ptx" => opts.emit = Emit::Ptx,
             "--emit=cfg-dot" => opts.emit = Emit::CfgDot,
             _ if a.starts_with("--emit") => return Err(format!("`{a}`: --emit takes `ptx` or `cfg-dot` (--emit=cfg-dot)")),
-            "-O1" | "-O2" | "-O3" | "-O" => return Err(format!("`{a}`: only -O0 is available in this version")),
+            "-O" => return Err("`-O` needs a level: -O0, -O1, -O2 or -O3".to_string()),
             _ if a.starts_with("-o") && a.len() > 2 => opts.output = Some(PathBuf::from(&a[2..])),
             _ => return Err(format!("unknown option `{a}`")),
         }

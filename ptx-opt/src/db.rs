@@ -125,11 +125,14 @@ pub fn optimized_item(db: &dyn salsa::Database, item: ItemSource) -> Option<Arc<
     let parsed = parsed_item(db, item).as_ref().ok()?.item.clone()?;
     match &*parsed {
         Item::Func(f) => {
-            let level = item.file(db).level(db);
-            // The pipeline reads the analyses through the database, so they are
-            // shared with other queries and re-run only when the function changes.
-            let _ = analyses(db, item);
-            Some(Arc::new(Item::Func(Box::new(optimize_function(&f, level)))))
+            let file = item.file(db);
+            let level = file.level(db);
+            if level == OptLevel::O0 {
+                return Some(parsed);
+            }
+            let Ok(h) = header(db, file) else { return Some(parsed) };
+            let ctx = crate::ModuleContext::new(h.version, &h.target);
+            Some(Arc::new(Item::Func(Box::new(optimize_function(f, &ctx, level)))))
         }
         _ => Some(parsed),
     }

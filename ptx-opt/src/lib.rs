@@ -9,7 +9,7 @@
 //! ```
 //! let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n";
 //! let parsed = ptx_ir::parse("k.ptx", text.as_bytes()).unwrap();
-//! let module = ptx_opt::optimize(parsed.module, ptx_opt::OptLevel::O0);
+//! let module = ptx_opt::optimize(parsed.module, ptx_opt::OptLevel::O2);
 //! let out = ptx_print::print_module(&module);
 //! assert!(out.contains(".entry k()"));
 //! ```
@@ -31,17 +31,54 @@
 //! let after = db.printed(file).unwrap();
 //! assert!(before.contains("ret;") && after.contains("exit;"));
 //! ```
+//!
+//! The optimizer's parts: [`values`] (which definition each register read
+//! sees), [`engine`] (the e-graph engine), [`rules`] (its rewrite rules,
+//! with a rulebook), [`passes`] (the pass pipeline per level).
 
 pub mod cli;
 pub mod db;
+pub mod engine;
+pub mod passes;
+pub mod rules;
 pub mod run_cmd;
+pub mod values;
 
-use ptx_ir::ir::{Function, Item, Module};
+use ptx_ir::ir::{Function, Item, Module, Version};
 
 /// Optimization level, as `-O0` .. `-O3` on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OptLevel {
+    /// Parse, validate, print: no optimization.
     O0,
+    /// Cheap clean-up.
+    O1,
+    /// Everything (the command's default).
+    O2,
+    /// Larger e-graph limits.
+    O3,
+}
+
+/// What the passes need to know about the module a function is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModuleContext {
+    pub version: Version,
+    /// The `sm_NN` number of the first `.target` (0 when there is none).
+    pub sm: u32,
+    pub dialect: ptx_ir::eval::Dialect,
+}
+
+impl ModuleContext {
+    pub fn of_module(m: &Module) -> ModuleContext {
+        ModuleContext::new(m.version, &m.target)
+    }
+
+    /// From a module's `.version` and `.target` list.
+    pub fn new(version: Version, target: &[Box<str>]) -> ModuleContext {
+        let head = Module { version, target: target.to_vec(), address_size: None, items: Vec::new() };
+        let sm = ptx_ir::verify::Target::of_module(&head).map_or(0, |t| t.number);
+        ModuleContext { version, sm, dialect: ptx_ir::eval::Dialect::of_module(&head) }
+    }
 }
 
 /// Runs the pass pipeline of `level` over a module: each function on its own.
@@ -49,9 +86,10 @@ pub fn optimize(mut module: Module, level: OptLevel) -> Module {
     if level == OptLevel::O0 {
         return module;
     }
+    let ctx = ModuleContext::of_module(&module);
     for item in &mut module.items {
         if let Item::Func(f) = item {
-            **f = optimize_function(f, level);
+            **f = optimize_function(f, &ctx, level);
         }
     }
     module
@@ -59,8 +97,6 @@ pub fn optimize(mut module: Module, level: OptLevel) -> Module {
 
 /// Runs the pass pipeline of `level` over one function, giving a new one
 /// (the input is not changed, so the incremental database can keep it).
-pub fn optimize_function(f: &Function, level: OptLevel) -> Function {
-    match level {
-        OptLevel::O0 => f.clone(),
-    }
+pub fn optimize_function(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Function {
+    passes::run_pipeline(f, ctx, level)
 }

@@ -9,7 +9,7 @@ use crate::gen::{self, GenOptions, GeneratedKernel};
 
 /// The optimization level the `optimize` and `differential` targets use.
 /// The targets grow with the pipeline: raise it as passes land.
-pub const LEVEL: ptx_opt::OptLevel = ptx_opt::OptLevel::O0;
+pub const LEVEL: ptx_opt::OptLevel = ptx_opt::OptLevel::O2;
 
 /// `parse`: any bytes. An error must be `NAME:LINE:COL: error: ...` with a
 /// position inside the input; what parses must be a print∘parse fixed point.
@@ -35,7 +35,7 @@ pub fn roundtrip(k: &GeneratedKernel) -> Result<(), String> {
 }
 
 /// `optimize`: optimizing a generated kernel does not panic; the output
-/// re-parses to the same IR and verifies without errors. Returns the
+/// re-parses, prints back to the same text and verifies without errors. Returns the
 /// optimized text.
 pub fn optimize(k: &GeneratedKernel) -> Result<String, String> {
     let parsed = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| format!("a generated kernel does not parse: {d}\n--- kernel ---\n{}", k.text))?;
@@ -43,8 +43,12 @@ pub fn optimize(k: &GeneratedKernel) -> Result<String, String> {
     let printed = ptx_print::print_module(&out);
     let fail = |what: String| format!("{what}\n--- kernel ---\n{}\n--- optimized ---\n{printed}", k.text);
     let again = ptx_ir::parse("optimized.ptx", printed.as_bytes()).map_err(|d| fail(format!("the optimized module does not re-parse: {d}")))?;
-    if again.module != out {
-        return Err(fail(format!("re-parsing the optimized module gives a different IR: {}", crate::roundtrip::first_difference(&out, &again.module))));
+    // The optimizer's tables (register order, new temporaries) need not be
+    // the parser's, so the property is on the text: printing what the
+    // printed text parses to gives that text again.
+    let reprinted = ptx_print::print_module(&again.module);
+    if reprinted != printed {
+        return Err(fail(format!("printing the re-parsed optimized module gives other text:\n{reprinted}")));
     }
     let errors: Vec<String> = ptx_ir::verify::verify(&again.module, &again.source_map, "optimized.ptx", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
     if !errors.is_empty() {

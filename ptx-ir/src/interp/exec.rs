@@ -359,7 +359,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     fn operand_type(&self, t: usize, ins: &Instruction, k: usize) -> Option<ScalarType> {
         match self.decoded(t, ins) {
             Some(d) => d.operand_types.get(k).copied().flatten(),
-            None => super::program::operand_type(ins, k),
+            None => ins.operand_type(k),
         }
     }
 

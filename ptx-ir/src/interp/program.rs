@@ -80,24 +80,6 @@ pub struct Decoded {
     pub operand_types: SmallVec<[Option<ScalarType>; 6]>,
 }
 
-/// The type an operand position of `ins` expects (for immediates and
-/// widths): the form's operand type resolved against the instruction's
-/// type modifiers.
-pub fn operand_type(ins: &crate::ir::Instruction, k: usize) -> Option<ScalarType> {
-    use crate::isa::OperandType;
-    let ty = |s: u8| match ins.mods.get(s as usize).map(|m| m.kind()) {
-        Some(crate::isa::ModKind::Type(t)) => Some(t),
-        _ => None,
-    };
-    match ins.form.operands().get(k).map(|o| o.ty) {
-        Some(OperandType::Slot(s)) => ty(s),
-        Some(OperandType::Wide(s)) => ty(s).and_then(crate::verify::wider_type),
-        Some(OperandType::Half(s)) => ty(s).and_then(crate::verify::narrower_type),
-        Some(OperandType::Fixed(t)) => Some(t),
-        _ => ins.ty(),
-    }
-}
-
 pub struct Program<'m> {
     pub module: &'m Module,
     pub funcs: Vec<FuncLayout<'m>>,
@@ -328,7 +310,7 @@ impl<'m> Program<'m> {
                         std::borrow::Cow::Owned(e) => Some(Box::new(e)),
                         std::borrow::Cow::Borrowed(_) => None,
                     },
-                    operand_types: (0..ins.operands.len()).map(|k| operand_type(ins, k)).collect(),
+                    operand_types: (0..ins.operands.len()).map(|k| ins.operand_type(k)).collect(),
                 }),
                 _ => None,
             })

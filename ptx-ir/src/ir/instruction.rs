@@ -97,6 +97,24 @@ impl Instruction {
     }
 
     /// `.v2`/`.v4`/`.v8`.
+    /// The type operand position `k` expects: the form's operand type
+    /// resolved against the instruction's type modifiers (`mul.wide.u32`'s
+    /// result is `.u64`), or the instruction type when the form says nothing.
+    pub fn operand_type(&self, k: usize) -> Option<ScalarType> {
+        use crate::isa::OperandType;
+        let ty = |s: u8| match self.mods.get(s as usize).map(|m| m.kind()) {
+            Some(ModKind::Type(t)) => Some(t),
+            _ => None,
+        };
+        match self.form.operands().get(k).map(|o| o.ty) {
+            Some(OperandType::Slot(s)) => ty(s),
+            Some(OperandType::Wide(s)) => ty(s).and_then(crate::verify::wider_type),
+            Some(OperandType::Half(s)) => ty(s).and_then(crate::verify::narrower_type),
+            Some(OperandType::Fixed(t)) => Some(t),
+            _ => self.ty(),
+        }
+    }
+
     pub fn vector(&self) -> Option<u8> {
         self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
             (SlotRole::Vector, ModKind::Vector(n)) => Some(n),

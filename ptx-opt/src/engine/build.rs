@@ -1,0 +1,358 @@
+//! From a function to an e-graph: which statements become e-graph values,
+//! which stay in place (the *skeleton*), and the e-class of every register
+//! read the engine may rewrite.
+//!
+//! A statement is a **value** when it is an unguarded instruction whose form
+//! is pure in the ISA tables (no memory operand, no flags: no carry, no
+//! synchronization, no volatile read), which the evaluator knows, with one
+//! written operand that is a whole scalar register of 1, 16, 32 or 64 bits,
+//! and sources that are scalar registers, immediates, vectors of those,
+//! non-volatile special registers or function-wide symbols. Everything else
+//! is skeleton and keeps its place and order.
+//!
+//! Registers are values through the [`ValueView`]: each read names a version;
+//! a version written by a value statement is that statement's e-class; any
+//! other version (written by the skeleton, a φ, the entry) is a leaf that is
+//! available only where the register still holds it. A register some
+//! skeleton statement reads in a way the engine cannot rewrite (an `inout`
+//! operand, a vector lane, a texture coordinate, a call list ...), or that
+//! [`ValueView::needs_writes`] names, is **physical**: every write to it
+//! stays a write to it, at its place.
+
+use super::facts::{EGraph, Facts};
+use super::lang::{type_width, LeafId, Node, ShapeId, DEST};
+use crate::values::{Version, VersionDef, ValueView};
+use egg::Id;
+use ptx_ir::cfg::Cfg;
+use ptx_ir::analysis::DomTree;
+use ptx_ir::eval::{self, imm_bits, Dialect};
+use ptx_ir::ir::{Function, Instruction, Operand, RegId, Selector, SpecialReg, Stmt};
+use ptx_ir::isa::{Flags, ScalarType};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+/// What becomes of one statement.
+#[derive(Clone, Debug)]
+pub enum Plan {
+    /// Copied as it is (not an instruction, or unreachable).
+    Keep,
+    /// A skeleton instruction; `reads` are the register operands the emitter
+    /// may replace, each with the class of the value it reads.
+    Skeleton { reads: SmallVec<[(RegId, Id); 4]> },
+    /// A value: the class of the value it writes to `dest`. With `physical`,
+    /// `dest` must be written here (with that value) in the output.
+    Value { class: Id, dest: RegId, physical: bool },
+}
+
+/// Where a leaf's value can be found.
+#[derive(Clone, Debug)]
+pub enum LeafHome {
+    /// In `reg` wherever the register holds `version`.
+    Reg { reg: RegId, version: VersionDef },
+    /// Anywhere, by `mov.TYPE d, operand` (a special register or a symbol's address).
+    Materialize { ty: ScalarType, operand: Operand },
+}
+
+/// The e-graph of a function and how to put it back.
+pub struct Built {
+    pub egraph: EGraph,
+    pub plans: Vec<Plan>,
+    pub leaf_homes: Vec<LeafHome>,
+    /// Registers whose writes all stay in place.
+    pub physical: FxHashSet<RegId>,
+    /// Number of value statements (original pure instructions).
+    pub values: usize,
+}
+
+/// How a source of a value statement feeds it.
+enum Src {
+    Reg(RegId),
+    Imm(u128, u8),
+    Leaf(LeafKey, u8, LeafHome),
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum LeafKey {
+    Version(Version),
+    Special(SpecialReg, Option<Selector>, ScalarType),
+    Symbol(Box<str>, i64, ScalarType),
+}
+
+/// The value statement `ins` would be: its template (destination and
+/// sources replaced by placeholders), destination, and sources.
+fn as_value(f: &Function, ins: &Instruction, local_names: &FxHashSet<&str>) -> Option<(Instruction, RegId, Vec<Src>)> {
+    if ins.guard.is_some() {
+        return None;
+    }
+    let flags = ins.form.flags();
+    // The carry flag is hidden state: its readers and writers stay in order.
+    let carry = flags.intersects(Flags::CARRY_IN.union(Flags::CARRY_OUT)) || (flags.contains(Flags::CARRY_OUT_CC) && ins.has(ptx_ir::isa::Mod::CC));
+    if !flags.is_pure() || carry {
+        return None;
+    }
+    let specs = ins.form.operands();
+    if specs.iter().any(|s| s.mem.is_some()) || ins.operands.len() > specs.len() {
+        return None;
+    }
+    if !eval::handles(ins.opcode) {
+        return None;
+    }
+    let mut tmpl = ins.clone();
+    let mut dest = None;
+    let mut srcs: Vec<Src> = Vec::new();
+    for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
+        let ty = ins.operand_type(k);
+        if spec.write {
+            if spec.read || dest.is_some() {
+                return None;
+            }
+            let Operand::Reg(r) = op else { return None };
+            let reg = f.regs.get(r.reg.0 as usize)?;
+            if r.sel.is_some() || r.prefix != ptx_ir::ir::Prefix::None || reg.vector.is_some() || !matches!(type_width(reg.ty), 1 | 16 | 32 | 64) {
+                return None;
+            }
+            dest = Some(r.reg);
+            tmpl.operands[k] = Operand::reg(DEST);
+            continue;
+        }
+        let mut one = |o: &Operand| -> Option<Operand> {
+            let n = srcs.len() as u32;
+            match o {
+                Operand::Reg(r) => {
+                    let reg = f.regs.get(r.reg.0 as usize)?;
+                    if reg.vector.is_some() || r.sel.is_some_and(|s| s.lane().is_some()) {
+                        return None;
+                    }
+                    srcs.push(Src::Reg(r.reg));
+                    Some(Operand::Reg(ptx_ir::ir::RegOperand { reg: RegId(n), prefix: r.prefix, sel: r.sel }))
+                }
+                Operand::Imm(i) => {
+                    let t = ty?;
+                    if t == ScalarType::Pred {
+                        return None;
+                    }
+                    srcs.push(Src::Imm(imm_bits(i, t), type_width(t)));
+                    Some(Operand::reg(RegId(n)))
+                }
+                Operand::SReg(s, sel) if !s.is_volatile() => {
+                    let t = ty?;
+                    let operand = Operand::SReg(*s, *sel);
+                    srcs.push(Src::Leaf(LeafKey::Special(*s, *sel, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
+                    Some(Operand::reg(RegId(n)))
+                }
+                Operand::Sym(name, off) if !local_names.contains(&**name) => {
+                    let t = ty?;
+                    if !matches!(t.bits(), 32 | 64) {
+                        return None;
+                    }
+                    let operand = Operand::Sym(name.clone(), *off);
+                    srcs.push(Src::Leaf(LeafKey::Symbol(name.clone(), *off, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
+                    Some(Operand::reg(RegId(n)))
+                }
+                _ => None,
+            }
+        };
+        tmpl.operands[k] = match op {
+            Operand::Vector(v) => {
+                let mut elems = Vec::with_capacity(v.len());
+                for e in v.iter() {
+                    // Vector elements stay registers (no immediates inside braces).
+                    if !matches!(e, Operand::Reg(_)) {
+                        return None;
+                    }
+                    elems.push(one(e)?);
+                }
+                Operand::Vector(elems.into())
+            }
+            o => one(o)?,
+        };
+    }
+    let dest = dest?;
+    // Special registers and symbols are read by `mov` only (the manual's
+    // operand rules); in any other instruction the statement stays skeleton.
+    if ins.opcode != ptx_ir::isa::Opcode::MOV && srcs.iter().any(|s| matches!(s, Src::Leaf(..))) {
+        return None;
+    }
+    Some((tmpl, dest, srcs))
+}
+
+/// Reads of `ins` the emitter can rewrite: (operand index, element index)
+/// of plain scalar register sources, address bases and the guard.
+fn rewritable_reads(f: &Function, ins: &Instruction) -> (SmallVec<[RegId; 4]>, SmallVec<[RegId; 4]>) {
+    let mut ok: SmallVec<[RegId; 4]> = SmallVec::new();
+    let mut fixed: SmallVec<[RegId; 4]> = SmallVec::new();
+    if let Some(g) = ins.guard {
+        ok.push(g.reg);
+    }
+    let specs = ins.form.operands();
+    let scalar = |r: RegId| f.regs.get(r.0 as usize).is_some_and(|x| x.vector.is_none());
+    for (k, op) in ins.operands.iter().enumerate() {
+        let spec = specs.get(k);
+        let (read, write) = spec.map_or((true, false), |s| (s.read, s.write));
+        let mut all: SmallVec<[RegId; 4]> = SmallVec::new();
+        op.regs(&mut all);
+        let rewritable: SmallVec<[RegId; 4]> = match op {
+            Operand::Reg(r) if read && !write && r.sel.is_none() && scalar(r.reg) => [r.reg].into_iter().collect(),
+            Operand::Addr(a) if !write => match a.base {
+                ptx_ir::ir::AddrBase::Reg(r) if scalar(r) => [r].into_iter().collect(),
+                _ => SmallVec::new(),
+            },
+            Operand::Vector(v) if read && !write => v
+                .iter()
+                .filter_map(|e| match e {
+                    Operand::Reg(r) if r.sel.is_none() && scalar(r.reg) => Some(r.reg),
+                    _ => None,
+                })
+                .collect(),
+            _ => SmallVec::new(),
+        };
+        for r in all {
+            if rewritable.contains(&r) {
+                ok.push(r);
+            } else if read || !write {
+                fixed.push(r);
+            } else if let Operand::Pair(..) | Operand::Vector(_) = op {
+                // Written pairs and vectors: written, not read.
+            }
+        }
+    }
+    // A register both rewritable and read in place elsewhere in the statement stays in place.
+    ok.retain(|r| !fixed.contains(r));
+    (ok, fixed)
+}
+
+/// Is `id` a leaf found anywhere by a `mov` (special register, symbol)?
+fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
+    eg[id].nodes.iter().any(|n| matches!(n, Node::Leaf(l) if matches!(homes[l.0 as usize], LeafHome::Materialize { .. })))
+}
+
+/// Builds the e-graph of a function with a body.
+pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect) -> Built {
+    let body = f.body.as_deref().unwrap_or(&[]);
+    // Names declared inside the body (variables of nested blocks): never moved.
+    let mut local_names: FxHashSet<&str> = FxHashSet::default();
+    for s in body {
+        if let Stmt::Decl(d) = s {
+            for n in &d.names {
+                local_names.insert(&n.name);
+            }
+        }
+    }
+    // First pass: which statements are values, and which registers are physical.
+    let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
+    let mut physical: FxHashSet<RegId> = FxHashSet::default();
+    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
+    for (k, s) in body.iter().enumerate() {
+        let v = match s {
+            Stmt::Instr(ins) if view.reachable(k) => as_value(f, ins, &local_names),
+            _ => None,
+        };
+        if v.is_none() {
+            if let Stmt::Instr(ins) = s {
+                let (ok, fixed) = rewritable_reads(f, ins);
+                physical.extend(fixed);
+                skeleton_reads[k] = ok;
+            }
+        }
+        values.push(v);
+    }
+    for r in 0..f.regs.len() {
+        let r = RegId(r as u32);
+        if view.needs_writes(r) {
+            physical.insert(r);
+        }
+    }
+    // `.reg` return parameters are read by `ret`.
+    let returned: FxHashSet<&str> = f.ret.iter().flatten().filter(|d| d.space == ptx_ir::isa::StateSpace::Reg).flat_map(|d| d.names.iter().map(|n| &*n.name)).collect();
+    if !returned.is_empty() {
+        for (k, reg) in f.regs.iter().enumerate() {
+            if returned.contains(&*reg.name) {
+                physical.insert(RegId(k as u32));
+            }
+        }
+    }
+    let mut eg = EGraph::new(Facts::new(dialect));
+    let mut leaf_homes: Vec<LeafHome> = Vec::new();
+    let mut leaves: FxHashMap<LeafKey, Id> = FxHashMap::default();
+    let mut class_of_stmt: Vec<Option<Id>> = vec![None; body.len()];
+    let mut plans: Vec<Plan> = vec![Plan::Keep; body.len()];
+    let mut n_values = 0;
+    let mut leaf = |eg: &mut EGraph, key: LeafKey, width: u8, home: LeafHome, homes: &mut Vec<LeafHome>| -> Id {
+        if let Some(&id) = leaves.get(&key) {
+            return id;
+        }
+        let l: LeafId = eg.analysis.new_leaf(width);
+        debug_assert_eq!(l.0 as usize, homes.len());
+        homes.push(home);
+        let id = eg.add(Node::Leaf(l));
+        leaves.insert(key, id);
+        id
+    };
+    let reg_width = |r: RegId| type_width(f.regs[r.0 as usize].ty);
+    // The class of the value a version denotes.
+    let version_class = |eg: &mut EGraph, v: Version, class_of_stmt: &[Option<Id>], homes: &mut Vec<LeafHome>, leaf: &mut dyn FnMut(&mut EGraph, LeafKey, u8, LeafHome, &mut Vec<LeafHome>) -> Id| -> Id {
+        if let VersionDef::Def(k) = v.def {
+            if let Some(c) = class_of_stmt[k] {
+                return c;
+            }
+        }
+        leaf(eg, LeafKey::Version(v), reg_width(v.reg), LeafHome::Reg { reg: v.reg, version: v.def }, homes)
+    };
+    // Blocks in dominator-tree preorder: a version's definition comes before its reads.
+    let mut order = Vec::with_capacity(cfg.layout.len());
+    let mut stack = vec![cfg.entry];
+    while let Some(b) = stack.pop() {
+        order.push(b);
+        for &c in dom.children(b).iter().rev() {
+            stack.push(c);
+        }
+    }
+    for b in order {
+        for k in cfg.block(b).stmts.clone() {
+            let Stmt::Instr(ins) = &body[k] else { continue };
+            match values[k].take() {
+                Some((tmpl, dest, srcs)) => {
+                    let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
+                    for s in srcs {
+                        let id = match s {
+                            Src::Reg(r) => {
+                                let v = view.read(k, r).unwrap_or(Version { reg: r, def: VersionDef::Entry });
+                                version_class(&mut eg, v, &class_of_stmt, &mut leaf_homes, &mut leaf)
+                            }
+                            Src::Imm(bits, w) => eg.add(Node::Const { width: w, bits }),
+                            Src::Leaf(key, w, home) => leaf(&mut eg, key, w, home, &mut leaf_homes),
+                        };
+                        kids.push(id);
+                    }
+                    let width = reg_width(dest);
+                    // A `mov` of a special register or symbol is that leaf.
+                    let leaf_mov = ins.opcode == ptx_ir::isa::Opcode::MOV && kids.len() == 1 && matches!(eg[kids[0]].nodes[0], Node::Leaf(_));
+                    let class = if leaf_mov && eg[kids[0]].data.width == width && is_materialized(&leaf_homes, &eg, kids[0]) {
+                        kids[0]
+                    } else {
+                        let shape: ShapeId = eg.analysis.shapes.intern(tmpl, width);
+                        eg.add(Node::Op(shape, kids))
+                    };
+                    class_of_stmt[k] = Some(class);
+                    n_values += 1;
+                    plans[k] = Plan::Value { class, dest, physical: physical.contains(&dest) };
+                }
+                None => {
+                    let mut reads: SmallVec<[(RegId, Id); 4]> = SmallVec::new();
+                    for &r in &skeleton_reads[k] {
+                        if reads.iter().any(|(x, _)| *x == r) {
+                            continue;
+                        }
+                        if let Some(v) = view.read(k, r) {
+                            let c = version_class(&mut eg, v, &class_of_stmt, &mut leaf_homes, &mut leaf);
+                            reads.push((r, c));
+                        }
+                    }
+                    plans[k] = Plan::Skeleton { reads };
+                }
+            }
+        }
+    }
+    eg.rebuild();
+    Built { egraph: eg, plans, leaf_homes, physical, values: n_values }
+}

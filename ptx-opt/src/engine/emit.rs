@@ -1,0 +1,612 @@
+//! Putting the function back: the skeleton in its original order, and each
+//! value computed where it is needed ("elaboration").
+//!
+//! The walk follows the original statements in layout order, remembering
+//! where each e-class's value is available:
+//!
+//! - in a register written once (an original single-definition register, or
+//!   a new temporary): wherever the write dominates;
+//! - in a register that is rewritten (a physical register, a leaf's home):
+//!   only where the original program's register still holds that version
+//!   ([`ValueView::version_at`]), since every write the output keeps to an
+//!   original register is one the input makes at the same place.
+//!
+//! A value statement of the input places its class there (its *anchor*:
+//! the original schedule is kept, which keeps ptxas's view of the code
+//! familiar) if the class is demanded and not already available — a second
+//! computation of an available value disappears (GVN), an undemanded one too
+//! (dead code). A skeleton read takes the value from wherever it is
+//! available, or elaborates it just before. Elaborating a class picks the
+//! extracted node if its operands can be had here, else another node of the
+//! class whose operands can (the input's own node always can at its anchor).
+//! Physical registers get their writes back at their original places.
+
+use super::build::{Built, LeafHome, Plan};
+use super::extract::Choice;
+use super::lang::{Node, DEST};
+use crate::values::{ValueView, VersionDef};
+use egg::Id;
+use petgraph::stable_graph::NodeIndex;
+use ptx_ir::analysis::DomTree;
+use ptx_ir::cfg::Cfg;
+use ptx_ir::ir::{Declarator, FloatLit, Function, Imm, Instruction, IntLit, Operand, Radix, Reg, RegId, RegOperand, Stmt, VarDecl};
+use ptx_ir::isa::{Mod, Opcode, ScalarType, StateSpace, TypeClass};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+/// A position of the output: block, and order within the block's emission.
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    block: NodeIndex,
+    seq: u32,
+}
+
+/// Where a class's value is.
+#[derive(Clone, Copy, Debug)]
+struct Avail {
+    reg: RegId,
+    at: Point,
+    /// Valid only while the original register holds this version.
+    version: Option<VersionDef>,
+}
+
+/// New registers, declared as one range per type at the top of the body.
+struct Temps {
+    prefixes: FxHashMap<ScalarType, (String, u32)>,
+    taken: FxHashSet<String>,
+}
+
+impl Temps {
+    fn new(f: &Function) -> Temps {
+        let taken = f.regs.iter().map(|r| r.name.to_string()).collect();
+        Temps { prefixes: FxHashMap::default(), taken }
+    }
+
+    fn prefix(&mut self, f: &Function, ty: ScalarType) -> String {
+        if let Some((p, _)) = self.prefixes.get(&ty) {
+            return p.clone();
+        }
+        let base = match ty {
+            ScalarType::Pred => "%pq",
+            ScalarType::B16 => "%hq",
+            ScalarType::B32 => "%rq",
+            _ => "%dq",
+        };
+        // A prefix no existing register name starts with.
+        let mut p = base.to_string();
+        while f.regs.iter().any(|r| r.name.starts_with(&*p)) || self.taken.iter().any(|t| t.starts_with(&*p)) {
+            p.push('q');
+        }
+        self.prefixes.insert(ty, (p.clone(), 0));
+        p
+    }
+
+    fn fresh(&mut self, f: &mut Function, ty: ScalarType) -> RegId {
+        let p = self.prefix(f, ty);
+        let e = self.prefixes.get_mut(&ty).unwrap();
+        let name = format!("{}{}", p, e.1);
+        e.1 += 1;
+        f.regs.push(Reg { name: name.into(), ty, vector: None, space: StateSpace::Reg });
+        RegId(f.regs.len() as u32 - 1)
+    }
+
+    /// `.reg .b32 %rq<N>;` for each type used.
+    fn declarations(&self) -> Vec<Stmt> {
+        let mut v: Vec<(ScalarType, &(String, u32))> = self.prefixes.iter().map(|(t, p)| (*t, p)).collect();
+        v.sort_by_key(|(t, _)| *t);
+        v.into_iter()
+            .filter(|(_, (_, n))| *n > 0)
+            .map(|(ty, (p, n))| {
+                Stmt::Decl(Box::new(VarDecl {
+                    space: StateSpace::Reg,
+                    attributes: Vec::new(),
+                    align: None,
+                    ptr: None,
+                    vector: None,
+                    ty,
+                    names: vec![Declarator { name: p.clone().into(), range: Some(*n), dims: Vec::new(), init: None }],
+                }))
+            })
+            .collect()
+    }
+}
+
+/// The register type a new temporary of `width` bits gets: bit types fit
+/// every instruction of the same size.
+fn temp_type(width: u8) -> ScalarType {
+    match width {
+        1 => ScalarType::Pred,
+        16 => ScalarType::B16,
+        32 => ScalarType::B32,
+        _ => ScalarType::B64,
+    }
+}
+
+/// May a register of type `have` stand where the input had `want` (same
+/// width)? PTX accepts bit types for any type of their size, and signed for
+/// unsigned integers.
+fn compatible(have: ScalarType, want: ScalarType) -> bool {
+    if have == want {
+        return true;
+    }
+    if have.bits() != want.bits() || have == ScalarType::Pred || want == ScalarType::Pred {
+        return false;
+    }
+    let (a, b) = (have.class(), want.class());
+    a == TypeClass::Bits || b == TypeClass::Bits || (matches!(a, TypeClass::Signed | TypeClass::Unsigned) && matches!(b, TypeClass::Signed | TypeClass::Unsigned))
+}
+
+/// An immediate for operand type `ty`, when PTX takes one there.
+fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
+    let ty = ty?;
+    match ty.class() {
+        TypeClass::Float => match ty {
+            ScalarType::F32 if width == 32 => Some(Operand::Imm(Imm::Float(FloatLit::F32(bits as u32)))),
+            ScalarType::F64 if width == 64 => Some(Operand::Imm(Imm::Float(FloatLit::F64(bits as u64)))),
+            _ => None,
+        },
+        TypeClass::Bits | TypeClass::Signed | TypeClass::Unsigned if (8..=64).contains(&ty.bits()) && width > 1 && !matches!(ty, ScalarType::U16x2 | ScalarType::S16x2 | ScalarType::S8x4 | ScalarType::U8x4) => {
+            Some(Operand::Imm(Imm::Int(int_lit(bits, width))))
+        }
+        _ => None,
+    }
+}
+
+/// An integer literal for `bits` of a `width`-bit value: small values in
+/// decimal (negative when the sign-extended value is small), others in hex.
+pub fn int_lit(bits: u128, width: u8) -> IntLit {
+    let v = bits as u64;
+    let signed = ptx_ir::eval::sext(bits, width as u32) as i64;
+    if v < (1 << 31) {
+        IntLit::dec(v as i64)
+    } else if (-(1i64 << 31)..0).contains(&signed) {
+        IntLit::dec(signed)
+    } else {
+        IntLit { value: v, radix: Radix::Hex, unsigned: v > i64::MAX as u64, suffix: false }
+    }
+}
+
+pub struct Emitter<'a> {
+    f: &'a Function,
+    out_f: Function,
+    built: &'a Built,
+    choice: &'a Choice,
+    view: &'a ValueView,
+    cfg: &'a Cfg,
+    dom: &'a DomTree,
+    demanded: FxHashSet<Id>,
+    avail: FxHashMap<Id, SmallVec<[Avail; 2]>>,
+    temps: Temps,
+    out: Vec<Stmt>,
+    /// The original statement the walk is before.
+    here: usize,
+    point: Point,
+    /// Classes being elaborated (cycle guard).
+    in_progress: FxHashSet<Id>,
+    /// Memo of "can be elaborated here" for the current statement.
+    can_memo: FxHashMap<Id, bool>,
+    /// Number of instructions emitted for values.
+    pub emitted: usize,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
+        let out_f = Function { body: None, ..f.clone() };
+        Emitter {
+            f,
+            out_f,
+            built,
+            choice,
+            view,
+            cfg,
+            dom,
+            demanded,
+            avail: FxHashMap::default(),
+            temps: Temps::new(f),
+            out: Vec::new(),
+            here: 0,
+            point: Point { block: cfg.entry, seq: 0 },
+            in_progress: FxHashSet::default(),
+            can_memo: FxHashMap::default(),
+            emitted: 0,
+        }
+    }
+
+    fn eg(&self) -> &'a super::facts::EGraph {
+        &self.built.egraph
+    }
+
+    fn find(&self, id: Id) -> Id {
+        self.built.egraph.find(id)
+    }
+
+    fn dominates(&self, a: Point, b: Point) -> bool {
+        if a.block == b.block {
+            a.seq <= b.seq
+        } else {
+            self.dom.dominates(a.block, b.block)
+        }
+    }
+
+    /// A register holding `class` here.
+    fn available(&self, class: Id) -> Option<RegId> {
+        let class = self.find(class);
+        if let Some(v) = self.avail.get(&class) {
+            for a in v.iter().rev() {
+                if !self.dominates(a.at, self.point) {
+                    continue;
+                }
+                match a.version {
+                    Some(ver) if self.view.version_at(a.reg, self.here) != ver => continue,
+                    _ => return Some(a.reg),
+                }
+            }
+        }
+        // A leaf at home.
+        for n in &self.eg()[class].nodes {
+            if let Node::Leaf(l) = n {
+                if let LeafHome::Reg { reg, version } = &self.built.leaf_homes[l.0 as usize] {
+                    if self.view.version_at(*reg, self.here) == *version {
+                        return Some(*reg);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    fn record(&mut self, class: Id, reg: RegId, version: Option<VersionDef>) {
+        let class = self.find(class);
+        let at = self.point;
+        self.avail.entry(class).or_default().push(Avail { reg, at, version });
+    }
+
+    fn push(&mut self, s: Stmt) {
+        self.out.push(s);
+        self.point.seq += 1;
+    }
+
+    /// Can `class` be had here (available, constant, or computable from what is)?
+    fn can(&mut self, class: Id) -> bool {
+        let class = self.find(class);
+        if let Some(&b) = self.can_memo.get(&class) {
+            return b;
+        }
+        if self.available(class).is_some() || self.eg()[class].data.constant.is_some() {
+            self.can_memo.insert(class, true);
+            return true;
+        }
+        if !self.in_progress.insert(class) {
+            return false;
+        }
+        let mut ok = false;
+        for n in &self.eg()[class].nodes {
+            ok = match n {
+                Node::Leaf(l) => matches!(self.built.leaf_homes[l.0 as usize], LeafHome::Materialize { .. }),
+                Node::Const { .. } => true,
+                Node::Op(_, kids) => kids.iter().all(|k| self.can(*k)),
+            };
+            if ok {
+                break;
+            }
+        }
+        self.in_progress.remove(&class);
+        self.can_memo.insert(class, ok);
+        ok
+    }
+
+    /// Node indices of `class` to try, the extracted one first.
+    fn candidates(&self, class: Id) -> SmallVec<[usize; 4]> {
+        let mut v: SmallVec<[usize; 4]> = SmallVec::new();
+        if let Some(&k) = self.choice.node.get(&class) {
+            v.push(k);
+        }
+        for k in 0..self.eg()[class].nodes.len() {
+            if !v.contains(&k) {
+                v.push(k);
+            }
+        }
+        v
+    }
+
+    /// Puts `class` in a register here, writing it into `into` when given
+    /// (the caller records availability of `into`). Gives the register.
+    fn elaborate(&mut self, class: Id, into: Option<RegId>) -> Option<RegId> {
+        let class = self.find(class);
+        let data = self.eg()[class].data;
+        if into.is_none() {
+            if let Some(r) = self.available(class) {
+                return Some(r);
+            }
+        } else if let (Some(r), None) = (self.available(class), data.constant) {
+            // The value is at hand: copy it (constants are written afresh).
+            let d = into.unwrap();
+            if r != d {
+                self.copy(d, r);
+            }
+            return Some(d);
+        }
+        if let Some(c) = data.constant {
+            let d = into.unwrap_or_else(|| self.temps.fresh(&mut self.out_f, temp_type(data.width)));
+            self.materialize_const(d, c, data.width);
+            if into.is_none() {
+                self.record(class, d, None);
+            }
+            return Some(d);
+        }
+        if !self.in_progress.insert(class) {
+            return None;
+        }
+        let mut result = None;
+        for k in self.candidates(class) {
+            let n = self.eg()[class].nodes[k].clone();
+            match &n {
+                Node::Leaf(l) => {
+                    if let LeafHome::Materialize { ty, operand } = self.built.leaf_homes[l.0 as usize].clone() {
+                        let d = into.unwrap_or_else(|| self.temps.fresh(&mut self.out_f, temp_type(data.width)));
+                        let ins = Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text()).unwrap()], [Operand::reg(d), operand]).ok()?;
+                        self.push(Stmt::Instr(Box::new(ins)));
+                        self.emitted += 1;
+                        result = Some(d);
+                        break;
+                    }
+                }
+                Node::Const { .. } => {}
+                Node::Op(s, kids) => {
+                    if !kids.iter().all(|k| self.can(*k)) {
+                        continue;
+                    }
+                    if let Some(d) = self.emit_op(*s, kids, into, data.width) {
+                        result = Some(d);
+                        break;
+                    }
+                }
+            }
+        }
+        self.in_progress.remove(&class);
+        if let (Some(d), None) = (result, into) {
+            self.record(class, d, None);
+        }
+        result
+    }
+
+    /// Emits one node's instruction.
+    fn emit_op(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8) -> Option<RegId> {
+        let shape = self.eg().analysis.shapes.get(s).clone();
+        // Operands first (they may emit instructions).
+        let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
+        for (k, kid) in kids.iter().enumerate() {
+            let src = shape.sources[k];
+            let kd = self.eg()[self.find(*kid)].data;
+            let imm = match (kd.constant, src.prefix) {
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() => immediate(c, kd.width, src.ty),
+                _ => None,
+            };
+            let op = match imm {
+                Some(i) => i,
+                None => {
+                    let r = self.elaborate(*kid, None)?;
+                    let r = self.coerce(r, src.ty, kd.width)?;
+                    Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
+                }
+            };
+            srcs.push(op);
+        }
+        let d = match into {
+            Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.out_f.regs[d.0 as usize].ty, t) || t.bits() < self.out_f.regs[d.0 as usize].ty.bits()) => d,
+            Some(_) => return None,
+            None => self.temps.fresh(&mut self.out_f, temp_type(width)),
+        };
+        let mut ins = shape.ins.clone();
+        let mut next = 0;
+        let mut fill = |o: &mut Operand, srcs: &SmallVec<[Operand; 4]>| match o {
+            Operand::Reg(r) if r.reg == DEST => *o = Operand::reg(d),
+            Operand::Reg(r) => {
+                let mut new = srcs[next].clone();
+                if let (Operand::Reg(n), Some(sel)) = (&mut new, r.sel) {
+                    n.sel = Some(sel);
+                }
+                *o = new;
+                next += 1;
+            }
+            _ => {}
+        };
+        for o in ins.operands.iter_mut() {
+            match o {
+                Operand::Vector(v) => {
+                    let mut elems: Vec<Operand> = v.to_vec();
+                    for e in elems.iter_mut() {
+                        fill(e, &srcs);
+                    }
+                    *o = Operand::Vector(elems.into());
+                }
+                o => fill(o, &srcs),
+            }
+        }
+        self.push(Stmt::Instr(Box::new(ins)));
+        self.emitted += 1;
+        Some(d)
+    }
+
+    /// A register of a type acceptable for operand type `want`; bit-casts
+    /// through a `mov` when the register's type is not.
+    fn coerce(&mut self, r: RegId, want: Option<ScalarType>, width: u8) -> Option<RegId> {
+        let have = self.out_f.regs[r.0 as usize].ty;
+        let Some(want) = want else { return Some(r) };
+        // A register wider than the operand type is read as the input read it.
+        if compatible(have, want) || want.bits() != have.bits() {
+            return Some(r);
+        }
+        let t = self.temps.fresh(&mut self.out_f, temp_type(width));
+        self.copy(t, r);
+        Some(t)
+    }
+
+    /// `mov.bN d, s` (or `mov.pred`).
+    fn copy(&mut self, d: RegId, s: RegId) {
+        let ty = self.out_f.regs[d.0 as usize].ty;
+        let mty = match ty {
+            ScalarType::Pred => ScalarType::Pred,
+            t => temp_type(t.bits() as u8),
+        };
+        if let Ok(ins) = Instruction::new(Opcode::MOV, &[Mod::from_text(mty.text()).unwrap()], [Operand::reg(d), Operand::reg(s)]) {
+            self.push(Stmt::Instr(Box::new(ins)));
+            self.emitted += 1;
+        }
+    }
+
+    fn materialize_const(&mut self, d: RegId, c: u128, width: u8) {
+        let ty = temp_type(width);
+        let src = if width == 1 { Operand::Imm(Imm::Int(IntLit::dec(c as i64 & 1))) } else { Operand::Imm(Imm::Int(int_lit(c, width))) };
+        if let Ok(ins) = Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text()).unwrap()], [Operand::reg(d), src]) {
+            self.push(Stmt::Instr(Box::new(ins)));
+            self.emitted += 1;
+        }
+    }
+
+    /// Runs the walk and gives the new function.
+    pub fn run(mut self) -> Option<Function> {
+        let body = self.f.body.as_deref()?;
+        for &b in &self.cfg.layout {
+            self.point = Point { block: b, seq: 0 };
+            let reachable = self.dom.contains(b);
+            for k in self.cfg.block(b).stmts.clone() {
+                self.here = k;
+                self.can_memo.clear();
+                let stmt = &body[k];
+                if !reachable {
+                    self.push(stmt.clone());
+                    continue;
+                }
+                match &self.built.plans[k] {
+                    Plan::Keep => self.push(stmt.clone()),
+                    Plan::Value { class, dest, physical } => {
+                        let (class, dest, physical) = (*class, *dest, *physical);
+                        if physical {
+                            self.elaborate(class, Some(dest))?;
+                            // The register holds this version from here on.
+                            self.record_after(class, dest, VersionDef::Def(k));
+                        } else if self.demanded.contains(&self.find(class)) && self.eg()[self.find(class)].data.constant.is_none() && self.available(class).is_none() {
+                            // (Constants are written where a register needs them.)
+                            // Keep the input's register when it is written only here.
+                            let single = self.view.reg(dest).defs.len() == 1;
+                            if single && self.elaborate(class, Some(dest)).is_some() {
+                                self.record(class, dest, None);
+                            } else {
+                                self.elaborate(class, None)?;
+                            }
+                        }
+                    }
+                    Plan::Skeleton { reads } => {
+                        let Stmt::Instr(ins) = stmt else { return None };
+                        let mut ins = (**ins).clone();
+                        let mut map: SmallVec<[(RegId, RegId); 4]> = SmallVec::new();
+                        for &(r, class) in reads.iter() {
+                            let have = self.elaborate(class, None)?;
+                            if have != r {
+                                let got = self.out_f.regs[have.0 as usize].ty;
+                                let fits = read_types(self.f, &ins, r).iter().all(|t| compatible(got, *t));
+                                let have = if fits { have } else { self.cast_to(have, self.f.regs[r.0 as usize].ty)? };
+                                map.push((r, have));
+                            }
+                        }
+                        if !map.is_empty() {
+                            replace_reads(&mut ins, &map);
+                        }
+                        self.push(Stmt::Instr(Box::new(ins)));
+                    }
+                }
+            }
+        }
+        let mut body: Vec<Stmt> = self.temps.declarations();
+        body.extend(self.out);
+        self.out_f.body = Some(body);
+        Some(self.out_f)
+    }
+
+    /// After a physical write at the current statement, the register holds `class`.
+    fn record_after(&mut self, class: Id, reg: RegId, version: VersionDef) {
+        // Valid from the next statement on, where version_at gives `version`.
+        self.record(class, reg, Some(version));
+    }
+
+    /// A copy of `r` in a register of type `want` (same width).
+    fn cast_to(&mut self, r: RegId, want: ScalarType) -> Option<RegId> {
+        let t = self.temps.fresh(&mut self.out_f, temp_type(if want == ScalarType::Pred { 1 } else { want.bits() as u8 }));
+        self.copy(t, r);
+        Some(t)
+    }
+}
+
+/// The types a register read by `ins` must be compatible with: the operand
+/// types of the positions reading it (an address base: any integer of its
+/// width), `.pred` for a guard, and the register's own declared type.
+fn read_types(f: &Function, ins: &Instruction, r: RegId) -> SmallVec<[ScalarType; 4]> {
+    let reg_ty = f.regs[r.0 as usize].ty;
+    let mut v: SmallVec<[ScalarType; 4]> = SmallVec::new();
+    v.push(reg_ty);
+    if ins.guard.is_some_and(|g| g.reg == r) {
+        v.push(ScalarType::Pred);
+    }
+    for (k, o) in ins.operands.iter().enumerate() {
+        let mut regs: SmallVec<[RegId; 4]> = SmallVec::new();
+        match o {
+            Operand::Addr(_) => continue,
+            o => o.regs(&mut regs),
+        }
+        if regs.contains(&r) {
+            if let Some(t) = ins.operand_type(k) {
+                if t.bits() == reg_ty.bits() || t == ScalarType::Pred {
+                    v.push(t);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Replaces the rewritable reads of registers (plain sources, vector
+/// elements, address bases, the guard) by `map`.
+fn replace_reads(ins: &mut Instruction, map: &[(RegId, RegId)]) {
+    let get = |r: RegId| map.iter().find(|(a, _)| *a == r).map(|(_, b)| *b);
+    if let Some(g) = &mut ins.guard {
+        if let Some(n) = get(g.reg) {
+            g.reg = n;
+        }
+    }
+    let specs = ins.form.operands();
+    for (k, o) in ins.operands.iter_mut().enumerate() {
+        let (read, write) = specs.get(k).map_or((true, false), |s| (s.read, s.write));
+        if write {
+            continue;
+        }
+        match o {
+            Operand::Reg(r) if read && r.sel.is_none() => {
+                if let Some(n) = get(r.reg) {
+                    r.reg = n;
+                }
+            }
+            Operand::Vector(v) if read => {
+                let mut elems: Vec<Operand> = v.to_vec();
+                for e in elems.iter_mut() {
+                    if let Operand::Reg(r) = e {
+                        if r.sel.is_none() {
+                            if let Some(n) = get(r.reg) {
+                                r.reg = n;
+                            }
+                        }
+                    }
+                }
+                *o = Operand::Vector(elems.into());
+            }
+            Operand::Addr(a) => {
+                if let ptx_ir::ir::AddrBase::Reg(r) = &mut a.base {
+                    if let Some(n) = get(*r) {
+                        *r = n;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

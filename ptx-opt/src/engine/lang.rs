@@ -1,0 +1,289 @@
+//! The e-graph language: one node kind for every pure instruction of the
+//! ISA, plus typed constants and opaque leaves.
+//!
+//! An [`Node::Op`] is a *shape* and its children. A shape is the instruction
+//! with its operands abstracted: the destination is the placeholder register
+//! [`DEST`] and the k-th source value is the placeholder `RegId(k)`, so the
+//! opcode, the matched form and every modifier (type, rounding, `.ftz`,
+//! `.sat`, operand prefixes such as `!p`) are part of what the node means,
+//! exactly as the ISA tables say. Shapes are interned per e-graph
+//! ([`ShapeTable`]); the node holds the small [`ShapeId`], which is also its
+//! discriminant, so the e-graph's hash-consing merges identical instructions
+//! on identical values (global value numbering).
+//!
+//! A value is the full content of the register that would hold it: the
+//! shape's `width` is the destination register's width, and a result
+//! narrower than it is extended the way the hardware writes a register
+//! (see [`Shape::eval`]).
+
+use egg::Id;
+use ptx_ir::eval::{self, Dialect, Quality};
+use ptx_ir::ir::{Instruction, Operand, Prefix, RegId};
+use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// The destination placeholder of a shape.
+pub const DEST: RegId = RegId(u32::MAX);
+
+/// An interned shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ShapeId(pub u32);
+
+/// An opaque value: a register version the engine does not look into, a
+/// special register, a symbol's address. Indexes the engine's leaf table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LeafId(pub u32);
+
+/// An e-node.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Node {
+    /// A pure instruction on its children's values.
+    Op(ShapeId, SmallVec<[Id; 3]>),
+    /// A bit pattern of `width` bits (1 for predicates).
+    Const { width: u8, bits: u128 },
+    Leaf(LeafId),
+}
+
+/// What distinguishes nodes apart from their children.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    Op(ShapeId),
+    Const(u8, u128),
+    Leaf(LeafId),
+}
+
+impl egg::Language for Node {
+    type Discriminant = NodeKind;
+
+    fn discriminant(&self) -> NodeKind {
+        match self {
+            Node::Op(s, _) => NodeKind::Op(*s),
+            Node::Const { width, bits } => NodeKind::Const(*width, *bits),
+            Node::Leaf(l) => NodeKind::Leaf(*l),
+        }
+    }
+
+    fn matches(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Node::Op(a, x), Node::Op(b, y)) => a == b && x.len() == y.len(),
+            (a, b) => a == b,
+        }
+    }
+
+    fn children(&self) -> &[Id] {
+        match self {
+            Node::Op(_, c) => c,
+            _ => &[],
+        }
+    }
+
+    fn children_mut(&mut self) -> &mut [Id] {
+        match self {
+            Node::Op(_, c) => c,
+            _ => &mut [],
+        }
+    }
+}
+
+/// How one child feeds the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The operand type at that position (`None`: untyped).
+    pub ty: Option<ScalarType>,
+    pub prefix: Prefix,
+    /// A lane or byte selector written on the operand (video instructions).
+    pub sel: Option<ptx_ir::ir::Selector>,
+    /// An element of a vector operand (`{a, b}`): registers only.
+    pub in_vector: bool,
+}
+
+/// An instruction with abstracted operands (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Shape {
+    pub ins: Instruction,
+    /// Width in bits of the destination register (1 for `.pred`).
+    pub width: u8,
+    /// The type the destination operand is written with.
+    pub dest_ty: Option<ScalarType>,
+    /// Per child, in operand order.
+    pub sources: SmallVec<[Source; 3]>,
+}
+
+/// Width in bits a value of this type takes in a register (1 for `.pred`).
+pub fn type_width(t: ScalarType) -> u8 {
+    if t == ScalarType::Pred {
+        1
+    } else {
+        t.bits().min(128) as u8
+    }
+}
+
+fn trunc(v: u128, bits: u32) -> u128 {
+    v & eval::bits_mask(bits)
+}
+
+impl Shape {
+    /// Builds a shape from an instruction whose destination is [`DEST`] and
+    /// whose sources are the placeholders `RegId(0..n)` in order. `width`
+    /// is the destination register's width.
+    pub fn new(ins: Instruction, width: u8) -> Shape {
+        let specs = ins.form.operands();
+        let mut sources = SmallVec::new();
+        let mut dest_ty = None;
+        for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
+            let ty = ins.operand_type(k);
+            if spec.write {
+                dest_ty = ty;
+                continue;
+            }
+            let mut push = |o: &Operand, in_vector: bool| {
+                if let Operand::Reg(r) = o {
+                    sources.push(Source { ty, prefix: r.prefix, sel: r.sel, in_vector });
+                }
+            };
+            match op {
+                Operand::Vector(v) => v.iter().for_each(|o| push(o, true)),
+                o => push(o, false),
+            }
+        }
+        Shape { ins, width, dest_ty, sources }
+    }
+
+    pub fn opcode(&self) -> Opcode {
+        self.ins.opcode
+    }
+
+    /// The value this shape computes from its children's values (each the
+    /// full content of a register of width `widths[k]`), or `None` when the
+    /// result is not exactly determined (unspecified, approximate, any NaN)
+    /// or cannot be evaluated.
+    pub fn eval(&self, dialect: &Dialect, kids: &[(u128, u8)]) -> Option<u128> {
+        let mut srcs: SmallVec<[u128; 4]> = SmallVec::with_capacity(kids.len());
+        for (s, &(v, w)) in self.sources.iter().zip(kids) {
+            let mut v = v;
+            match s.prefix {
+                Prefix::Not => v = (v & 1) ^ 1,
+                Prefix::Neg => v = trunc(v.wrapping_neg(), w as u32),
+                Prefix::None => {}
+            }
+            if let Some(t) = s.ty {
+                if t != ScalarType::Pred && t.bits() < w as u32 {
+                    v = trunc(v, t.bits());
+                }
+            }
+            srcs.push(v);
+        }
+        let ins = eval::effective(&self.ins, dialect);
+        let r = eval::eval(&ins, &srcs, false).ok()?;
+        if r.carry_out.is_some() || r.dests.len() != 1 {
+            return None;
+        }
+        let d = r.dests[0];
+        if d.quality != Quality::Exact {
+            return None;
+        }
+        Some(extend(d.bits, self.dest_ty, self.width))
+    }
+}
+
+/// A result of type `ty` written into a register of `width` bits: signed
+/// types sign-extend, others zero-extend (as the interpreter writes registers).
+pub fn extend(bits: u128, ty: Option<ScalarType>, width: u8) -> u128 {
+    let w = width as u32;
+    match ty {
+        Some(t) if t != ScalarType::Pred && t.bits() < w && t.class() == TypeClass::Signed => trunc(eval::sext(bits, t.bits()) as u128, w),
+        Some(t) if t != ScalarType::Pred && t.bits() < w => trunc(bits, t.bits()),
+        _ => trunc(bits, w),
+    }
+}
+
+/// The shapes of one e-graph.
+#[derive(Default)]
+pub struct ShapeTable {
+    shapes: Vec<Shape>,
+    index: FxHashMap<(Instruction, u8), ShapeId>,
+    /// Shapes made from text by rules: (head, number of sources) -> shape.
+    by_text: FxHashMap<(&'static str, u8), ShapeId>,
+}
+
+impl ShapeTable {
+    pub fn intern(&mut self, ins: Instruction, width: u8) -> ShapeId {
+        if let Some(&s) = self.index.get(&(ins.clone(), width)) {
+            return s;
+        }
+        let id = ShapeId(self.shapes.len() as u32);
+        self.index.insert((ins.clone(), width), id);
+        self.shapes.push(Shape::new(ins, width));
+        id
+    }
+
+    pub fn get(&self, s: ShapeId) -> &Shape {
+        &self.shapes[s.0 as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.shapes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    /// The shape of an instruction written as text (`mul.hi.u32`) with `n`
+    /// sources, for rules. The width is the destination type's.
+    ///
+    /// Panics if the text is not an instruction of the tables: rule text is
+    /// fixed, and the rule tests build every rule's right-hand sides.
+    pub fn of_text(&mut self, head: &'static str, n: u8) -> ShapeId {
+        if let Some(&s) = self.by_text.get(&(head, n)) {
+            return s;
+        }
+        let ins = template(head, n as usize).unwrap_or_else(|e| panic!("rule instruction `{head}` with {n} sources: {e}"));
+        let width = ins.operand_type(0).map(type_width).unwrap_or(32);
+        let id = self.intern(ins, width);
+        self.by_text.insert((head, n), id);
+        id
+    }
+}
+
+/// `head` (`add.u32`, `setp.lt.s32`) as an instruction over placeholders:
+/// destination [`DEST`], sources `RegId(0..n)`.
+pub fn template(head: &str, n: usize) -> Result<Instruction, String> {
+    let (op, parts) = Opcode::longest_prefix(head).ok_or_else(|| format!("no opcode in `{head}`"))?;
+    let rest: Vec<&str> = head.split('.').skip(parts).collect();
+    let mut mods = Vec::with_capacity(rest.len());
+    for m in rest {
+        let text = format!(".{m}");
+        mods.push(Mod::from_text(&text).ok_or_else(|| format!("unknown modifier `{text}`"))?);
+    }
+    let mut operands: SmallVec<[Operand; 4]> = SmallVec::new();
+    operands.push(Operand::reg(DEST));
+    for k in 0..n {
+        operands.push(Operand::reg(RegId(k as u32)));
+    }
+    Instruction::new(op, &mods, operands).map_err(|e| format!("{e:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_evaluate_with_register_widths() {
+        let mut t = ShapeTable::default();
+        let add = t.of_text("add.u32", 2);
+        let s = t.get(add);
+        assert_eq!(s.width, 32);
+        assert_eq!(s.eval(&Dialect::MODERN, &[(0xffff_ffff, 32), (2, 32)]), Some(1));
+        // A 64-bit register read by a 32-bit instruction: its low half.
+        assert_eq!(s.eval(&Dialect::MODERN, &[(0x1_0000_0005, 64), (1, 32)]), Some(6));
+        let setp = t.of_text("setp.lt.s32", 2);
+        assert_eq!(t.get(setp).width, 1);
+        assert_eq!(t.get(setp).eval(&Dialect::MODERN, &[(0xffff_ffff, 32), (0, 32)]), Some(1));
+        // Division by zero is not folded.
+        let div = t.of_text("div.u32", 2);
+        assert_eq!(t.get(div).eval(&Dialect::MODERN, &[(5, 32), (0, 32)]), None);
+        assert_eq!(t.of_text("add.u32", 2), add);
+    }
+}

@@ -1,0 +1,155 @@
+//! The e-graph engine: function-wide equality saturation over every pure
+//! instruction, in the manner of Cranelift's aegraph.
+//!
+//! 1. [`build`]: the function's pure instructions become e-graph nodes over
+//!    the values their register reads see ([`crate::values`]); everything
+//!    else is the skeleton, kept in order.
+//! 2. The rules ([`crate::rules`]) run under egg's runner with the backoff
+//!    scheduler, within node, iteration and time limits; constants fold in
+//!    the analysis ([`facts`]).
+//! 3. [`extract`] chooses one node per class, paying shared values once,
+//!    under the cost model ([`cost`]); if the chosen program costs more than
+//!    the input under that model, the function is left as it was.
+//! 4. [`emit`] writes the skeleton back in order and computes each demanded
+//!    value where the input computed it (or where first needed), reusing a
+//!    value available in a dominating register (GVN) and dropping values
+//!    nothing needs (dead code).
+//!
+//! The engine returns `None` when it leaves a function alone: no body, no
+//! pure instruction, a limit hit before anything was learned, or an
+//! internal inconsistency (a broken rule merging unequal classes).
+
+pub mod build;
+pub mod cost;
+pub mod emit;
+pub mod extract;
+pub mod facts;
+pub mod lang;
+
+use crate::rules;
+use crate::values::ValueView;
+use build::Plan;
+use egg::Id;
+use ptx_ir::analysis::DomTree;
+use ptx_ir::cfg::Cfg;
+use ptx_ir::eval::Dialect;
+use ptx_ir::ir::Function;
+use rustc_hash::FxHashSet;
+use std::time::Duration;
+
+/// How much work the engine may do on one function.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub iterations: usize,
+    /// E-nodes, as a multiple of the function's value statements (plus a floor).
+    pub nodes_per_value: usize,
+    pub min_nodes: usize,
+    pub time: Duration,
+    /// Functions with more value statements than this are not optimized
+    /// by the engine at all (the other passes still run).
+    pub max_values: usize,
+}
+
+impl Limits {
+    pub const O1: Limits = Limits { iterations: 4, nodes_per_value: 4, min_nodes: 2_000, time: Duration::from_millis(200), max_values: 50_000 };
+    pub const O2: Limits = Limits { iterations: 8, nodes_per_value: 8, min_nodes: 5_000, time: Duration::from_millis(500), max_values: 200_000 };
+    pub const O3: Limits = Limits { iterations: 16, nodes_per_value: 16, min_nodes: 10_000, time: Duration::from_secs(2), max_values: 400_000 };
+}
+
+/// What the engine needs to know about the module.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub dialect: Dialect,
+    pub target: rules::Target,
+    pub limits: Limits,
+}
+
+/// What one run did, for statistics.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub values_before: usize,
+    pub instructions_emitted: usize,
+    pub cost_before: u64,
+    pub cost_after: u64,
+    pub rules_applied: Vec<(String, usize)>,
+    pub stop: String,
+}
+
+/// Optimizes one function; `None` when it is left as it was.
+pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
+    f.body.as_ref()?;
+    let cfg = Cfg::build(f);
+    let dom = DomTree::dominators(&cfg);
+    let view = ValueView::build(f, &cfg, &dom);
+    let mut built = build::build(f, &cfg, &dom, &view, config.dialect);
+    if built.values == 0 || built.values > config.limits.max_values {
+        return None;
+    }
+    let costs = cost::CostModel::for_target(config.target);
+    // The input's cost: every value statement once.
+    let cost_before: u64 = built.plans.iter().filter_map(|p| match p {
+        Plan::Value { class, .. } => Some(*class),
+        _ => None,
+    }).map(|c| {
+        let eg = &built.egraph;
+        eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(&costs, eg, n)).max().unwrap_or(0)
+    }).sum();
+    let rewrites = rules::rewrites(config.target);
+    let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
+    let egraph = std::mem::replace(&mut built.egraph, facts::EGraph::new(facts::Facts::new(config.dialect)));
+    let runner: egg::Runner<lang::Node, facts::Facts, ()> = egg::Runner::new(facts::Facts::new(config.dialect))
+        .with_egraph(egraph)
+        .with_iter_limit(config.limits.iterations)
+        .with_node_limit(node_limit)
+        .with_time_limit(config.limits.time)
+        .with_scheduler(egg::BackoffScheduler::default())
+        .run(&rewrites);
+    let mut report = Report { values_before: built.values, cost_before, stop: format!("{:?}", runner.stop_reason), ..Report::default() };
+    for it in &runner.iterations {
+        for (name, n) in &it.applied {
+            match report.rules_applied.iter_mut().find(|(x, _)| x == name.as_str()) {
+                Some(e) => e.1 += n,
+                None => report.rules_applied.push((name.to_string(), *n)),
+            }
+        }
+    }
+    built.egraph = runner.egraph;
+    if built.egraph.analysis.contradiction.is_some() {
+        return None;
+    }
+    // What the skeleton needs: its reads, and the values of physical writes.
+    let mut roots: Vec<Id> = Vec::new();
+    for p in &built.plans {
+        match p {
+            Plan::Skeleton { reads } => roots.extend(reads.iter().map(|(_, c)| *c)),
+            Plan::Value { class, physical: true, .. } => roots.push(*class),
+            _ => {}
+        }
+    }
+    let choice = extract::extract(&built.egraph, &roots, &costs);
+    report.cost_after = choice.dag_cost;
+    if choice.dag_cost > cost_before {
+        return None;
+    }
+    let demanded = demanded_classes(&built.egraph, &choice, &roots);
+    let emitter = emit::Emitter::new(f, &built, &choice, &view, &cfg, &dom, demanded);
+    let out = emitter.run()?;
+    report.instructions_emitted = out.instructions().count();
+    Some((out, report))
+}
+
+/// The classes the chosen nodes reach from the roots (canonical ids).
+fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) -> FxHashSet<Id> {
+    let mut seen = FxHashSet::default();
+    let mut stack: Vec<Id> = roots.iter().map(|r| eg.find(*r)).collect();
+    while let Some(c) = stack.pop() {
+        if !seen.insert(c) {
+            continue;
+        }
+        if let Some(n) = choice.node(eg, c) {
+            stack.extend(egg::Language::children(n).iter().map(|k| eg.find(*k)));
+        }
+    }
+    seen
+}
+

@@ -1,0 +1,24 @@
+//! `egraph`: the e-graph engine ([`crate::engine`]) as a pass.
+
+use super::Pass;
+use crate::engine::{self, Config, Limits};
+use crate::rules::Target;
+use crate::{ModuleContext, OptLevel};
+use ptx_ir::ir::Function;
+
+pub const PASS: Pass = Pass {
+    name: "egraph",
+    description: "equality saturation over pure instructions: folding, GVN, dead values, strength reduction, lop3",
+    run,
+};
+
+fn run(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+    let limits = match level {
+        OptLevel::O0 => return None,
+        OptLevel::O1 => Limits::O1,
+        OptLevel::O2 => Limits::O2,
+        OptLevel::O3 => Limits::O3,
+    };
+    let config = Config { dialect: ctx.dialect, target: Target { sm: ctx.sm, ptx: (ctx.version.major, ctx.version.minor) }, limits };
+    engine::optimize(f, &config).map(|(g, _)| g)
+}

@@ -1,0 +1,162 @@
+//! `lop3` synthesis: a tree of `and`/`or`/`xor`/`not`/`lop3` on `.b32` over
+//! at most three distinct inputs (immediates included) is one `lop3.b32`
+//! with the tree's truth table (sm_50 and PTX ISA 4.3 or newer).
+//!
+//! The truth table of an input is the usual `lop3` convention: the first
+//! input is `0xF0`, the second `0xCC`, the third `0xAA`; a constant 0 is
+//! `0x00` and all ones `0xFF`. A tree is folded only when it absorbs at
+//! least two operations (one `lop3` replaces one `and` at no gain).
+
+use super::term::{t, Term};
+use super::{constant, konst, mk, op, width, Match, Rule, Target};
+use crate::engine::facts::EGraph;
+use crate::engine::lang::Node;
+use egg::Id;
+use ptx_ir::isa::{Opcode, ScalarType};
+use smallvec::SmallVec;
+
+const INPUT_TABLES: [u8; 3] = [0xF0, 0xCC, 0xAA];
+/// How deep below the root the search expands.
+const MAX_DEPTH: u32 = 3;
+
+fn is_logic_b32(eg: &EGraph, n: &Node) -> bool {
+    match op(eg, n) {
+        Some((s, _)) => matches!(s.opcode(), Opcode::AND | Opcode::OR | Opcode::XOR | Opcode::NOT | Opcode::LOP3) && s.ins.ty() == Some(ScalarType::B32) && s.width == 32 && s.ins.operands.len() == s.sources.len() + 1,
+        None => false,
+    }
+}
+
+/// A partial expansion: the inputs so far and the number of operations absorbed.
+#[derive(Clone, Default)]
+struct Expansion {
+    inputs: SmallVec<[Id; 3]>,
+    ops: u32,
+}
+
+impl Expansion {
+    fn input(&mut self, id: Id) -> Option<u8> {
+        if let Some(k) = self.inputs.iter().position(|x| *x == id) {
+            return Some(INPUT_TABLES[k]);
+        }
+        if self.inputs.len() == 3 {
+            return None;
+        }
+        self.inputs.push(id);
+        Some(INPUT_TABLES[self.inputs.len() - 1])
+    }
+}
+
+/// The truth table of class `id`, expanding logic nodes while the inputs fit.
+fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion) -> Option<u8> {
+    if let Some(c) = constant(eg, id) {
+        if c == 0 {
+            return Some(0x00);
+        }
+        if c == 0xffff_ffff {
+            return Some(0xFF);
+        }
+    }
+    if depth < MAX_DEPTH {
+        // Try each logic node of the class; keep the first that fits.
+        for n in &eg[id].nodes {
+            if !is_logic_b32(eg, n) {
+                continue;
+            }
+            let mut trial = e.clone();
+            if let Some(tab) = node_table(eg, n, depth + 1, &mut trial) {
+                *e = trial;
+                return Some(tab);
+            }
+        }
+    }
+    if width(eg, id) != 32 {
+        return None;
+    }
+    e.input(id)
+}
+
+/// The truth table of a logic node over its children.
+fn node_table(eg: &EGraph, n: &Node, depth: u32, e: &mut Expansion) -> Option<u8> {
+    let (s, kids) = op(eg, n)?;
+    let opc = s.opcode();
+    if opc == Opcode::LOP3 {
+        let lut = constant(eg, kids[3])? as u8;
+        let (a, b, c) = (class_table(eg, kids[0], depth, e)?, class_table(eg, kids[1], depth, e)?, class_table(eg, kids[2], depth, e)?);
+        e.ops += 1;
+        let mut out = 0u8;
+        for i in 0..8 {
+            let idx = (((a >> i) & 1) << 2) | (((b >> i) & 1) << 1) | ((c >> i) & 1);
+            out |= ((lut >> idx) & 1) << i;
+        }
+        return Some(out);
+    }
+    let a = class_table(eg, kids[0], depth, e)?;
+    let r = match opc {
+        Opcode::NOT => !a,
+        _ => {
+            let b = class_table(eg, *kids.get(1)?, depth, e)?;
+            match opc {
+                Opcode::AND => a & b,
+                Opcode::OR => a | b,
+                _ => a ^ b,
+            }
+        }
+    };
+    e.ops += 1;
+    Some(r)
+}
+
+fn s_lop3(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    if !is_logic_b32(eg, n) {
+        return;
+    }
+    let mut e = Expansion::default();
+    let Some(table) = node_table(eg, n, 0, &mut e) else { return };
+    // A lop3 that stays a lop3 of the same inputs gains nothing.
+    let root_is_lop3 = matches!(op(eg, n), Some((s, _)) if s.opcode() == Opcode::LOP3);
+    if e.ops < 2 || (root_is_lop3 && e.ops < 2) {
+        return;
+    }
+    let mut m: Match = e.inputs.iter().copied().collect();
+    m.insert(0, Id::from(table as usize));
+    out.push(m);
+}
+
+fn a_lop3(eg: &mut EGraph, m: &Match) -> Option<Id> {
+    let table = usize::from(m[0]) as u128;
+    let mut kids: SmallVec<[Id; 4]> = m[1..].iter().copied().collect();
+    while kids.len() < 3 {
+        let z = konst(eg, 32, 0);
+        kids.push(z);
+    }
+    let lut = konst(eg, 32, table);
+    kids.push(lut);
+    Some(mk(eg, "lop3.b32", &kids))
+}
+
+fn instances() -> Vec<Term> {
+    let x = || Term::var(0, 32);
+    let y = || Term::var(1, 32);
+    let z = || Term::var(2, 32);
+    vec![
+        // bitselect: (x & m) | (y & ~m)
+        t("or.b32", [t("and.b32", [x(), z()]), t("and.b32", [y(), t("not.b32", [z()])])]),
+        // with an immediate mask
+        t("or.b32", [t("and.b32", [x(), Term::c(32, 0x00ff_00ff)]), t("and.b32", [y(), Term::c(32, 0xff00_ff00)])]),
+        t("xor.b32", [t("xor.b32", [x(), y()]), z()]),
+        t("and.b32", [t("not.b32", [x()]), t("or.b32", [y(), z()])]),
+        t("not.b32", [t("and.b32", [x(), y()])]),
+        t("or.b32", [t("and.b32", [x(), y()]), Term::c(32, 0xffff_ffff)]),
+        t("xor.b32", [t("lop3.b32", [x(), y(), z(), Term::c(32, 0x96)]), x()]),
+        t("and.b32", [t("or.b32", [x(), Term::c(32, 0)]), t("xor.b32", [y(), Term::c(32, 0x1234)])]),
+    ]
+}
+
+pub static RULES: &[Rule] = &[Rule {
+    name: "lop3-synthesis",
+    roots: &[Opcode::AND, Opcode::OR, Opcode::XOR, Opcode::NOT, Opcode::LOP3],
+    search: s_lop3,
+    apply: a_lop3,
+    instances,
+    needs: Target { sm: 50, ptx: (4, 3) },
+}];

@@ -1,0 +1,352 @@
+//! The value view of a function: which definition each register read sees.
+//!
+//! PTX is a statement list over registers, not SSA. This view gives every
+//! read of a scalar register the *version* it sees, as SSA construction would
+//! name it (Cytron et al.: φ at the iterated dominance frontier of the
+//! definitions, then a renaming walk over the dominator tree), without
+//! rewriting the function:
+//!
+//! - [`VersionDef::Def`]: the value written by one statement;
+//! - [`VersionDef::Phi`]: the merge of several definitions at a block's entry;
+//! - [`VersionDef::Entry`]: the register's value on entry (never written on
+//!   some path: a parameter register or an uninitialized read).
+//!
+//! Invariant: a `Def` or `Phi` version's definition point dominates every read
+//! that sees it (the SSA dominance property), so a value computed from such a
+//! version may be placed anywhere its definition dominates *as long as the
+//! register still holds that version there*; [`ValueView::version_at`] answers
+//! that for any point of the original statement list.
+//!
+//! Which registers a pass may treat as values and which stay *variables*
+//! (physically written at every original definition) follows from the view:
+//! a register whose reads see a `Phi`, or that has a definition that does not
+//! kill (a guarded write, a write of some lanes or bytes), must keep every
+//! write ([`ValueView::needs_writes`]). Vector registers (`.v2`/`.v4`) have
+//! no versions: passes leave instructions that touch them alone. The view is
+//! built on the reachable blocks; statements of unreachable blocks have none.
+
+use ptx_ir::analysis::{dominance_frontiers, effects, DomTree, LocTable};
+use ptx_ir::cfg::Cfg;
+use ptx_ir::ir::{Function, RegId, Stmt};
+use petgraph::stable_graph::NodeIndex;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+use std::cell::RefCell;
+
+/// One version of a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Version {
+    pub reg: RegId,
+    pub def: VersionDef,
+}
+
+/// Where a version comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum VersionDef {
+    /// The value on entry to the function.
+    Entry,
+    /// The merge at the entry of a block (a φ).
+    Phi(NodeIndex),
+    /// The value written by statement `k` (for a write that does not kill, the
+    /// register after the statement: new or old value).
+    Def(usize),
+}
+
+/// A register's definitions.
+#[derive(Clone, Debug, Default)]
+pub struct RegInfo {
+    /// Statements that write it, in order.
+    pub defs: Vec<usize>,
+    /// Some write leaves the old value in place (guarded, partial).
+    pub partial_write: bool,
+    /// Some read sees a φ of it.
+    pub read_at_phi: bool,
+    /// A vector register: no versions.
+    pub vector: bool,
+}
+
+/// The value view of one function (see the module documentation).
+pub struct ValueView {
+    /// For each statement, the version of each scalar register it reads.
+    reads: Vec<SmallVec<[(RegId, Version); 3]>>,
+    regs: Vec<RegInfo>,
+    /// φ versions placed, by (block, register).
+    phis: FxHashMap<(u32, u32), ()>,
+    /// Last write of each register inside each block: (block, reg) -> statement.
+    last_def_in_block: FxHashMap<(u32, u32), usize>,
+    /// Memo of the version at the end of a block.
+    end_memo: RefCell<FxHashMap<(u32, u32), VersionDef>>,
+    block_of_stmt: Vec<NodeIndex>,
+    reachable: Vec<bool>,
+    idom: Vec<Option<NodeIndex>>,
+}
+
+impl ValueView {
+    /// Builds the view of a function with a body.
+    pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree) -> ValueView {
+        let empty = Vec::new();
+        let body = f.body.as_ref().unwrap_or(&empty);
+        let locs = LocTable::new(f);
+        let nregs = f.regs.len();
+        let mut regs: Vec<RegInfo> = f.regs.iter().map(|r| RegInfo { vector: r.vector.is_some(), ..RegInfo::default() }).collect();
+        let reachable: Vec<bool> = (0..cfg.node_bound()).map(|i| dom.contains(NodeIndex::new(i))).collect();
+        // Per statement: the scalar registers read and written.
+        let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
+        let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = vec![SmallVec::new(); body.len()];
+        for (k, s) in body.iter().enumerate() {
+            let Stmt::Instr(ins) = s else { continue };
+            if !reachable[cfg.block_of_stmt[k].index()] {
+                continue;
+            }
+            let e = effects(f, &locs, ins);
+            for l in &e.uses {
+                if let Some((r, _)) = locs.reg_of(*l) {
+                    if !regs[r.0 as usize].vector && !stmt_reads[k].contains(&r) {
+                        stmt_reads[k].push(r);
+                    }
+                }
+            }
+            for d in &e.defs {
+                if let Some((r, _)) = locs.reg_of(d.loc) {
+                    let info = &mut regs[r.0 as usize];
+                    if info.vector {
+                        continue;
+                    }
+                    if !d.kills {
+                        info.partial_write = true;
+                    }
+                    if !stmt_defs[k].contains(&r) {
+                        stmt_defs[k].push(r);
+                        info.defs.push(k);
+                    }
+                }
+            }
+        }
+        // φ placement: the iterated dominance frontier of each register's definition blocks.
+        let df = dominance_frontiers(cfg, dom);
+        let mut phis: FxHashMap<(u32, u32), ()> = FxHashMap::default();
+        let mut phi_blocks_of: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
+        let mut work: Vec<NodeIndex> = Vec::new();
+        let mut seen: Vec<u32> = vec![u32::MAX; cfg.node_bound()];
+        let mut placed: Vec<u32> = vec![u32::MAX; cfg.node_bound()];
+        for (ri, info) in regs.iter().enumerate() {
+            if info.defs.len() < 1 || info.vector {
+                continue;
+            }
+            work.clear();
+            for &k in &info.defs {
+                let b = cfg.block_of_stmt[k];
+                if seen[b.index()] != ri as u32 {
+                    seen[b.index()] = ri as u32;
+                    work.push(b);
+                }
+            }
+            while let Some(b) = work.pop() {
+                for &d in &df[b.index()] {
+                    if placed[d.index()] != ri as u32 {
+                        placed[d.index()] = ri as u32;
+                        phis.insert((d.index() as u32, ri as u32), ());
+                        phi_blocks_of[d.index()].push(RegId(ri as u32));
+                        if seen[d.index()] != ri as u32 {
+                            seen[d.index()] = ri as u32;
+                            work.push(d);
+                        }
+                    }
+                }
+            }
+        }
+        // Renaming walk over the dominator tree with one stack per register.
+        let mut stacks: Vec<Vec<VersionDef>> = vec![Vec::new(); nregs];
+        let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = vec![SmallVec::new(); body.len()];
+        let mut last_def_in_block: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+        // (block, entered?) with the registers pushed in that block to pop on exit.
+        let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
+        let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
+        while let Some((b, done)) = walk.pop() {
+            if done {
+                for r in pushed[b.index()].drain(..) {
+                    stacks[r.0 as usize].pop();
+                }
+                continue;
+            }
+            walk.push((b, true));
+            for &r in &phi_blocks_of[b.index()] {
+                stacks[r.0 as usize].push(VersionDef::Phi(b));
+                pushed[b.index()].push(r);
+            }
+            for k in cfg.block(b).stmts.clone() {
+                for &r in &stmt_reads[k] {
+                    let v = *stacks[r.0 as usize].last().unwrap_or(&VersionDef::Entry);
+                    if matches!(v, VersionDef::Phi(_)) {
+                        regs[r.0 as usize].read_at_phi = true;
+                    }
+                    reads[k].push((r, Version { reg: r, def: v }));
+                }
+                for &r in &stmt_defs[k] {
+                    stacks[r.0 as usize].push(VersionDef::Def(k));
+                    pushed[b.index()].push(r);
+                    last_def_in_block.insert((b.index() as u32, r.0), k);
+                }
+            }
+            for &c in dom.children(b).iter().rev() {
+                walk.push((c, false));
+            }
+        }
+        let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();
+        ValueView { reads, regs, phis, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), reachable, idom }
+    }
+
+    /// The version of `reg` that statement `k` reads (`None` if it does not
+    /// read it as a scalar register, or the statement is unreachable).
+    pub fn read(&self, k: usize, reg: RegId) -> Option<Version> {
+        self.reads.get(k)?.iter().find(|(r, _)| *r == reg).map(|(_, v)| *v)
+    }
+
+    /// Every (register, version) statement `k` reads.
+    pub fn reads(&self, k: usize) -> &[(RegId, Version)] {
+        self.reads.get(k).map_or(&[], |v| v.as_slice())
+    }
+
+    pub fn reg(&self, r: RegId) -> &RegInfo {
+        &self.regs[r.0 as usize]
+    }
+
+    /// Must every write of `r` stay a physical write of `r`? True when a read
+    /// sees a φ of it (the merge happens in the register) or when a write
+    /// does not kill (the old value must be in the register).
+    pub fn needs_writes(&self, r: RegId) -> bool {
+        let i = &self.regs[r.0 as usize];
+        i.read_at_phi || i.partial_write || i.vector
+    }
+
+    /// Is statement `k` in a block the entry reaches?
+    pub fn reachable(&self, k: usize) -> bool {
+        self.block_of_stmt.get(k).is_some_and(|b| self.reachable[b.index()])
+    }
+
+    /// The version `reg` holds just before statement `k` (in the original
+    /// statement list), for a reachable statement.
+    pub fn version_at(&self, reg: RegId, k: usize) -> VersionDef {
+        let b = self.block_of_stmt[k];
+        // The last write of `reg` before `k` in the same block.
+        let defs = &self.regs[reg.0 as usize].defs;
+        let i = defs.partition_point(|&d| d < k);
+        if i > 0 {
+            let d = defs[i - 1];
+            if self.block_of_stmt[d] == b {
+                return VersionDef::Def(d);
+            }
+        }
+        self.version_at_entry(reg, b)
+    }
+
+    /// The version `reg` holds at the end of block `b`.
+    pub fn version_at_end(&self, reg: RegId, b: NodeIndex) -> VersionDef {
+        if let Some(&k) = self.last_def_in_block.get(&(b.index() as u32, reg.0)) {
+            return VersionDef::Def(k);
+        }
+        self.version_at_entry(reg, b)
+    }
+
+    fn version_at_entry(&self, reg: RegId, b: NodeIndex) -> VersionDef {
+        if self.phis.contains_key(&(b.index() as u32, reg.0)) {
+            return VersionDef::Phi(b);
+        }
+        // Walk up the dominator tree to the nearest block that writes `reg` or has its φ.
+        let mut chain: SmallVec<[NodeIndex; 16]> = SmallVec::new();
+        let mut cur = self.idom[b.index()];
+        let found = loop {
+            let Some(c) = cur else { break VersionDef::Entry };
+            if let Some(v) = self.end_memo.borrow().get(&(c.index() as u32, reg.0)) {
+                break *v;
+            }
+            if let Some(&k) = self.last_def_in_block.get(&(c.index() as u32, reg.0)) {
+                break VersionDef::Def(k);
+            }
+            if self.phis.contains_key(&(c.index() as u32, reg.0)) {
+                break VersionDef::Phi(c);
+            }
+            chain.push(c);
+            cur = self.idom[c.index()];
+        };
+        let mut memo = self.end_memo.borrow_mut();
+        for c in chain {
+            memo.insert((c.index() as u32, reg.0), found);
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(src: &str) -> (Function, ValueView) {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{src}");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let f = match &m.items[0] {
+            ptx_ir::ir::Item::Func(f) => (**f).clone(),
+            _ => panic!(),
+        };
+        let cfg = Cfg::build(&f);
+        let dom = DomTree::dominators(&cfg);
+        let v = ValueView::build(&f, &cfg, &dom);
+        (f, v)
+    }
+
+    fn reg(f: &Function, name: &str) -> RegId {
+        RegId(f.regs.iter().position(|r| &*r.name == name).unwrap() as u32)
+    }
+
+    #[test]
+    fn straight_line_versions() {
+        let (f, v) = view(".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .b64 %rd1;
+            ld.param.u64 %rd1, [p];
+            mov.u32 %r1, 1;
+            st.global.u32 [%rd1], %r1;
+            mov.u32 %r1, 2;
+            st.global.u32 [%rd1], %r1;
+            ret; }");
+        let r1 = reg(&f, "%r1");
+        // statements: 0 decl, 1 decl, 2 ld, 3 mov, 4 st, 5 mov, 6 st
+        assert_eq!(v.read(4, r1).unwrap().def, VersionDef::Def(3));
+        assert_eq!(v.read(6, r1).unwrap().def, VersionDef::Def(5));
+        assert!(!v.needs_writes(r1));
+        assert_eq!(v.version_at(r1, 5), VersionDef::Def(3));
+        assert_eq!(v.version_at(r1, 3), VersionDef::Entry);
+    }
+
+    #[test]
+    fn loop_phi_and_merge() {
+        let (f, v) = view(".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p1; .reg .b64 %rd1;
+            ld.param.u64 %rd1, [p];
+            mov.u32 %r1, 0;
+        L:
+            add.u32 %r1, %r1, 1;
+            setp.lt.u32 %p1, %r1, 10;
+            @%p1 bra L;
+            st.global.u32 [%rd1], %r1;
+            ret; }");
+        let r1 = reg(&f, "%r1");
+        // 5: L, 6: add reads the φ at L.
+        assert!(matches!(v.read(6, r1).unwrap().def, VersionDef::Phi(_)));
+        assert_eq!(v.read(7, r1).unwrap().def, VersionDef::Def(6));
+        assert_eq!(v.read(9, r1).unwrap().def, VersionDef::Def(6));
+        assert!(v.needs_writes(r1));
+    }
+
+    #[test]
+    fn guarded_write_keeps_the_register() {
+        let (f, v) = view(".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p1; .reg .b64 %rd1;
+            ld.param.u64 %rd1, [p];
+            ld.global.u32 %r2, [%rd1];
+            setp.eq.u32 %p1, %r2, 0;
+            mov.u32 %r1, 5;
+            @%p1 mov.u32 %r1, 7;
+            st.global.u32 [%rd1], %r1;
+            ret; }");
+        let r1 = reg(&f, "%r1");
+        assert!(v.needs_writes(r1));
+        assert_eq!(v.read(8, r1).unwrap().def, VersionDef::Def(7));
+    }
+}
