@@ -176,6 +176,34 @@ fn as_value(f: &Function, ins: &Instruction, local_names: &FxHashSet<&str>) -> O
     Some((tmpl, dest, srcs))
 }
 
+/// A source of a value statement, for tools that build e-graph nodes from
+/// instructions the way the engine does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceOf {
+    /// A register of this width.
+    Reg(u8),
+    /// An immediate: its bits at the operand's width.
+    Imm(u128, u8),
+    /// A special register or a symbol's address, of this width.
+    Leaf(u8),
+}
+
+/// How the engine sees `ins` as a value: its shape template, the
+/// destination register's width, and its sources; `None` if it is skeleton.
+pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, Vec<SourceOf>)> {
+    let (tmpl, dest, srcs) = as_value(f, ins, &FxHashSet::default())?;
+    let reg_width = |r: RegId| type_width(f.regs[r.0 as usize].ty);
+    let sources = srcs
+        .into_iter()
+        .map(|s| match s {
+            Src::Reg(r) => SourceOf::Reg(reg_width(r)),
+            Src::Imm(b, w) => SourceOf::Imm(b, w),
+            Src::Leaf(_, w, _) => SourceOf::Leaf(w),
+        })
+        .collect();
+    Some((tmpl, reg_width(dest), sources))
+}
+
 /// Reads of `ins` the emitter can rewrite: (operand index, element index)
 /// of plain scalar register sources, address bases and the guard.
 fn rewritable_reads(f: &Function, ins: &Instruction) -> (SmallVec<[RegId; 4]>, SmallVec<[RegId; 4]>) {

@@ -136,8 +136,15 @@ fn compatible(have: ScalarType, want: ScalarType) -> bool {
     a == TypeClass::Bits || b == TypeClass::Bits || (matches!(a, TypeClass::Signed | TypeClass::Unsigned) && matches!(b, TypeClass::Signed | TypeClass::Unsigned))
 }
 
+/// Does PTX take an immediate for source operands of this instruction?
+/// Not for the video instructions (ptxas: "Incorrect video selector"),
+/// whose forms give their sources lane selectors.
+pub fn takes_immediates(ins: &Instruction) -> bool {
+    !ins.form.syntax().contains("sel}")
+}
+
 /// An immediate for operand type `ty`, when PTX takes one there.
-fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
+pub fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
     let ty = ty?;
     match ty.class() {
         TypeClass::Float => match ty {
@@ -379,7 +386,7 @@ impl<'a> Emitter<'a> {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
             let imm = match (kd.constant, src.prefix) {
-                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() => immediate(c, kd.width, src.ty),
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
                 _ => None,
             };
             let op = match imm {
@@ -550,10 +557,14 @@ fn read_types(f: &Function, ins: &Instruction, r: RegId) -> SmallVec<[ScalarType
     }
     for (k, o) in ins.operands.iter().enumerate() {
         let mut regs: SmallVec<[RegId; 4]> = SmallVec::new();
-        match o {
-            Operand::Addr(_) => continue,
-            o => o.regs(&mut regs),
+        if let Operand::Addr(a) = o {
+            // An address register is an integer (or bits) of its width.
+            if a.base == ptx_ir::ir::AddrBase::Reg(r) {
+                v.push(if reg_ty.bits() == 64 { ScalarType::U64 } else { ScalarType::U32 });
+            }
+            continue;
         }
+        o.regs(&mut regs);
         if regs.contains(&r) {
             if let Some(t) = ins.operand_type(k) {
                 if t.bits() == reg_ty.bits() || t == ScalarType::Pred {

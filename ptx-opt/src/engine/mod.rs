@@ -29,7 +29,8 @@ pub mod lang;
 use crate::rules;
 use crate::values::ValueView;
 use build::Plan;
-use egg::Id;
+/// E-class ids (egg's), for code that builds e-graphs of this engine.
+pub use egg::Id;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
 use ptx_ir::eval::Dialect;

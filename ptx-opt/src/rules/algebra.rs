@@ -75,7 +75,10 @@ fn s_zero_identity(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     right_const(eg, n, &[Opcode::ADD, Opcode::SUB, Opcode::OR, Opcode::XOR, Opcode::SHL, Opcode::SHR], |_| 0, out);
 }
 fn s_one_identity(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
-    right_const(eg, n, &[Opcode::MUL], |_| 1, out);
+    // `mul.lo` only: the high half of x * 1 is the sign or zero fill.
+    if matches!(op(eg, n), Some((s, _)) if s.ins.has(Mod::LO)) {
+        right_const(eg, n, &[Opcode::MUL], |_| 1, out);
+    }
 }
 fn s_ones_identity(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     right_const(eg, n, &[Opcode::AND], |_| u128::MAX, out);

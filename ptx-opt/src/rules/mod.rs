@@ -13,6 +13,7 @@
 pub mod algebra;
 pub mod divide;
 pub mod lop3;
+pub mod proof;
 pub mod term;
 
 use crate::engine::facts::{EGraph, Facts};

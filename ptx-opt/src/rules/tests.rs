@@ -1,87 +1,13 @@
 //! The proof of every rule: each instance of each rule is added to an
 //! e-graph, the rule runs, and every node of every e-class must then compute
 //! the same bits as the others on 10,000 random inputs and on the edge values
-//! of the inputs' widths. A rule that never fires on one of its instances
-//! fails too, so instances cannot silently stop covering it.
+//! of the inputs' widths ([`super::proof`]). A rule that never fires on one
+//! of its instances fails too, so instances cannot silently stop covering it.
 
-use super::{all, rewrite};
+use super::all;
+use super::proof::{check_rule, Rng};
 use crate::engine::facts::{EGraph, Facts};
-use crate::engine::lang::Node;
-use egg::Id;
-use ptx_ir::eval::{bits_mask, Dialect};
-use rustc_hash::FxHashMap;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // splitmix64
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-fn edge_values(w: u8) -> Vec<u128> {
-    let m = bits_mask(w as u32);
-    let min = 1u128 << (w.max(1) - 1);
-    let mut v = vec![0, 1, 2, 3, m, m - 1, min, min - 1, min + 1, 7, 8, 9, 0x55 & m, 0xaa & m];
-    v.retain(|x| *x <= m);
-    v
-}
-
-/// Values of every class under one assignment of the leaves; checks that
-/// all nodes of a class agree. Gives an error message on a disagreement.
-fn check_assignment(eg: &EGraph, leaves: &FxHashMap<Id, u128>) -> Result<(), String> {
-    let classes: Vec<Id> = eg.classes().map(|c| c.id).collect();
-    let mut val: FxHashMap<Id, u128> = FxHashMap::default();
-    for (id, v) in leaves {
-        val.insert(eg.find(*id), *v);
-    }
-    let node_value = |n: &Node, val: &FxHashMap<Id, u128>| -> Option<Option<u128>> {
-        match n {
-            Node::Const { bits, .. } => Some(Some(*bits)),
-            Node::Leaf(_) => None,
-            Node::Op(s, kids) => {
-                let mut v = Vec::with_capacity(kids.len());
-                for k in kids {
-                    let k = eg.find(*k);
-                    v.push((*val.get(&k)?, eg[k].data.width));
-                }
-                Some(eg.analysis.shapes.get(*s).eval(&eg.analysis.dialect, &v))
-            }
-        }
-    };
-    // Compute to a fixed point, then compare every computable node.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &c in &classes {
-            if val.contains_key(&c) {
-                continue;
-            }
-            for n in &eg[c].nodes {
-                if let Some(Some(v)) = node_value(n, &val) {
-                    val.insert(c, v);
-                    changed = true;
-                    break;
-                }
-            }
-        }
-    }
-    for &c in &classes {
-        let Some(&v) = val.get(&c) else { continue };
-        for n in &eg[c].nodes {
-            match node_value(n, &val) {
-                Some(Some(x)) if x != v => return Err(format!("class {c}: node {n:?} gives {x:#x}, another node {v:#x}")),
-                Some(None) => return Err(format!("class {c}: node {n:?} is not exactly determined where another node gives {v:#x}")),
-                _ => {}
-            }
-        }
-    }
-    Ok(())
-}
+use ptx_ir::eval::Dialect;
 
 #[test]
 fn every_rule_is_sound_on_its_instances() {
@@ -94,50 +20,16 @@ fn every_rule_is_sound_on_its_instances() {
         for (i, term) in instances.iter().enumerate() {
             let mut eg = EGraph::new(Facts::new(Dialect::MODERN));
             let mut leaves = Vec::new();
-            let root = term.add(&mut eg, &mut leaves);
+            term.add(&mut eg, &mut leaves);
             eg.rebuild();
-            let before = eg.total_number_of_nodes();
-            let rw = [rewrite(rule)];
-            let runner = egg::Runner::default().with_egraph(eg).with_iter_limit(4).with_node_limit(10_000).run(&rw);
-            let eg = runner.egraph;
-            let applied: usize = runner.iterations.iter().map(|it| it.applied.values().sum::<usize>()).sum();
-            if applied == 0 {
-                failures.push(format!("{family}/{} instance {i} ({term:?}): the rule did not fire ({before} nodes)", rule.name));
-                continue;
-            }
-            if let Some(c) = &eg.analysis.contradiction {
-                failures.push(format!("{family}/{} instance {i}: contradiction: {c}", rule.name));
-                continue;
-            }
-            let _ = root;
-            let leaf_ids: Vec<(Id, u8)> = leaves.iter().flatten().map(|id| (*id, eg[*id].data.width)).collect();
-            let mut assignments: Vec<Vec<u128>> = Vec::new();
-            // Edge values: every leaf takes each edge value, the others a random value.
-            for (k, (_, w)) in leaf_ids.iter().enumerate() {
-                for e in edge_values(*w) {
-                    let a: Vec<u128> = leaf_ids.iter().enumerate().map(|(j, (_, wj))| if j == k { e } else { rng.next() as u128 & bits_mask(*wj as u32) }).collect();
-                    assignments.push(a);
-                }
-            }
-            for _ in 0..10_000 {
-                assignments.push(leaf_ids.iter().map(|(_, w)| {
-                    let r = rng.next() as u128;
-                    // Small values half of the time: divisions and shifts care.
-                    let r = if rng.next() % 2 == 0 { r % 300 } else { r };
-                    r & bits_mask(*w as u32)
-                }).collect());
-            }
-            for a in &assignments {
-                let map: FxHashMap<Id, u128> = leaf_ids.iter().map(|(id, _)| *id).zip(a.iter().copied()).collect();
-                if let Err(e) = check_assignment(&eg, &map) {
-                    failures.push(format!("{family}/{} instance {i} ({term:?}) with inputs {a:x?}: {e}", rule.name));
-                    break;
-                }
-                checked += 1;
+            let leaves: Vec<egg::Id> = leaves.into_iter().flatten().collect();
+            match check_rule(rule, eg, &leaves, 10_000, &mut rng) {
+                Ok(true) => checked += 1,
+                Ok(false) => failures.push(format!("{family}/{} instance {i} ({term:?}): the rule did not fire", rule.name)),
+                Err(e) => failures.push(format!("{family}/{} instance {i} ({term:?}): {e}", rule.name)),
             }
         }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     assert!(checked > 0);
 }
-
