@@ -33,6 +33,7 @@
 //! ```
 
 pub mod cli;
+pub mod cost;
 pub mod db;
 pub mod run_cmd;
 
