@@ -281,7 +281,6 @@ struct Sass {
 pub fn measure(entries: &[Entry], fam: Family) -> Result<Measured, String> {
     let mut alive: Vec<usize> = (0..entries.len()).collect();
     let mut rejected: BTreeMap<String, String> = BTreeMap::new();
-    let mut rounds = 0;
     for _round in 0..64 {
         // The module: baselines (one per distinct shape), then the measured kernels.
         let mut text = format!(".version {}\n.target {}\n.address_size 64\n\n", fam.version, fam.name);
@@ -324,7 +323,6 @@ pub fn measure(entries: &[Entry], fam: Family) -> Result<Measured, String> {
                     return Err(format!("{}: ptxas fails without naming a line: {e}", fam.name));
                 }
                 alive.retain(|k| !dropped.contains(k));
-                rounds += 1;
                 continue;
             }
         };
@@ -357,7 +355,6 @@ pub fn measure(entries: &[Entry], fam: Family) -> Result<Measured, String> {
         unprinted.dedup();
         if let Some(d) = std::env::var_os("SASS_COSTS_DUMP") {
             let _ = std::fs::write(std::path::Path::new(&d).join(format!("{}.instances.tsv", fam.name)), instances);
-            eprintln!("{}: {rounds} rounds", fam.name);
         }
         return Ok(Measured { cells, rejected, unprinted });
     }
