@@ -37,6 +37,7 @@
 //! with a rulebook), [`passes`] (the pass pipeline per level).
 
 pub mod cli;
+pub mod cost;
 pub mod db;
 pub mod engine;
 pub mod passes;

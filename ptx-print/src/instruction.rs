@@ -17,17 +17,30 @@ pub fn write_instruction(out: &mut String, f: &Function, ins: &Instruction) {
         out.push_str(&f.reg(g.reg).name);
         out.push(' ');
     }
+    write_head(out, ins);
+    for (k, op) in ins.operands.iter().enumerate() {
+        out.push_str(if k == 0 { " \t" } else { ", " });
+        write_operand(out, f, op);
+    }
+    out.push(';');
+}
+
+/// The instruction's head as printed: the opcode and its modifiers in the
+/// form's slot order (`mul.hi.u32`, `setp.lt.and.s32`, `cvt.rn.f32.s32`).
+pub fn write_head(out: &mut String, ins: &Instruction) {
     out.push_str(ins.opcode.name());
     for m in ins.mods.iter() {
         if *m != Mod::NONE {
             out.push_str(m.text());
         }
     }
-    for (k, op) in ins.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " \t" } else { ", " });
-        write_operand(out, f, op);
-    }
-    out.push(';');
+}
+
+/// [`write_head`] into a new string.
+pub fn instruction_head(ins: &Instruction) -> String {
+    let mut s = String::new();
+    write_head(&mut s, ins);
+    s
 }
 
 pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {

@@ -14,7 +14,7 @@ mod function;
 mod instruction;
 mod module;
 
-pub use instruction::{write_imm, write_instruction};
+pub use instruction::{instruction_head, write_head, write_imm, write_instruction};
 pub use module::{print_module, write_header, write_item, write_separator};
 
 /// Width the printer wraps long lists at.

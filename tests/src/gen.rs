@@ -1103,7 +1103,7 @@ fn probe_reg(decl: T, k: usize) -> String {
 }
 
 /// The declaration type a probe uses for an operand of type `ty`.
-fn probe_decl(ty: T) -> T {
+pub fn probe_decl(ty: T) -> T {
     fresh_decls(ty)[0]
 }
 

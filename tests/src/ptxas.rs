@@ -475,11 +475,18 @@ fn status_text(out: &Output) -> String {
 /// Panics if the tools are not available (see [`tools`]).
 pub fn assemble(ptx: &str, arch: &str) -> Result<Assembled, String> {
     let dir = TempDir::new().map_err(|e| format!("cannot create a temp dir: {e}"))?;
-    assemble_in(&dir, ptx, arch).map(|(a, _)| a)
+    assemble_in(&dir, ptx, arch, &[Assembler::Ptxas12, Assembler::Ptxas13]).map(|(a, _)| a)
 }
 
-/// Assembles into `dir`; also returns the cubin's path.
-fn assemble_in(dir: &TempDir, ptx: &str, arch: &str) -> Result<(Assembled, PathBuf), String> {
+/// Like [`assemble`], with one given assembler and no retry with the other: for measurements that must say
+/// which ptxas made the code.
+pub fn assemble_with(ptx: &str, arch: &str, assembler: Assembler) -> Result<Assembled, String> {
+    let dir = TempDir::new().map_err(|e| format!("cannot create a temp dir: {e}"))?;
+    assemble_in(&dir, ptx, arch, &[assembler]).map(|(a, _)| a)
+}
+
+/// Assembles into `dir` with the first of `assemblers` that supports the PTX; also returns the cubin's path.
+fn assemble_in(dir: &TempDir, ptx: &str, arch: &str, assemblers: &[Assembler]) -> Result<(Assembled, PathBuf), String> {
     let t = tools();
     let input = dir.path().join("input.ptx");
     let cubin = dir.path().join("out.cubin");
@@ -509,10 +516,11 @@ fn assemble_in(dir: &TempDir, ptx: &str, arch: &str) -> Result<(Assembled, PathB
     };
 
     let mut failures: Vec<String> = Vec::new();
-    for (assembler, bin, release) in [
-        (Assembler::Ptxas12, &t.ptxas, &t.ptxas_release),
-        (Assembler::Ptxas13, &t.ptxas13, &t.ptxas13_release),
-    ] {
+    for &assembler in assemblers {
+        let (bin, release) = match assembler {
+            Assembler::Ptxas12 => (&t.ptxas, &t.ptxas_release),
+            Assembler::Ptxas13 => (&t.ptxas13, &t.ptxas13_release),
+        };
         let mut mode = Mode::WholeProgram;
         let mut out = run(bin, mode)?;
         if !out.status.success() && contains_ci(&combined(&out), NEEDS_RELOCATABLE) {
@@ -598,7 +606,7 @@ pub fn sass_opcodes(
         None => sass_arch(&target_arch(ptx).unwrap_or_default()),
     };
     let dir = TempDir::new().map_err(|e| format!("cannot create a temp dir: {e}"))?;
-    let (_, cubin) = assemble_in(&dir, ptx, &arch)?;
+    let (_, cubin) = assemble_in(&dir, ptx, &arch, &[Assembler::Ptxas12, Assembler::Ptxas13])?;
     let text = disassemble_file(&cubin)?;
     Ok(parse_nvdisasm(&text).into_iter().collect())
 }
