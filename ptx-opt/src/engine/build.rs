@@ -41,7 +41,15 @@ pub enum Plan {
     Skeleton { reads: SmallVec<[(RegId, Id); 4]> },
     /// A value: the class of the value it writes to `dest`. With `physical`,
     /// `dest` must be written here (with that value) in the output.
-    Value { class: Id, dest: RegId, physical: bool },
+    Value { class: Id, dest: RegId, physical: bool, input: Option<InputNode> },
+}
+
+/// The node a value statement is in the input: its shape, and per operand
+/// the class it reads and whether the input wrote an immediate there.
+#[derive(Clone, Debug)]
+pub struct InputNode {
+    pub shape: ShapeId,
+    pub operands: SmallVec<[(Id, bool); 3]>,
 }
 
 /// Where a leaf's value can be found.
@@ -341,6 +349,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             match values[k].take() {
                 Some((tmpl, dest, srcs)) => {
                     let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
+                    let imms: SmallVec<[bool; 3]> = srcs.iter().map(|s| matches!(s, Src::Imm(..))).collect();
                     for s in srcs {
                         let id = match s {
                             Src::Reg(r) => {
@@ -355,15 +364,16 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     let width = reg_width(dest);
                     // A `mov` of a special register or symbol is that leaf.
                     let leaf_mov = ins.opcode == ptx_ir::isa::Opcode::MOV && kids.len() == 1 && matches!(eg[kids[0]].nodes[0], Node::Leaf(_));
-                    let class = if leaf_mov && eg[kids[0]].data.width == width && is_materialized(&leaf_homes, &eg, kids[0]) {
-                        kids[0]
+                    let (class, input) = if leaf_mov && eg[kids[0]].data.width == width && is_materialized(&leaf_homes, &eg, kids[0]) {
+                        (kids[0], None)
                     } else {
                         let shape: ShapeId = eg.analysis.shapes.intern(tmpl, width);
-                        eg.add(Node::Op(shape, kids))
+                        let input = InputNode { shape, operands: kids.iter().copied().zip(imms).collect() };
+                        (eg.add(Node::Op(shape, kids)), Some(input))
                     };
                     class_of_stmt[k] = Some(class);
                     n_values += 1;
-                    plans[k] = Plan::Value { class, dest, physical: physical.contains(&dest) };
+                    plans[k] = Plan::Value { class, dest, physical: physical.contains(&dest), input };
                 }
                 None => {
                     let mut reads: SmallVec<[(RegId, Id); 4]> = SmallVec::new();

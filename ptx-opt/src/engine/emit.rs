@@ -21,7 +21,7 @@
 //! class whose operands can (the input's own node always can at its anchor).
 //! Physical registers get their writes back at their original places.
 
-use super::build::{Built, LeafHome, Plan};
+use super::build::{Built, InputNode, LeafHome, Plan};
 use super::extract::Choice;
 use super::lang::{Node, DEST};
 use crate::values::{ValueView, VersionDef};
@@ -33,6 +33,10 @@ use ptx_ir::ir::{Declarator, FloatLit, Function, Imm, Instruction, IntLit, Opera
 use ptx_ir::isa::{Mod, Opcode, ScalarType, StateSpace, TypeClass};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
+
+/// SASS instructions from which a value computed twice by the input is
+/// computed once (see `Emitter::worth_reusing`).
+const REUSE_COST: u64 = 8;
 
 /// A position of the output: block, and order within the block's emission.
 #[derive(Clone, Copy, Debug)]
@@ -175,6 +179,7 @@ pub fn int_lit(bits: u128, width: u8) -> IntLit {
 
 pub struct Emitter<'a> {
     f: &'a Function,
+    costs: &'a dyn super::extract::NodeCost,
     out_f: Function,
     built: &'a Built,
     choice: &'a Choice,
@@ -197,10 +202,11 @@ pub struct Emitter<'a> {
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
+    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
         let out_f = Function { body: None, ..f.clone() };
         Emitter {
             f,
+            costs,
             out_f,
             built,
             choice,
@@ -237,6 +243,27 @@ impl<'a> Emitter<'a> {
 
     /// A register holding `class` here.
     fn available(&self, class: Id) -> Option<RegId> {
+        self.available_from(class).map(|(r, _)| r)
+    }
+
+    /// Where the input computes a value again that is already available,
+    /// is the available one worth reusing? Only for expensive values
+    /// (divisions, calls: [`REUSE_COST`] SASS instructions or more). Cheap
+    /// ones are computed again as the input does: ptxas does its own CSE,
+    /// fuses address arithmetic per use (`LEA` of a sign-extended, shifted
+    /// index), and a shared cheap value only lengthens a live range.
+    fn worth_reusing(&self, class: Id) -> bool {
+        let class = self.find(class);
+        if self.available(class).is_none() {
+            return false;
+        }
+        let cost = self.choice.node(self.eg(), class).map_or(0, |n| self.costs.node_cost(self.eg(), n));
+        cost >= REUSE_COST * super::cost::SCALE
+    }
+
+    /// A register holding `class` here, and the block it was written in
+    /// (`None` for a leaf at home).
+    fn available_from(&self, class: Id) -> Option<(RegId, Option<NodeIndex>)> {
         let class = self.find(class);
         if let Some(v) = self.avail.get(&class) {
             for a in v.iter().rev() {
@@ -245,7 +272,7 @@ impl<'a> Emitter<'a> {
                 }
                 match a.version {
                     Some(ver) if self.view.version_at(a.reg, self.here) != ver => continue,
-                    _ => return Some(a.reg),
+                    _ => return Some((a.reg, Some(a.at.block))),
                 }
             }
         }
@@ -254,7 +281,7 @@ impl<'a> Emitter<'a> {
             if let Node::Leaf(l) = n {
                 if let LeafHome::Reg { reg, version } = &self.built.leaf_homes[l.0 as usize] {
                     if self.view.version_at(*reg, self.here) == *version {
-                        return Some(*reg);
+                        return Some((*reg, None));
                     }
                 }
             }
@@ -319,9 +346,16 @@ impl<'a> Emitter<'a> {
     /// Puts `class` in a register here, writing it into `into` when given
     /// (the caller records availability of `into`). Gives the register.
     fn elaborate(&mut self, class: Id, into: Option<RegId>) -> Option<RegId> {
+        self.elaborate_here(class, into, false)
+    }
+
+    /// [`Self::elaborate`]; with `fresh`, computes the value again even if
+    /// it is available (its operands may still be reused).
+    fn elaborate_here(&mut self, class: Id, into: Option<RegId>, fresh: bool) -> Option<RegId> {
         let class = self.find(class);
         let data = self.eg()[class].data;
-        if into.is_none() {
+        if fresh {
+        } else if into.is_none() {
             if let Some(r) = self.available(class) {
                 return Some(r);
             }
@@ -377,15 +411,67 @@ impl<'a> Emitter<'a> {
         result
     }
 
+    /// What computing `class` here costs with its chosen node (operands at
+    /// hand are free), in cost units; bounded in depth.
+    fn cost_here(&mut self, class: Id, depth: u32) -> u64 {
+        let class = self.find(class);
+        if self.available(class).is_some() || self.eg()[class].data.constant.is_some() {
+            return 0;
+        }
+        let Some(n) = self.choice.node(self.eg(), class) else { return u64::MAX / 8 };
+        let n = n.clone();
+        self.node_cost_here(&n, depth)
+    }
+
+    fn node_cost_here(&mut self, n: &Node, depth: u32) -> u64 {
+        let own = self.costs.node_cost(self.eg(), n);
+        if depth == 0 {
+            return own;
+        }
+        let kids: SmallVec<[Id; 4]> = egg::Language::children(n).iter().copied().collect();
+        kids.iter().fold(own, |a, k| a.saturating_add(self.cost_here(*k, depth - 1)))
+    }
+
+    /// Writes the input's own instruction for `class` into `into` when it
+    /// can be had here and costs no more than the chosen node: equal cost
+    /// keeps the input as it was. Gives the register written.
+    fn elaborate_as_input(&mut self, class: Id, input: Option<&InputNode>, into: Option<RegId>) -> Option<RegId> {
+        let input = input?;
+        let class = self.find(class);
+        let kids: SmallVec<[Id; 3]> = input.operands.iter().map(|(k, _)| self.find(*k)).collect();
+        if !kids.iter().all(|k| self.can(*k)) {
+            return None;
+        }
+        let mine = Node::Op(input.shape, kids.clone());
+        let chosen = self.choice.node(self.eg(), class).cloned();
+        if let Some(c) = chosen {
+            if c != mine && self.node_cost_here(&mine, 3) > self.node_cost_here(&c, 3) {
+                return None;
+            }
+        }
+        let imms: SmallVec<[bool; 3]> = input.operands.iter().map(|(_, i)| *i).collect();
+        let width = self.eg()[class].data.width;
+        self.emit_op_with(input.shape, &kids, into, width, Some(&imms))
+    }
+
     /// Emits one node's instruction.
     fn emit_op(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8) -> Option<RegId> {
+        self.emit_op_with(s, kids, into, width, None)
+    }
+
+    /// [`Self::emit_op`]; with `as_input`, a constant operand the input read
+    /// from a register is read from a register holding it when there is one
+    /// (the input's instruction, written back as the input wrote it).
+    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[bool]>) -> Option<RegId> {
         let shape = self.eg().analysis.shapes.get(s).clone();
         // Operands first (they may emit instructions).
         let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
+            let from_register = as_input.is_some_and(|imm| !imm[k]) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
+                _ if from_register => None,
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
                 _ => None,
             };
@@ -487,20 +573,28 @@ impl<'a> Emitter<'a> {
                 }
                 match &self.built.plans[k] {
                     Plan::Keep => self.push(stmt.clone()),
-                    Plan::Value { class, dest, physical } => {
+                    Plan::Value { class, dest, physical, input } => {
                         let (class, dest, physical) = (*class, *dest, *physical);
                         if physical {
-                            self.elaborate(class, Some(dest))?;
+                            if self.elaborate_as_input(class, input.as_ref(), Some(dest)).is_none() {
+                                self.elaborate(class, Some(dest))?;
+                            }
                             // The register holds this version from here on.
                             self.record_after(class, dest, VersionDef::Def(k));
-                        } else if self.demanded.contains(&self.find(class)) && self.eg()[self.find(class)].data.constant.is_none() && self.available(class).is_none() {
-                            // (Constants are written where a register needs them.)
+                        } else if self.demanded.contains(&self.find(class)) && self.eg()[self.find(class)].data.constant.is_none() && !self.worth_reusing(class) {
+                            // Constants are written where a register needs them.
+                            // A value the input computes again here is computed
+                            // again (see `worth_reusing`).
                             // Keep the input's register when it is written only here.
                             let single = self.view.reg(dest).defs.len() == 1;
-                            if single && self.elaborate(class, Some(dest)).is_some() {
+                            if single && (self.elaborate_as_input(class, input.as_ref(), Some(dest)).is_some() || self.elaborate_here(class, Some(dest), true).is_some()) {
                                 self.record(class, dest, None);
                             } else {
-                                self.elaborate(class, None)?;
+                                if let Some(t) = self.elaborate_as_input(class, input.as_ref(), None) {
+                                    self.record(class, t, None);
+                                } else {
+                                    self.elaborate_here(class, None, true)?;
+                                }
                             }
                         }
                     }

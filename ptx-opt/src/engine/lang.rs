@@ -205,6 +205,8 @@ pub struct ShapeTable {
     index: FxHashMap<(Instruction, u8), ShapeId>,
     /// Shapes made from text by rules: (head, number of sources) -> shape.
     by_text: FxHashMap<(&'static str, u8), ShapeId>,
+    /// Whether each shape was first made by a rule (not taken from the input).
+    by_rule: Vec<bool>,
 }
 
 impl ShapeTable {
@@ -215,7 +217,13 @@ impl ShapeTable {
         let id = ShapeId(self.shapes.len() as u32);
         self.index.insert((ins.clone(), width), id);
         self.shapes.push(Shape::new(ins, width));
+        self.by_rule.push(false);
         id
+    }
+
+    /// Was the shape first made by a rule rather than taken from the input?
+    pub fn made_by_rule(&self, s: ShapeId) -> bool {
+        self.by_rule[s.0 as usize]
     }
 
     pub fn get(&self, s: ShapeId) -> &Shape {
@@ -241,7 +249,11 @@ impl ShapeTable {
         }
         let ins = template(head, n as usize).unwrap_or_else(|e| panic!("rule instruction `{head}` with {n} sources: {e}"));
         let width = ins.operand_type(0).map(type_width).unwrap_or(32);
+        let known = self.index.contains_key(&(ins.clone(), width));
         let id = self.intern(ins, width);
+        if !known {
+            self.by_rule[id.0 as usize] = true;
+        }
         self.by_text.insert((head, n), id);
         id
     }

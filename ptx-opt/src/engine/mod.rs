@@ -133,7 +133,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
         return None;
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
-    let emitter = emit::Emitter::new(f, &built, &choice, &view, &cfg, &dom, demanded);
+    let emitter = emit::Emitter::new(f, &built, &choice, &costs, &view, &cfg, &dom, demanded);
     let out = emitter.run()?;
     report.instructions_emitted = out.instructions().count();
     Some((out, report))
