@@ -329,6 +329,18 @@ impl Verifier<'_> {
 
     /// `.vN` instructions take vectors of N elements.
     fn vector_widths(&mut self, f: &Function, ins: &Instruction, at: Span) {
+        // ptxas: "Unknown video selector": `.x` ... name lanes of vector registers only.
+        for op in &ins.operands {
+            op.walk(&mut |o| {
+                if let Operand::Reg(r) = o {
+                    if r.sel.is_some_and(|s| s.lane().is_some()) && f.reg(r.reg).vector.is_none() {
+                        let mut sel = String::new();
+                        r.sel.unwrap().write(&mut sel);
+                        self.error(at, format!("`{}` is not a vector register, so it has no component `{sel}`", f.reg(r.reg).name));
+                    }
+                }
+            });
+        }
         let Some(n) = ins.vector() else { return };
         for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
             // Only the data operands, those typed by the instruction's type slot.
