@@ -19,7 +19,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// variable or referenced symbol, no member of any range). A register range
 /// declared in a block moves whole when none of its names is taken, else it
 /// becomes a list of the members in use. Variables declared in blocks stay
-/// where they are (see [`block_variable_users`]), and so do the blocks.
+/// where they are (see [`super::block_variable_users`]), and so do the blocks.
 ///
 /// Fails, changing nothing, when [`check`] finds a problem.
 pub fn flatten_names(f: &mut Function) -> Result<(), Vec<ScopeError>> {
