@@ -756,6 +756,9 @@ fn resolve_type(f: &Form, t: &str) -> Result<String, String> {
     if t == "addr" {
         return Ok("OperandType::Address".into());
     }
+    if t == "label" {
+        return Ok("OperandType::Label".into());
+    }
     let (base, wide, half) = match (t.strip_suffix("*2"), t.strip_suffix("/2")) {
         (Some(b), _) => (b, true, false),
         (_, Some(b)) => (b, false, true),

@@ -14,7 +14,7 @@ pub fn write_instruction(out: &mut String, f: &Function, ins: &Instruction) {
         if g.negated {
             out.push('!');
         }
-        out.push_str(&f.reg(g.reg).name);
+        out.push_str(f.reg_name(g.reg));
         out.push(' ');
     }
     write_head(out, ins);
@@ -51,13 +51,13 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
                 Prefix::Not => out.push('!'),
                 Prefix::Neg => out.push('-'),
             }
-            out.push_str(&f.reg(r.reg).name);
+            out.push_str(f.reg_name(r.reg));
             if let Some(s) = r.sel {
                 s.write(out);
             }
         }
         Operand::RegOffset(r, off) => {
-            out.push_str(&f.reg(*r).name);
+            out.push_str(f.reg_name(*r));
             let _ = write!(out, "+{off}");
         }
         Operand::SReg(s, sel) => {
@@ -86,7 +86,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             write_operand(out, f, p);
             out.push('|');
             match q {
-                PairPred::Reg(q) => out.push_str(&f.reg(*q).name),
+                PairPred::Reg(q) => out.push_str(f.reg_name(*q)),
                 PairPred::Sink => out.push('_'),
             }
         }
@@ -136,7 +136,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
 
 fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64) {
     match base {
-        AddrBase::Reg(r) => out.push_str(&f.reg(*r).name),
+        AddrBase::Reg(r) => out.push_str(f.reg_name(*r)),
         AddrBase::Sym(s) => out.push_str(s),
         AddrBase::Imm(i) => {
             let _ = write!(out, "{i}");

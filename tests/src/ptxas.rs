@@ -562,6 +562,26 @@ fn assemble_in(dir: &TempDir, ptx: &str, arch: &str, assemblers: &[Assembler]) -
     Err(failures.join("\n"))
 }
 
+/// Does ptxas give `other` the same SASS as `original` (a file it accepts)?
+/// Both are assembled for the arch of `original`'s `.target` (one nvdisasm
+/// reads). Ok(true) when the `.text` sections are byte-identical, Ok(false)
+/// when they differ but every function has the same instruction count;
+/// `name` labels the messages.
+pub fn same_sass(name: &str, original: &str, other: &str) -> Result<bool, String> {
+    let arch = sass_arch(&assembly_arch(original));
+    let a = assemble(original, &arch).map_err(|e| format!("{name}: the original no longer assembles for {arch}: {e}"))?;
+    let b = assemble(other, &arch).map_err(|e| format!("{name}: the rewritten file does not assemble for {arch}: {e}"))?;
+    if text_sections(&a.cubin)? == text_sections(&b.cubin)? {
+        return Ok(true);
+    }
+    let ca = sass_instruction_counts(original, Some(&arch))?;
+    let cb = sass_instruction_counts(other, Some(&arch))?;
+    if ca != cb {
+        return Err(format!("{name}: SASS instruction counts differ: original {ca:?}, rewritten {cb:?}"));
+    }
+    Ok(false)
+}
+
 /// Assembles `ptx` for the arch its `.target` calls for ([`assembly_arch`]).
 pub fn assemble_for_target(ptx: &str) -> Result<Assembled, String> {
     assemble(ptx, &assembly_arch(ptx))

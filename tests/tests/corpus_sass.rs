@@ -5,7 +5,7 @@
 //! disassembled and counted.
 
 use ptx_tests::corpus::{manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
-use ptx_tests::ptxas::{assemble, assembly_arch, sass_arch, sass_instruction_counts, text_sections, tools};
+use ptx_tests::ptxas::{same_sass, tools};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -59,19 +59,5 @@ fn printed_corpus_assembles_to_the_same_sass() {
 /// differ but every function has the same instruction count.
 fn check(name: &str, original: &str) -> Result<bool, String> {
     let parsed = ptx_ir::parse(name, original.as_bytes()).map_err(|d| d.to_string())?;
-    let printed = ptx_print::print_module(&parsed.module);
-    // Assemble for an arch nvdisasm can read, so counts can be compared if bytes differ.
-    let arch = sass_arch(&assembly_arch(original));
-    let a = assemble(original, &arch).map_err(|e| format!("{name}: the original no longer assembles for {arch}: {e}"))?;
-    let b = assemble(&printed, &arch).map_err(|e| format!("{name}: the printed file does not assemble for {arch}: {e}"))?;
-    let (ta, tb) = (text_sections(&a.cubin)?, text_sections(&b.cubin)?);
-    if ta == tb {
-        return Ok(true);
-    }
-    let ca = sass_instruction_counts(original, Some(&arch))?;
-    let cb = sass_instruction_counts(&printed, Some(&arch))?;
-    if ca != cb {
-        return Err(format!("{name}: SASS instruction counts differ: original {ca:?}, printed {cb:?}"));
-    }
-    Ok(false)
+    same_sass(name, original, &ptx_print::print_module(&parsed.module))
 }

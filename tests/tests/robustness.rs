@@ -173,3 +173,24 @@ fn non_utf8_dwarf_line_is_an_error() {
     let e = ptx_ir::parse("legacy.ptx", b".version 1.4\n.target sm_10\n@@DWARF .byte 0x2b, 0x00\xff\n").unwrap_err();
     assert_eq!(e.to_string(), "legacy.ptx:3:9: error: found bytes that are not UTF-8, expected the text of the line");
 }
+
+/// IR a buggy pass could make, with register and label ids outside the
+/// function's tables: the verifier reports each, and the printer writes text
+/// that does not parse instead of panicking.
+#[test]
+fn ids_outside_the_tables_are_reported_not_panics() {
+    use ptx_ir::ir::{Item, LabelId, Operand, RegId, Stmt};
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n.entry k()\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, 1;\nbra L;\nL:\nret;\n}\n";
+    let mut p = ptx_ir::parse("k.ptx", text.as_bytes()).unwrap();
+    let Item::Func(f) = &mut p.module.items[0] else { panic!() };
+    let body = f.body.as_mut().unwrap();
+    let Stmt::Instr(mov) = &mut body[1] else { panic!() };
+    mov.operands[0] = Operand::reg(RegId(40));
+    let Stmt::Instr(bra) = &mut body[2] else { panic!() };
+    bra.operands[0] = Operand::Label(LabelId(9));
+    let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "k.ptx", text.as_bytes()).iter().map(|d| d.to_string()).collect();
+    assert!(errors.iter().any(|e| e.starts_with("k.ptx:7:1: error: in function `k`: register #40 is not in the register table")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.starts_with("k.ptx:8:1: error: in function `k`: label #9 is not in the label table")), "{errors:?}");
+    let printed = ptx_print::print_module(&p.module);
+    assert!(ptx_ir::parse("printed.ptx", printed.as_bytes()).is_err(), "{printed}");
+}

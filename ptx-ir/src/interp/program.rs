@@ -264,22 +264,8 @@ impl<'m> Program<'m> {
         let ret_params = place_params(&f.ret, &mut vars);
         let params = place_params(&f.params, &mut vars);
         let mut local = Flat::new("local", 0);
-        let mut stmt_scope = Vec::with_capacity(body.len());
-        let mut scope_parent = vec![0u32];
-        let mut open = vec![0u32];
-        for s in body {
-            match s {
-                Stmt::ScopeBegin => {
-                    scope_parent.push(*open.last().unwrap());
-                    open.push(scope_parent.len() as u32 - 1);
-                }
-                Stmt::ScopeEnd if open.len() > 1 => {
-                    open.pop();
-                }
-                _ => {}
-            }
-            let scope = *open.last().unwrap();
-            stmt_scope.push(scope);
+        let crate::ir::scopes::ScopeTree { stmt_scope, parent: scope_parent, .. } = crate::ir::scopes::ScopeTree::of(body);
+        for (s, &scope) in body.iter().zip(&stmt_scope) {
             let Stmt::Decl(d) = s else { continue };
             for nm in &d.names {
                 let (size, align) = var_size(d, &nm.dims);

@@ -45,6 +45,21 @@ pub struct Declarator {
     pub init: Option<Initializer>,
 }
 
+/// Splits a name into a register range's prefix and index (`%r12` is
+/// member 12 of `%r<N>`); `None` when the name does not end in a number
+/// or the number has a leading zero (`%r01` is no range member).
+pub fn range_member(name: &str) -> Option<(&str, u32)> {
+    let digits = name.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits == name.len() {
+        return None;
+    }
+    let (prefix, num) = name.split_at(name.len() - digits);
+    if num.len() > 1 && num.starts_with('0') {
+        return None;
+    }
+    Some((prefix, num.parse().ok()?))
+}
+
 /// The value after `=` in a declaration.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initializer {
@@ -117,6 +132,39 @@ pub enum ConstExpr {
     Cond(Box<ConstExpr>, Box<ConstExpr>, Box<ConstExpr>),
     /// `(.s64) e` / `(.u64) e`.
     Cast(bool, Box<ConstExpr>),
+}
+
+impl ConstExpr {
+    /// Every name this expression takes the address of (`WARP_SZ`, a
+    /// constant, is none).
+    pub fn symbols(&self, f: &mut dyn FnMut(&str)) {
+        match self {
+            ConstExpr::Sym(s) if &**s != "WARP_SZ" => f(s),
+            ConstExpr::Sym(_) | ConstExpr::Int(_) | ConstExpr::Float(_) => {}
+            ConstExpr::Generic(x) | ConstExpr::Mask(_, x) | ConstExpr::Unary(_, x) | ConstExpr::Cast(_, x) => x.symbols(f),
+            ConstExpr::Binary(_, a, b) => {
+                a.symbols(f);
+                b.symbols(f);
+            }
+            ConstExpr::Cond(a, b, c) => {
+                a.symbols(f);
+                b.symbols(f);
+                c.symbols(f);
+            }
+        }
+    }
+}
+
+impl Initializer {
+    /// Every expression of the initializer (texture and sampler fields name
+    /// modes, not values, and are none).
+    pub fn exprs(&self, f: &mut dyn FnMut(&ConstExpr)) {
+        match self {
+            Initializer::Expr(e) => f(e),
+            Initializer::List(items) => items.iter().for_each(|i| i.exprs(f)),
+            Initializer::Fields(_) => {}
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -61,6 +61,8 @@ pub struct Function {
     pub params: Option<Vec<VarDecl>>,
     pub directives: Vec<FuncDirective>,
     pub regs: Vec<Reg>,
+    /// One entry per label definition. Labels are scoped by `{ }` blocks
+    /// like registers, so a name may repeat (see [`super::scopes`]).
     pub labels: Vec<Name>,
     /// `None` for a declaration (prototype) without a body.
     pub body: Option<Vec<Stmt>>,
@@ -70,8 +72,15 @@ impl Function {
     pub fn reg(&self, r: super::RegId) -> &Reg {
         &self.regs[r.0 as usize]
     }
+    /// A register's name; for an id outside the table (a pass's bug, which
+    /// the verifier reports) a text no parser accepts, rather than a panic.
+    pub fn reg_name(&self, r: RegId) -> &str {
+        self.regs.get(r.0 as usize).map_or("<register not in the table>", |r| &r.name)
+    }
+    /// A label's name (names repeat across `{ }` blocks: ids do not); for
+    /// an id outside the table, a text no parser accepts.
     pub fn label_name(&self, l: LabelId) -> &str {
-        &self.labels[l.0 as usize]
+        self.labels.get(l.0 as usize).map_or("<label not in the table>", |n| n)
     }
     /// Instructions of the body, in order.
     pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {

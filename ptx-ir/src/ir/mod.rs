@@ -11,6 +11,7 @@ mod data;
 mod function;
 mod instruction;
 mod module;
+pub mod scopes;
 mod special;
 
 pub use data::*;

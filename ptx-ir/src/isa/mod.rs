@@ -119,6 +119,8 @@ pub enum OperandType {
     Fixed(ScalarType),
     /// An address: an integer or bit register of the address size.
     Address,
+    /// A label, never a register or variable (ptxas: "Label expected").
+    Label,
 }
 
 /// When an instruction form (or one of its modifiers) exists: PTX ISA

@@ -32,8 +32,8 @@ pub struct Parser<'a> {
     /// Module-level names known before parsing (item-by-item parsing), borrowed.
     pub known_globals: Option<&'a FxHashMap<Box<str>, GlobalKind>>,
     pub func: Option<FuncState<'a>>,
-    /// Per function parsed so far: labels used but not defined, with their first use.
-    pub pending_names: Vec<Vec<(crate::ir::LabelId, Span)>>,
+    /// Labels used but not defined in an enclosing block: where, and the message.
+    pub pending_names: Vec<(Span, String)>,
     /// Spans of the parameters of the function being parsed.
     pub param_spans: Vec<Span>,
     /// The end of the header of the function being parsed.

@@ -4,8 +4,8 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
-use super::scope::FuncState;
-use crate::ir::{FuncDirective, FuncKind, Function, Linkage, Loc, Prototype, Stmt, VarDecl};
+use super::scope::{Binding, FuncState};
+use crate::ir::{FuncDirective, FuncKind, Function, LabelId, Linkage, Loc, Prototype, Stmt, VarDecl};
 use crate::lexer::TokenKind;
 use crate::source::Span;
 
@@ -47,13 +47,15 @@ impl<'a> Parser<'a> {
         let directives = self.func_directives(true)?;
         let mut body = None;
         let mut spans = Vec::new();
+        let mut patch = Vec::new();
         if self.eat(TokenKind::Semi) {
             // a declaration
         } else if self.at(TokenKind::LBrace) {
             self.bump();
-            let (b, s) = self.body()?;
+            let (b, s, p) = self.body()?;
             body = Some(b);
             spans = s;
+            patch = p;
         } else if kind == FuncKind::Entry || !(self.at(TokenKind::DotWord) || self.at(TokenKind::Eof)) {
             // Old producers (nvopencc) write `.func` declarations without `;`,
             // the next directive following directly; ptxas accepts that for
@@ -61,15 +63,22 @@ impl<'a> Parser<'a> {
             return self.expected("`{` opening the body or `;` ending a declaration");
         }
         let fs = self.func.take().unwrap();
-        // Names used as operands but never defined as labels: they may name
-        // functions or variables declared later in the module.
-        let undefined: Vec<(crate::ir::LabelId, Span)> = (0..fs.labels.len())
-            .filter(|&k| fs.label_defs[k].is_none())
-            .map(|k| (crate::ir::LabelId(k as u32), fs.label_uses[k].unwrap_or_default()))
-            .collect();
-        self.pending_names.push(undefined);
-        // Labels used but not defined are resolved at the end of the module
-        // (they may name functions or variables declared later).
+        if let Some(body) = &mut body {
+            match fs.resolve_labels() {
+                Ok(ids) => resolve_refs(body, &patch, &ids),
+                // Reported at the end of the item, after any other error.
+                Err((span, name, elsewhere)) => {
+                    let msg = match elsewhere {
+                        Some(def) => {
+                            let (l, c) = self.lines().line_col(def.start);
+                            format!("label `{name}` is not defined in this block or an enclosing one (the label `{name}` at {l}:{c} is in a block that does not enclose this use)")
+                        }
+                        None => format!("`{name}` is not declared (no register, variable, function or label of that name)"),
+                    };
+                    self.pending_names.push((span, msg));
+                }
+            }
+        }
         let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body };
         Ok((f, spans))
     }
@@ -202,13 +211,16 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
-    /// The statements after `{` up to the matching `}`.
-    fn body(&mut self) -> PResult<(Vec<Stmt>, Vec<Span>)> {
+    /// The statements after `{` up to the matching `}`, their spans, and
+    /// the statements that name labels (to resolve at the end).
+    fn body(&mut self) -> PResult<(Vec<Stmt>, Vec<Span>, Vec<usize>)> {
         let mut stmts = Vec::new();
         let mut spans = Vec::new();
+        let mut patch = Vec::new();
         loop {
             let t = self.peek();
             let start = self.mark();
+            let refs = self.func.as_ref().unwrap().ref_count();
             let stmt = match t.kind {
                 TokenKind::RBrace => {
                     self.bump();
@@ -243,10 +255,13 @@ impl<'a> Parser<'a> {
                 TokenKind::At | TokenKind::Ident => Stmt::Instr(Box::new(self.instruction()?)),
                 _ => return self.expected("an instruction, a label, a declaration or `}`"),
             };
+            if self.func.as_ref().unwrap().ref_count() > refs {
+                patch.push(stmts.len());
+            }
             spans.push(self.span_from(start));
             stmts.push(stmt);
         }
-        Ok((stmts, spans))
+        Ok((stmts, spans, patch))
     }
 
     /// `name:` followed by nothing, `.branchtargets`, `.calltargets` or `.callprototype`.
@@ -254,22 +269,25 @@ impl<'a> Parser<'a> {
         let t = self.bump();
         self.bump(); // ':'
         let name = self.text(t);
-        let f = self.func.as_mut().unwrap();
-        let id = f.label(name);
-        if let Some(prev) = f.label_defs[id.0 as usize] {
-            let (l, c) = self.lines().line_col(prev.start);
-            return self.error_at(t.span, format!("label `{name}` is already defined (at {l}:{c})"));
-        }
-        if let Some(super::scope::Binding::Reg(_)) = f.lookup(name) {
-            return self.error_at(t.span, format!("`{name}` is a register, not a label"));
-        }
-        f.label_defs[id.0 as usize] = Some(t.span);
+        // A label belongs to its block; a name is declared once per block.
+        let code = !(self.at_dot(".branchtargets") || self.at_dot(".calltargets") || self.at_dot(".callprototype"));
+        let id = match self.func.as_mut().unwrap().define_label(name, t.span, code) {
+            Ok(id) => id,
+            Err((prev, binding)) => {
+                let (l, c) = self.lines().line_col(prev.start);
+                let msg = match binding {
+                    Binding::Label { .. } => format!("label `{name}` is already defined in this block (at {l}:{c})"),
+                    _ => format!("`{name}` is already declared in this block (at {l}:{c}), so it cannot also be a label here"),
+                };
+                return self.error_at(t.span, msg);
+            }
+        };
         if self.at_dot(".branchtargets") {
             self.bump();
             let mut targets = Vec::new();
             loop {
                 let (lt, l) = self.expect_ident("a label")?;
-                targets.push(self.func.as_mut().unwrap().use_label(l, lt.span));
+                targets.push(self.func.as_mut().unwrap().use_target(l, lt.span));
                 if !self.eat(TokenKind::Comma) {
                     break;
                 }
@@ -347,6 +365,19 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(loc)
+    }
+}
+
+/// Replaces the provisional label numbers of the statements in `patch`
+/// (operands and `.branchtargets` lists) by the labels they resolved to.
+fn resolve_refs(body: &mut [Stmt], patch: &[usize], ids: &[LabelId]) {
+    let fix = |l: &mut LabelId| *l = ids[l.0 as usize];
+    for &k in patch {
+        match &mut body[k] {
+            Stmt::Instr(ins) => ins.operands.iter_mut().for_each(|o| o.for_each_label_mut(&mut |l| fix(l))),
+            Stmt::BranchTargets(_, targets) => targets.iter_mut().for_each(fix),
+            _ => {}
+        }
     }
 }
 

@@ -139,6 +139,7 @@ impl<'a> Parser<'a> {
         match self.func.as_mut().unwrap().lookup(name) {
             Some(Binding::Reg(r)) => Ok(r),
             Some(Binding::Var) => self.error_at(span, format!("`{name}` is a variable, expected a register")),
+            Some(Binding::Label { .. }) => self.error_at(span, format!("`{name}` is a label, expected a register")),
             None => self.error_at(span, format!("`{name}` is not a declared register")),
         }
     }
@@ -253,6 +254,10 @@ impl<'a> Parser<'a> {
                 Ok(Operand::Reg(RegOperand { reg, prefix: Prefix::None, sel }))
             }
             Some(Binding::Var) => self.symbol_operand(name, opcode, depth),
+            Some(Binding::Label { .. }) => {
+                let f = self.func.as_mut().unwrap();
+                Ok(Operand::Label(f.use_label(name, t.span)))
+            }
             None => {
                 if let Some(sr) = SpecialReg::from_name(name) {
                     let sel = self.selector();
@@ -362,6 +367,9 @@ impl<'a> Parser<'a> {
                 Some(Binding::Var) => {
                     self.bump();
                     AddrBase::Sym(name.into())
+                }
+                Some(Binding::Label { .. }) => {
+                    return self.error_at(t.span, format!("`{name}` is a label here, expected a register or variable in an address"));
                 }
                 None if self.is_global(name) => {
                     self.bump();

@@ -278,13 +278,10 @@ impl<'a> Parser<'a> {
 
     /// Labels used but never defined: an error at their first use.
     fn check_undefined_labels(&mut self) -> PResult<()> {
-        for undefined in std::mem::take(&mut self.pending_names) {
-            if let Some((_, span)) = undefined.first() {
-                let name = std::str::from_utf8(&self.src[span.start as usize..span.end as usize]).unwrap_or("?");
-                return self.error_at(*span, format!("`{name}` is not declared (no register, variable, function or label of that name)"));
-            }
+        match std::mem::take(&mut self.pending_names).into_iter().next() {
+            Some((span, msg)) => self.error_at(span, msg),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

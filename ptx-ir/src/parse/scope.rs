@@ -1,8 +1,19 @@
-//! Name resolution inside a function: nested scopes of registers and local
-//! variables, parameterized register ranges (`%r<100>`), and labels with
-//! forward references.
+//! Name resolution inside a function: nested scopes of registers, local
+//! variables and labels, parameterized register ranges (`%r<100>`), and
+//! label references resolved at the end of the body.
+//!
+//! Registers and variables resolve as ptxas resolves them: at the point of
+//! use, through the scopes open there, innermost first, among the names
+//! declared so far. A label belongs to the `{ }` block that defines it, like
+//! a register. A branch target (`bra`, `.branchtargets`) means the label of
+//! that name defined in the innermost enclosing block that defines one,
+//! before or after the branch; a name that at the point of use already
+//! means a `.branchtargets`/`.calltargets`/`.callprototype` label (the
+//! table of `brx.idx`, the prototype of `call`) means that one, as ptxas
+//! reads it. References are numbered as they are met and resolved in
+//! [`FuncState::resolve_labels`].
 
-use crate::ir::{LabelId, Name, Reg, RegId};
+use crate::ir::{range_member, LabelId, Name, Reg, RegId};
 use crate::isa::{ScalarType, StateSpace};
 use crate::source::Span;
 use rustc_hash::FxHashMap;
@@ -13,6 +24,20 @@ pub enum Binding {
     Reg(RegId),
     /// An addressable variable (`.local`, `.shared`, `.param` ...).
     Var,
+    /// A label defined so far; `code` for a position in the code (`L:`),
+    /// not for `.branchtargets`/`.calltargets`/`.callprototype`.
+    Label { id: LabelId, code: bool },
+}
+
+/// A label named by an operand or a `.branchtargets` list.
+#[derive(Clone, Copy, Debug)]
+struct LabelRef<'a> {
+    name: &'a str,
+    /// The innermost scope open at the reference.
+    scope: u32,
+    span: Span,
+    /// Known at the reference (a directive label defined before it).
+    known: Option<LabelId>,
 }
 
 #[derive(Clone, Debug)]
@@ -25,38 +50,46 @@ struct Range {
 
 /// Names are borrowed from the source text: declaring and looking up
 /// thousands of registers allocates nothing but the IR's own names.
+///
+/// Within one scope, ptxas looks a name up among the registers and
+/// variables first (range members included) and among the labels last: a
+/// label may be named like a member of a range of its own block (`%r1:`
+/// beside `%r<4>`), and then the name still means the register.
 #[derive(Default)]
 struct Scope<'a> {
+    /// Declared registers and variables, and the range members used so far.
     names: FxHashMap<&'a str, (Binding, Span)>,
     ranges: FxHashMap<&'a str, Range>,
+    labels: FxHashMap<&'a str, (LabelId, bool, Span)>,
     /// Where its `{` is (none for the function body itself).
     opened: Option<Span>,
+    /// Its number in the function (0: the body itself).
+    id: u32,
+}
+
+impl Scope<'_> {
+    /// The range of this scope that has `name` as a member.
+    fn range_of(&self, name: &str) -> Option<&Range> {
+        let (prefix, n) = range_member(name)?;
+        self.ranges.get(prefix).filter(|r| n < r.count)
+    }
 }
 
 /// Per-function parser state.
 pub struct FuncState<'a> {
     pub regs: Vec<Reg>,
     scopes: Vec<Scope<'a>>,
+    /// Every scope's parent, by scope number (the body is its own parent).
+    scope_parent: Vec<u32>,
+    /// One name per label definition, in order: names repeat across blocks.
     pub labels: Vec<Name>,
-    label_ids: FxHashMap<&'a str, LabelId>,
-    /// Where each label is defined, if it is.
-    pub label_defs: Vec<Option<Span>>,
-    /// Where each label was first used.
-    pub label_uses: Vec<Option<Span>>,
-}
-
-/// Splits `%r123` into (`%r`, 123) for parameterized names.
-fn split_index(name: &str) -> Option<(&str, u32)> {
-    let digits = name.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 || digits == name.len() {
-        return None;
-    }
-    let (prefix, num) = name.split_at(name.len() - digits);
-    // `%r01` is not `%r1`: parameterized names have no leading zeros.
-    if num.len() > 1 && num.starts_with('0') {
-        return None;
-    }
-    Some((prefix, num.parse().ok()?))
+    /// Where each label is defined.
+    pub label_defs: Vec<Span>,
+    /// The labels each scope defines.
+    label_ids: FxHashMap<(u32, &'a str), LabelId>,
+    /// Label references in order; `Operand::Label` holds an index into
+    /// this list until [`FuncState::resolve_labels`].
+    refs: Vec<LabelRef<'a>>,
 }
 
 impl<'a> FuncState<'a> {
@@ -64,15 +97,18 @@ impl<'a> FuncState<'a> {
         FuncState {
             regs: Vec::new(),
             scopes: vec![Scope::default()],
+            scope_parent: vec![0],
             labels: Vec::new(),
-            label_ids: FxHashMap::default(),
             label_defs: Vec::new(),
-            label_uses: Vec::new(),
+            label_ids: FxHashMap::default(),
+            refs: Vec::new(),
         }
     }
 
     pub fn push_scope(&mut self, opened: Span) {
-        self.scopes.push(Scope { opened: Some(opened), ..Scope::default() });
+        let id = self.scope_parent.len() as u32;
+        self.scope_parent.push(self.scopes.last().unwrap().id);
+        self.scopes.push(Scope { opened: Some(opened), id, ..Scope::default() });
     }
 
     /// The `{` of the innermost open nested scope.
@@ -93,10 +129,17 @@ impl<'a> FuncState<'a> {
         self.scopes.len() - 1
     }
 
-    /// Where `name` is already declared in the innermost scope.
+    /// Where `name` is already declared in the innermost scope: as a
+    /// register, variable or label, as a range's prefix, or as a member of
+    /// a range.
     pub fn declared_here(&self, name: &str) -> Option<Span> {
         let s = self.scopes.last().unwrap();
-        s.names.get(name).map(|(_, sp)| *sp).or_else(|| s.ranges.get(name).map(|r| r.span))
+        s.names
+            .get(name)
+            .map(|(_, sp)| *sp)
+            .or_else(|| s.ranges.get(name).map(|r| r.span))
+            .or_else(|| s.labels.get(name).map(|l| l.2))
+            .or_else(|| s.range_of(name).map(|r| r.span))
     }
 
     /// Declares a register; returns its id.
@@ -118,7 +161,7 @@ impl<'a> FuncState<'a> {
 
     /// Resolves a name through the scopes, innermost first.
     pub fn lookup(&mut self, name: &'a str) -> Option<Binding> {
-        let split = split_index(name);
+        let split = range_member(name);
         for k in (0..self.scopes.len()).rev() {
             if let Some((b, _)) = self.scopes[k].names.get(name) {
                 return Some(*b);
@@ -134,29 +177,87 @@ impl<'a> FuncState<'a> {
                     }
                 }
             }
+            if let Some(&(id, code, _)) = self.scopes[k].labels.get(name) {
+                return Some(Binding::Label { id, code });
+            }
         }
         None
     }
 
-    /// The id of a label, created on first mention.
-    pub fn label(&mut self, name: &'a str) -> LabelId {
-        if let Some(id) = self.label_ids.get(name) {
-            return *id;
+    /// Defines a label in the innermost scope. `Err` with the earlier
+    /// declaration of the name in this scope (a label, register or variable).
+    pub fn define_label(&mut self, name: &'a str, span: Span, code: bool) -> Result<LabelId, (Span, Binding)> {
+        let scope = self.scopes.last_mut().unwrap();
+        if let Some(&(id, code, prev)) = scope.labels.get(name) {
+            return Err((prev, Binding::Label { id, code }));
+        }
+        // A used member of a range is no declaration (see `Scope`).
+        if let Some((b, prev)) = scope.names.get(name).filter(|_| scope.range_of(name).is_none()) {
+            return Err((*prev, *b));
         }
         let id = LabelId(self.labels.len() as u32);
+        scope.labels.insert(name, (id, code, span));
+        self.label_ids.insert((scope.id, name), id);
         self.labels.push(name.into());
-        self.label_ids.insert(name, id);
-        self.label_defs.push(None);
-        self.label_uses.push(None);
-        id
+        self.label_defs.push(span);
+        Ok(id)
     }
 
+    /// A reference to the label `name` (a branch target, a `brx.idx` table,
+    /// a `call` prototype); returns its provisional number.
     pub fn use_label(&mut self, name: &'a str, span: Span) -> LabelId {
-        let id = self.label(name);
-        if self.label_uses[id.0 as usize].is_none() {
-            self.label_uses[id.0 as usize] = Some(span);
+        let known = match self.lookup(name) {
+            Some(Binding::Label { id, code: false }) => Some(id),
+            _ => None,
+        };
+        self.push_ref(name, span, known)
+    }
+
+    /// A label of a `.branchtargets` list: always the block rule.
+    pub fn use_target(&mut self, name: &'a str, span: Span) -> LabelId {
+        self.push_ref(name, span, None)
+    }
+
+    fn push_ref(&mut self, name: &'a str, span: Span, known: Option<LabelId>) -> LabelId {
+        let scope = self.scopes.last().unwrap().id;
+        self.refs.push(LabelRef { name, scope, span, known });
+        LabelId(self.refs.len() as u32 - 1)
+    }
+
+    /// How many label references have been made so far.
+    pub fn ref_count(&self) -> usize {
+        self.refs.len()
+    }
+
+    /// The label each reference means (indexed by provisional number), or
+    /// the first reference no enclosing block defines: its position, its
+    /// name, and where a label of that name is defined in another block.
+    pub fn resolve_labels(&self) -> Result<Vec<LabelId>, (Span, &'a str, Option<Span>)> {
+        let mut out = Vec::with_capacity(self.refs.len());
+        for r in &self.refs {
+            if let Some(id) = r.known {
+                out.push(id);
+                continue;
+            }
+            let mut scope = r.scope;
+            let found = loop {
+                if let Some(id) = self.label_ids.get(&(scope, r.name)) {
+                    break Some(*id);
+                }
+                if scope == 0 {
+                    break None;
+                }
+                scope = self.scope_parent[scope as usize];
+            };
+            match found {
+                Some(id) => out.push(id),
+                None => {
+                    let elsewhere = self.labels.iter().position(|n| &**n == r.name);
+                    return Err((r.span, r.name, elsewhere.map(|k| self.label_defs[k])));
+                }
+            }
         }
-        id
+        Ok(out)
     }
 }
 
@@ -166,10 +267,10 @@ mod tests {
 
     #[test]
     fn parameterized_names() {
-        assert_eq!(split_index("%r12"), Some(("%r", 12)));
-        assert_eq!(split_index("%r0"), Some(("%r", 0)));
-        assert_eq!(split_index("%r012"), None);
-        assert_eq!(split_index("%r"), None);
+        assert_eq!(range_member("%r12"), Some(("%r", 12)));
+        assert_eq!(range_member("%r0"), Some(("%r", 0)));
+        assert_eq!(range_member("%r012"), None);
+        assert_eq!(range_member("%r"), None);
         let mut f = FuncState::new();
         f.declare_range("%r", 10, ScalarType::B32, None, Span::default());
         assert!(matches!(f.lookup("%r9"), Some(Binding::Reg(_))));

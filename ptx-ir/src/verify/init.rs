@@ -28,8 +28,8 @@ pub(super) fn check(d: &VarDecl, n: &Declarator, space_of: &dyn Fn(&str) -> Opti
         dims.push(Some(v as u64));
     }
     count(init, &dims, &n.name, &mut out);
-    exprs(init, &mut |e| {
-        names(e, &mut |name| {
+    init.exprs(&mut |e| {
+        e.symbols(&mut |name| {
             let ok = is_function(name) || matches!(space_of(name), Some(StateSpace::Global | StateSpace::Const));
             if !ok {
                 let what = match space_of(name) {
@@ -67,32 +67,6 @@ fn count(init: &Initializer, dims: &[Option<u64>], name: &str, out: &mut Vec<Str
     if nested {
         for i in items {
             count(i, &dims[1..], name, out);
-        }
-    }
-}
-
-fn exprs(init: &Initializer, f: &mut dyn FnMut(&ConstExpr)) {
-    match init {
-        Initializer::Expr(e) => f(e),
-        Initializer::List(items) => items.iter().for_each(|i| exprs(i, f)),
-        // Texture and sampler fields name modes, not variables.
-        Initializer::Fields(_) => {}
-    }
-}
-
-fn names(e: &ConstExpr, f: &mut dyn FnMut(&str)) {
-    match e {
-        ConstExpr::Sym(s) if &**s != "WARP_SZ" => f(s),
-        ConstExpr::Sym(_) | ConstExpr::Int(_) | ConstExpr::Float(_) => {}
-        ConstExpr::Generic(x) | ConstExpr::Mask(_, x) | ConstExpr::Unary(_, x) | ConstExpr::Cast(_, x) => names(x, f),
-        ConstExpr::Binary(_, a, b) => {
-            names(a, f);
-            names(b, f);
-        }
-        ConstExpr::Cond(a, b, c) => {
-            names(a, f);
-            names(b, f);
-            names(c, f);
         }
     }
 }

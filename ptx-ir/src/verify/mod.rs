@@ -12,7 +12,11 @@
 //! - every carry consumer (`addc`, `subc`, `madc`) has a producer (a warning:
 //!   ptxas accepts it);
 //! - declarations are complete (sized arrays, no incomplete entry parameters);
-//! - `vote` without `.sync` is not used where PTX removed it.
+//! - `vote` without `.sync` is not used where PTX removed it;
+//! - every name an instruction uses means, by name, the register, label or
+//!   variable its id says, in the block where the instruction stands
+//!   (`ir::scopes::check`: what a pass that moves code must keep true), and
+//!   every id is within the function's tables.
 //!
 //! Where the manual and ptxas disagree, the verifier follows what ptxas
 //! accepts: it must never reject a file ptxas accepts.
@@ -25,6 +29,7 @@ pub use target::Target;
 pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
+use crate::ir::scopes;
 use crate::ir::{AddrBase, Declarator, Function, FuncKind, Instruction, Item, Linkage, Module, Operand, Stmt, VarDecl};
 use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace};
 use crate::parse::SourceMap;
@@ -146,17 +151,20 @@ impl Verifier<'_> {
             }
         }
         let Some(body) = &f.body else { return };
-        let mut locals: FxHashMap<&str, StateSpace> = FxHashMap::default();
-        for p in f.params.iter().flatten() {
-            for n in &p.names {
-                locals.insert(&n.name, p.space);
-            }
+        // Names first: the other checks look registers up by id.
+        let scope_errors = scopes::check(f);
+        let ids_ok = !scope_errors.iter().any(|e| e.bad_id);
+        for e in scope_errors {
+            let at = e.stmt.and_then(|k| stmts.get(k)).copied().unwrap_or(span);
+            self.error(at, e.message);
+        }
+        if !ids_ok {
+            return;
         }
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
                 self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
                 for n in &d.names {
-                    locals.insert(&n.name, d.space);
                     if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {
                         let at = stmts.get(k).copied().unwrap_or(span);
                         self.error(at, format!("variable `{}` has an incomplete type (`[]` needs an initializer)", n.name));
@@ -165,13 +173,18 @@ impl Verifier<'_> {
             }
         }
         let mut has_carry_in = false;
+        // Variables of the function, as each instruction sees them (blocks
+        // may declare a name again).
+        let mut walk = scopes::Walk::new(f);
         for (k, s) in body.iter().enumerate() {
+            walk.step(k);
             let Stmt::Instr(ins) = s else { continue };
             let at = stmts.get(k).copied().unwrap_or(span);
+            let local_space = |name: &str| walk.var_decl(name).map(|d| d.space);
             self.availability(ins, at);
             self.operand_types(f, ins, at);
             self.vector_widths(f, ins, at);
-            self.state_spaces(f, ins, &locals, at);
+            self.state_spaces(f, ins, &local_space, at);
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
             self.operand_features(f, ins, at);
@@ -235,6 +248,18 @@ impl Verifier<'_> {
             }
             let expected = match spec.ty {
                 OperandType::Any => continue,
+                // ptxas: "Label expected": the name means a register or variable here.
+                OperandType::Label => {
+                    if !matches!(op, Operand::Label(_)) {
+                        let what = match op {
+                            Operand::Reg(r) => f.regs.get(r.reg.0 as usize).map_or(String::new(), |r| format!(" (`{}` is a register here)", r.name)),
+                            Operand::Sym(name, _) => format!(" (`{name}` is a variable or function here)"),
+                            _ => String::new(),
+                        };
+                        self.error(at, format!("operand {} of `{}` must be a label{what}", k + 1, ins.opcode.name()));
+                    }
+                    continue;
+                }
                 OperandType::Address => {
                     if let Operand::Addr(a) = op {
                         if let AddrBase::Reg(r) = a.base {
@@ -304,6 +329,18 @@ impl Verifier<'_> {
 
     /// `.vN` instructions take vectors of N elements.
     fn vector_widths(&mut self, f: &Function, ins: &Instruction, at: Span) {
+        // ptxas: "Unknown video selector": `.x` ... name lanes of vector registers only.
+        for op in &ins.operands {
+            op.walk(&mut |o| {
+                if let Operand::Reg(r) = o {
+                    if r.sel.is_some_and(|s| s.lane().is_some()) && f.reg(r.reg).vector.is_none() {
+                        let mut sel = String::new();
+                        r.sel.unwrap().write(&mut sel);
+                        self.error(at, format!("`{}` is not a vector register, so it has no component `{sel}`", f.reg(r.reg).name));
+                    }
+                }
+            });
+        }
         let Some(n) = ins.vector() else { return };
         for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
             // Only the data operands, those typed by the instruction's type slot.
@@ -324,7 +361,7 @@ impl Verifier<'_> {
     /// A named variable accessed through a state space must live in it; an
     /// immediate address needs `.local`; in a 64-bit module global and
     /// generic addresses are 64-bit.
-    fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &FxHashMap<&str, StateSpace>, at: Span) {
+    fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &dyn Fn(&str) -> Option<StateSpace>, at: Span) {
         let spaces = ins.spaces();
         let mut mem_k = 0;
         for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
@@ -355,7 +392,7 @@ impl Verifier<'_> {
             // generic addressing does not reach parameters.
             if let (None, true, Operand::Addr(a)) = (want, PLAIN_ADDRESS.contains(&ins.opcode), op) {
                 if let AddrBase::Sym(name) = &a.base {
-                    if locals.get(&**name).copied().or_else(|| self.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
+                    if locals(name).or_else(|| self.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
                         self.error(at, format!("`{}` reaches the .param variable `{name}` through generic addressing; use `{}.param`", ins.opcode.name(), ins.opcode.name()));
                     }
                 }
@@ -368,7 +405,7 @@ impl Verifier<'_> {
                 },
                 _ => continue,
             };
-            let Some(have) = locals.get(&*name).copied().or_else(|| self.globals.get(&name).copied()) else { continue };
+            let Some(have) = locals(&name).or_else(|| self.globals.get(&name).copied()) else { continue };
             if !types::space_fits(want, have) {
                 self.error(at, format!("`{}` accesses `{name}` in {}, but it is declared in {}", ins.opcode.name(), want.text(), have.text()));
             }

@@ -1,0 +1,218 @@
+//! The scope-safety check ([`check`]): every name an instruction uses means,
+//! by name, the register, label or variable its id says.
+
+use super::{label_def, names_used, site_decl, Meaning, NameUse, Site, Walk};
+use crate::ir::{Function, Instruction, LabelId, RegId, Stmt};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A violation of the scoping rules: the statement (if any) and the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeError {
+    pub stmt: Option<usize>,
+    pub message: String,
+    /// A register or label id outside the function's tables.
+    pub bad_id: bool,
+}
+
+/// Checks that the function means by every name what its ids say:
+/// every register, label and variable an instruction names is declared in a
+/// block open there and, looked up by name as a reader of the printed text
+/// would, is that same register or label (not one of the same name that
+/// shadows it, nor one of another block); no two registers of the same name
+/// resolve to one declaration; each register has its declaration's type;
+/// blocks are balanced; no name is declared twice in one block; and every
+/// id is within the function's tables.
+pub fn check(f: &Function) -> Vec<ScopeError> {
+    let mut c = Checker { f, out: Vec::new() };
+    let Some(body) = &f.body else { return c.out };
+    if !c.ids_in_range(body) {
+        return c.out;
+    }
+    let mut w = Walk::new(f);
+    if let Some(k) = w.tree.unbalanced {
+        let what = if matches!(body[k], Stmt::ScopeEnd) { "a `}` closes no block" } else { "a `{` is never closed" };
+        c.error(Some(k), what.to_string());
+        return c.out;
+    }
+    let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
+    let mut site_reg: FxHashMap<Site, RegId> = FxHashMap::default();
+    // Declared names by block (and whether as a range's prefix); labels so far.
+    let mut declared: FxHashMap<(u32, &str), (usize, bool)> = FxHashMap::default();
+    let mut labels_so_far: FxHashSet<(u32, &str)> = FxHashSet::default();
+    for (k, s) in body.iter().enumerate() {
+        w.step(k);
+        let scope = w.tree.stmt_scope[k];
+        match s {
+            Stmt::Instr(ins) => c.instruction(&w, k, ins, &mut reg_site, &mut site_reg),
+            Stmt::Decl(d) => {
+                for n in d.names.iter().filter(|n| &*n.name != "_") {
+                    if let Some((prev, _)) = declared.insert((scope, &n.name), (k, n.range.is_some())) {
+                        c.error(Some(k), format!("`{}` is declared twice in one block (statements {prev} and {k})", n.name));
+                    } else if labels_so_far.contains(&(scope, &*n.name)) {
+                        c.error(Some(k), format!("`{}` is a label of this block, so it cannot also be declared here", n.name));
+                    }
+                }
+            }
+            Stmt::BranchTargets(_, targets) => {
+                for t in targets {
+                    let name = f.label_name(*t);
+                    match w.branch_target(name) {
+                        Some(l) if l == *t => {}
+                        Some(_) => c.error(Some(k), format!("the `.branchtargets` label `{name}` here means another label of that name (the printed text would bind it differently)")),
+                        None => c.error(Some(k), format!("the `.branchtargets` label `{name}` is not defined in this block or an enclosing one")),
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some((l, _)) = label_def(s) {
+            let name = f.label_name(l);
+            if w.label_stmt[l.0 as usize] != Some(k) {
+                c.error(Some(k), format!("label `{name}` (label #{}) is defined twice", l.0));
+            } else if w.block_labels.get(&(scope, name)) != Some(&l) {
+                c.error(Some(k), format!("label `{name}` is defined twice in one block"));
+            }
+            if let Some((prev, false)) = declared.get(&(scope, name)) {
+                c.error(Some(k), format!("`{name}` is declared in this block (statement {prev}), so it cannot also be a label here"));
+            }
+            labels_so_far.insert((scope, name));
+        }
+    }
+    c.out
+}
+
+struct Checker<'f> {
+    f: &'f Function,
+    out: Vec<ScopeError>,
+}
+
+impl<'f> Checker<'f> {
+    fn error(&mut self, stmt: Option<usize>, msg: String) {
+        self.out.push(ScopeError { stmt, message: format!("in function `{}`: {msg}", self.f.name), bad_id: false });
+    }
+
+    fn bad_id(&mut self, stmt: usize, msg: String) {
+        self.error(Some(stmt), msg);
+        self.out.last_mut().unwrap().bad_id = true;
+    }
+
+    /// Every register and label id within the tables; false (with errors) if not.
+    fn ids_in_range(&mut self, body: &[Stmt]) -> bool {
+        let (nregs, nlabels) = (self.f.regs.len(), self.f.labels.len());
+        let before = self.out.len();
+        for (k, s) in body.iter().enumerate() {
+            let mut labels: Vec<LabelId> = Vec::new();
+            match s {
+                Stmt::Instr(ins) => {
+                    for u in names_used(ins) {
+                        match u {
+                            NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
+                            NameUse::Label(l) => labels.push(l),
+                            _ => {}
+                        }
+                    }
+                }
+                Stmt::BranchTargets(l, t) => {
+                    labels.push(*l);
+                    labels.extend(t);
+                }
+                _ => labels.extend(label_def(s).map(|(l, _)| l)),
+            }
+            for l in labels {
+                if l.0 as usize >= nlabels {
+                    self.bad_id(k, format!("label #{} is not in the label table ({nlabels} labels)", l.0));
+                }
+            }
+        }
+        self.out.len() == before
+    }
+
+    fn instruction(&mut self, w: &Walk<'f>, k: usize, ins: &Instruction, reg_site: &mut [Option<Site>], site_reg: &mut FxHashMap<Site, RegId>) {
+        let f = self.f;
+        let uses = names_used(ins);
+        for (i, &u) in uses.iter().enumerate() {
+            if uses[..i].contains(&u) {
+                continue;
+            }
+            match u {
+                NameUse::Reg(r) => {
+                    let reg = f.reg(r);
+                    let site = match w.lookup(&reg.name) {
+                        Some(Meaning::Reg(site)) => site,
+                        None => {
+                            self.error(Some(k), format!("register `{}` is not declared in a block open here", reg.name));
+                            continue;
+                        }
+                        Some(m) => {
+                            self.error(Some(k), format!("register `{}`: the name means {} here", reg.name, describe(m)));
+                            continue;
+                        }
+                    };
+                    match reg_site[r.0 as usize] {
+                        None => reg_site[r.0 as usize] = Some(site),
+                        Some(s) if s == site => {}
+                        Some(_) => {
+                            self.error(Some(k), format!("register `{}` (#{}) here means another declaration of that name than at its other uses: moved across a `}}`, or shadowed", reg.name, r.0));
+                            continue;
+                        }
+                    }
+                    match site_reg.get(&site) {
+                        None => {
+                            site_reg.insert(site, r);
+                            if let Some((ty, vector)) = declared_type(f, site) {
+                                if (ty, vector) != (reg.ty, reg.vector) {
+                                    self.error(Some(k), format!("register `{}` is {} in the register table but declared {}", reg.name, type_text(reg.ty, reg.vector), type_text(ty, vector)));
+                                }
+                            }
+                        }
+                        Some(other) if *other == r => {}
+                        Some(other) => self.error(Some(k), format!("register `{}` (#{}) here means the declaration of another register of that name (#{}): moved across a `}}`, or shadowed; printed, the two would be one register", reg.name, r.0, other.0)),
+                    }
+                }
+                NameUse::Label(l) => {
+                    let name = f.label_name(l);
+                    match w.label_operand(name) {
+                        Ok(Some(found)) if found == l => {
+                            if let Some(def) = w.label_stmt[l.0 as usize] {
+                                let directive = !matches!(f.body.as_ref().unwrap()[def], Stmt::Label(_));
+                                if directive && def > k {
+                                    // ptxas: "Unknown symbol" (a table or prototype must come first).
+                                    self.error(Some(k), format!("`{}` names `{name}` before its definition; a `.branchtargets`, `.calltargets` or `.callprototype` label must be defined before use", ins.opcode.name()));
+                                }
+                            }
+                        }
+                        Ok(Some(_)) => self.error(Some(k), format!("label `{name}` here means another label of that name (of an inner or enclosing block)")),
+                        Ok(None) => self.error(Some(k), format!("label `{name}` is not defined in this block or an enclosing one")),
+                        Err(m) => self.error(Some(k), format!("label `{name}`: the name means {} here", describe(m))),
+                    }
+                }
+                NameUse::Var(name) => {
+                    if let Some(m @ (Meaning::Reg(_) | Meaning::Label { .. })) = w.lookup(name) {
+                        self.error(Some(k), format!("variable `{name}`: the name means {} here", describe(m)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn describe(m: Meaning) -> &'static str {
+    match m {
+        Meaning::Reg(_) => "a register",
+        Meaning::Var(_) => "a variable",
+        Meaning::Label { .. } => "a label",
+    }
+}
+
+fn type_text(ty: crate::isa::ScalarType, vector: Option<u8>) -> String {
+    match vector {
+        Some(n) => format!(".v{n}{}", ty.text()),
+        None => ty.text().to_string(),
+    }
+}
+
+/// The type and vector width a register site declares.
+fn declared_type(f: &Function, site: Site) -> Option<(crate::isa::ScalarType, Option<u8>)> {
+    site_decl(f, site).map(|(d, _)| (d.ty, d.vector))
+}
+

@@ -1,0 +1,358 @@
+//! [`flatten_names`]: one name per register and label in a function, and
+//! every `.reg` declaration at the top of the body.
+
+use super::{check, label_def, leading_decls, names_used, Meaning, NameUse, ScopeError, Site, Walk};
+use crate::ir::{range_member, Declarator, Function, Name, RegId, Stmt, VarDecl};
+use crate::isa::StateSpace;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Gives every register and label of `f` a name declared once in the
+/// function, and moves every `.reg` declaration to the body's leading
+/// declarations, so that a register name means the same register anywhere
+/// in the function: afterwards a pure instruction can be moved anywhere
+/// without changing what its names mean.
+///
+/// Only names that shadow or collide are changed, deterministically: the
+/// first declaration (signature, then body order; registers before labels)
+/// keeps its name, the others become `name_N`, with `N` the smallest number
+/// that makes a name used nowhere in the function (no register, label,
+/// variable or referenced symbol, no member of any range). A register range
+/// declared in a block moves whole when none of its names is taken, else it
+/// becomes a list of the members in use. Variables declared in blocks stay
+/// where they are (see [`super::block_variable_users`]), and so do the blocks.
+///
+/// Fails, changing nothing, when [`check`] finds a problem.
+pub fn flatten_names(f: &mut Function) -> Result<(), Vec<ScopeError>> {
+    let errors = check(f);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if f.body.is_none() {
+        return Ok(());
+    }
+    let plan = Plan::make(f);
+    plan.apply(f);
+    Ok(())
+}
+
+/// What [`flatten_names`] renames and moves.
+struct Plan {
+    /// New names of registers and labels (by id); `None`: unchanged.
+    reg_names: Vec<Option<Name>>,
+    label_names: Vec<Option<Name>>,
+    /// New declarator lists of `.reg` declaration statements, by statement.
+    decls: FxHashMap<usize, Vec<Declarator>>,
+    /// `.reg` declaration statements to move to the leading declarations.
+    moved: Vec<usize>,
+    lead: usize,
+}
+
+/// The names a function uses, for picking new ones.
+struct Taken {
+    /// Every name written anywhere in the function (also the old ones).
+    all: FxHashSet<Name>,
+    /// Every register range prefix declared anywhere, with the largest count.
+    ranges: FxHashMap<Name, u32>,
+}
+
+impl Taken {
+    fn covered(&self, name: &str) -> bool {
+        range_member(name).is_some_and(|(p, i)| self.ranges.get(p).is_some_and(|&n| i < n))
+    }
+
+    /// `base_N` for the smallest `N` naming nothing in the function; taken at once.
+    fn fresh(&mut self, base: &str) -> Name {
+        let mut n = 1u32;
+        loop {
+            let cand: Name = format!("{base}_{n}").into();
+            if !self.all.contains(&cand) && !self.covered(&cand) {
+                self.all.insert(cand.clone());
+                return cand;
+            }
+            n += 1;
+        }
+    }
+}
+
+impl Plan {
+    fn make(f: &Function) -> Plan {
+        let body = f.body.as_ref().unwrap();
+        let lead = leading_decls(body);
+        // Which declaration each register is: from its uses, then unused
+        // table entries to unused declarations of their name, in order.
+        let mut w = Walk::new(f);
+        let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
+        for (k, s) in body.iter().enumerate() {
+            w.step(k);
+            if let Stmt::Instr(ins) = s {
+                for u in names_used(ins) {
+                    if let NameUse::Reg(r) = u {
+                        if let Some(Meaning::Reg(site)) = w.lookup(&f.reg(r).name) {
+                            reg_site[r.0 as usize] = Some(site);
+                        }
+                    }
+                }
+            }
+        }
+        // The registers of each declarator (a range's members together).
+        let mut site_regs: FxHashMap<Site, Vec<RegId>> = FxHashMap::default();
+        for (r, s) in reg_site.iter().enumerate() {
+            if let Some(s) = s {
+                site_regs.entry(declarator(*s)).or_default().push(RegId(r as u32));
+            }
+        }
+        let sites = reg_sites(f);
+        let mut unused: FxHashMap<&str, Vec<Site>> = FxHashMap::default();
+        for &(site, d) in sites.iter().rev() {
+            if d.range.is_none() && !site_regs.contains_key(&site) {
+                unused.entry(&d.name).or_default().push(site);
+            }
+        }
+        for (r, reg) in f.regs.iter().enumerate() {
+            if reg_site[r].is_some() {
+                continue;
+            }
+            if let Some(site) = unused.get_mut(&*reg.name).and_then(|v| v.pop()) {
+                reg_site[r] = Some(site);
+                site_regs.entry(site).or_default().push(RegId(r as u32));
+            }
+        }
+
+        // Names that registers must not take: labels, variables, symbols.
+        let mut taken = Taken { all: FxHashSet::default(), ranges: FxHashMap::default() };
+        let mut fixed: FxHashSet<Name> = FxHashSet::default();
+        for r in &f.regs {
+            taken.all.insert(r.name.clone());
+        }
+        for l in &f.labels {
+            taken.all.insert(l.clone());
+        }
+        for_each_fixed_name(f, &mut |n| {
+            fixed.insert(n.into());
+        });
+        taken.all.extend(fixed.iter().cloned());
+        for &(_, d) in &sites {
+            taken.all.insert(d.name.clone());
+            if let Some(n) = d.range {
+                let e = taken.ranges.entry(d.name.clone()).or_insert(0);
+                *e = (*e).max(n);
+            }
+        }
+
+        // Registers: the first declaration of a name keeps it.
+        let mut claimed: FxHashSet<Name> = FxHashSet::default();
+        let mut claimed_ranges: FxHashMap<Name, u32> = FxHashMap::default();
+        let mut claimed_by_prefix: FxHashMap<Name, Vec<u32>> = FxHashMap::default();
+        let covered_by_claimed = |cr: &FxHashMap<Name, u32>, name: &str| range_member(name).is_some_and(|(p, i)| cr.get(p).is_some_and(|&n| i < n));
+        let fixed_by_prefix = {
+            let mut m: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+            for n in &fixed {
+                if let Some((p, i)) = range_member(n) {
+                    m.entry(p).or_default().push(i);
+                }
+            }
+            m
+        };
+        let claim = |name: &Name, claimed: &mut FxHashSet<Name>, by_prefix: &mut FxHashMap<Name, Vec<u32>>| {
+            claimed.insert(name.clone());
+            if let Some((p, i)) = range_member(name) {
+                by_prefix.entry(p.into()).or_default().push(i);
+            }
+        };
+        let mut plan = Plan { reg_names: vec![None; f.regs.len()], label_names: vec![None; f.labels.len()], decls: FxHashMap::default(), moved: Vec::new(), lead };
+        let mut new_lists: FxHashMap<usize, Vec<Declarator>> = FxHashMap::default();
+        for &(site, d) in &sites {
+            let regs = site_regs.get(&site).map(|v| v.as_slice()).unwrap_or(&[]);
+            let stmt = match site {
+                Site::Body { stmt, .. } => Some(stmt as usize),
+                Site::Param { .. } => None,
+            };
+            let free = |name: &str, claimed: &FxHashSet<Name>, cr: &FxHashMap<Name, u32>| !fixed.contains(name) && !claimed.contains(name) && !covered_by_claimed(cr, name);
+            let mut decl_out: Vec<Declarator> = Vec::new();
+            match d.range {
+                None => {
+                    let name = if stmt.is_none() || free(&d.name, &claimed, &claimed_ranges) { d.name.clone() } else { taken.fresh(&d.name) };
+                    claim(&name, &mut claimed, &mut claimed_by_prefix);
+                    for r in regs {
+                        if f.regs[r.0 as usize].name != name {
+                            plan.reg_names[r.0 as usize] = Some(name.clone());
+                        }
+                    }
+                    decl_out.push(Declarator { name, ..d.clone() });
+                }
+                Some(count) => {
+                    let clash = |ms: Option<&Vec<u32>>| ms.is_some_and(|v| v.iter().any(|&i| i < count));
+                    let whole = stmt.is_none()
+                        || !(claimed_ranges.contains_key(&d.name)
+                            || clash(claimed_by_prefix.get(&d.name))
+                            || clash(fixed_by_prefix.get(&*d.name)));
+                    if whole {
+                        claimed_ranges.insert(d.name.clone(), count);
+                        decl_out.push(d.clone());
+                    } else {
+                        // Only the members in use, each under a name of its own.
+                        let mut members: Vec<(u32, RegId)> = regs
+                            .iter()
+                            .map(|&r| {
+                                let i = match reg_site[r.0 as usize] {
+                                    Some(Site::Body { member: Some(i), .. }) => i,
+                                    _ => 0,
+                                };
+                                (i, r)
+                            })
+                            .collect();
+                        members.sort();
+                        for (_, r) in members {
+                            let old = &f.regs[r.0 as usize].name;
+                            let name = if free(old, &claimed, &claimed_ranges) { old.clone() } else { taken.fresh(old) };
+                            claim(&name, &mut claimed, &mut claimed_by_prefix);
+                            if *old != name {
+                                plan.reg_names[r.0 as usize] = Some(name.clone());
+                            }
+                            decl_out.push(Declarator { name, range: None, dims: Vec::new(), init: None });
+                        }
+                    }
+                }
+            }
+            if let Some(k) = stmt {
+                new_lists.entry(k).or_default().extend(decl_out);
+            }
+        }
+        // Labels: after the registers, in order of definition.
+        let mut label_claimed: FxHashSet<Name> = FxHashSet::default();
+        for k in 0..body.len() {
+            let Some((l, _)) = label_def(&body[k]) else { continue };
+            let old = &f.labels[l.0 as usize];
+            let free = !fixed.contains(old) && !claimed.contains(old) && !covered_by_claimed(&claimed_ranges, old) && !label_claimed.contains(old);
+            let name = if free { old.clone() } else { taken.fresh(old) };
+            label_claimed.insert(name.clone());
+            if *old != name {
+                plan.label_names[l.0 as usize] = Some(name);
+            }
+        }
+        // Declarations: rewritten where names changed, moved when nested or late.
+        let tree = &w.tree;
+        for (k, s) in body.iter().enumerate() {
+            let Stmt::Decl(d) = s else { continue };
+            if d.space != StateSpace::Reg {
+                continue;
+            }
+            let list = new_lists.remove(&k).unwrap_or_default();
+            if list != d.names {
+                plan.decls.insert(k, list);
+            }
+            if k >= lead || tree.stmt_scope[k] != 0 {
+                plan.moved.push(k);
+            }
+        }
+        plan
+    }
+
+    fn apply(self, f: &mut Function) {
+        for (r, n) in self.reg_names.into_iter().enumerate() {
+            if let Some(n) = n {
+                f.regs[r].name = n;
+            }
+        }
+        for (l, n) in self.label_names.into_iter().enumerate() {
+            if let Some(n) = n {
+                f.labels[l] = n;
+            }
+        }
+        let body = std::mem::take(f.body.as_mut().unwrap());
+        let mut decls = self.decls;
+        let mut out = Vec::with_capacity(body.len());
+        let mut moved = Vec::new();
+        let moved_set: FxHashSet<usize> = self.moved.iter().copied().collect();
+        let mut at = 0;
+        for (k, mut s) in body.into_iter().enumerate() {
+            if let (Stmt::Decl(d), Some(list)) = (&mut s, decls.remove(&k)) {
+                d.names = list;
+                if d.names.is_empty() {
+                    continue;
+                }
+            }
+            if moved_set.contains(&k) {
+                moved.push(s);
+            } else {
+                out.push(s);
+                if k < self.lead {
+                    at = out.len();
+                }
+            }
+        }
+        out.splice(at..at, moved);
+        *f.body.as_mut().unwrap() = out;
+    }
+}
+
+/// The declarator of a site (a range's, for a member).
+fn declarator(s: Site) -> Site {
+    match s {
+        Site::Body { stmt, name, .. } => Site::Body { stmt, name, member: None },
+        p => p,
+    }
+}
+
+/// Every register declaration (signature first, then the body in order),
+/// with its declarator.
+fn reg_sites(f: &Function) -> Vec<(Site, &Declarator)> {
+    let mut out = Vec::new();
+    for (ret, list) in [(true, &f.ret), (false, &f.params)] {
+        for (d, decl) in list.iter().flatten().enumerate() {
+            if decl.space == StateSpace::Reg {
+                for (n, name) in decl.names.iter().enumerate() {
+                    out.push((Site::Param { ret, decl: d as u32, name: n as u32 }, name));
+                }
+            }
+        }
+    }
+    for (k, s) in f.body.iter().flatten().enumerate() {
+        if let Stmt::Decl(d) = s {
+            if d.space == StateSpace::Reg {
+                for (n, name) in d.names.iter().enumerate() {
+                    out.push((Site::Body { stmt: k as u32, name: n as u32, member: None }, name));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every name of `f` that is no register or label: variables declared in
+/// the signature and the body, and every symbol referenced (module
+/// variables and functions, call targets, initializers, `.loc`).
+fn for_each_fixed_name(f: &Function, out: &mut dyn FnMut(&str)) {
+    let decl = |d: &VarDecl, out: &mut dyn FnMut(&str)| {
+        for n in &d.names {
+            if d.space != StateSpace::Reg {
+                out(&n.name);
+            }
+            if let Some(i) = &n.init {
+                i.exprs(&mut |e| e.symbols(out));
+            }
+        }
+    };
+    for d in f.ret.iter().chain(&f.params).flatten() {
+        decl(d, out);
+    }
+    for s in f.body.iter().flatten() {
+        match s {
+            Stmt::Decl(d) => decl(d, out),
+            Stmt::Instr(ins) => {
+                for u in names_used(ins) {
+                    if let NameUse::Var(n) = u {
+                        out(n);
+                    }
+                }
+            }
+            Stmt::CallTargets(_, fs) => fs.iter().for_each(|n| out(n)),
+            Stmt::Loc(l) => {
+                if let Some(e) = &l.function_name {
+                    e.symbols(out);
+                }
+            }
+            _ => {}
+        }
+    }
+}

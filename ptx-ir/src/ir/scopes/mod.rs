@@ -1,0 +1,365 @@
+//! Block scoping of the names in a function body, as ptxas reads PTX (and
+//! as the parser resolves them): what a register, variable or label name
+//! means at a statement, the scope-safety check the verifier runs
+//! ([`check`]), the normalization that lets passes move code
+//! ([`flatten_names`]), and which instructions name variables of a block
+//! ([`block_variable_users`]).
+//!
+//! The rules (PTX ISA §9.7.12.1 `{ }`, and ptxas where the manual is silent):
+//! - Registers, variables and labels belong to the `{ }` block that declares
+//!   them; an inner block may declare a name again and shadow the outer one.
+//! - A register or variable name means, at the point of use, the
+//!   declaration found in the innermost open block among those declared so
+//!   far; within one block, registers and variables (range members
+//!   included) come before labels.
+//! - A branch target (`bra`, `.branchtargets`) means the label of that name
+//!   in the innermost enclosing block that defines one, before or after the
+//!   branch. A name that at the point of use already means a
+//!   `.branchtargets`/`.calltargets`/`.callprototype` label (the table of
+//!   `brx.idx`, the prototype of `call`) means that one.
+//!
+//! The IR numbers registers and labels ([`RegId`], [`LabelId`]) but the
+//! printer writes names, so an instruction moved across a `}` may come to
+//! mean another register or label of the same name. [`check`] finds every
+//! such use; after [`flatten_names`] no register or label name is declared
+//! twice in a function and every `.reg` declaration is at the top of the
+//! body, so a pure instruction can move anywhere in the function.
+
+mod check;
+mod flatten;
+
+pub use check::{check, ScopeError};
+pub use flatten::flatten_names;
+
+use super::range_member;
+use super::{AddrBase, Declarator, Function, Instruction, LabelId, Operand, RegId, Stmt, VarDecl};
+use crate::isa::StateSpace;
+use rustc_hash::FxHashMap;
+
+/// The `{ }` blocks of a body: the block of each statement (0: the body
+/// itself; a `{` belongs to the block it opens, a `}` to the enclosing one)
+/// and each block's parent.
+#[derive(Clone, Debug, Default)]
+pub struct ScopeTree {
+    pub stmt_scope: Vec<u32>,
+    /// By block number; the body is its own parent.
+    pub parent: Vec<u32>,
+    /// The first `}` that closes nothing, or the first `{` never closed.
+    pub unbalanced: Option<usize>,
+}
+
+impl ScopeTree {
+    pub fn of(body: &[Stmt]) -> ScopeTree {
+        let mut t = ScopeTree { stmt_scope: Vec::with_capacity(body.len()), parent: vec![0], unbalanced: None };
+        let mut open = vec![(0u32, 0usize)];
+        for (k, s) in body.iter().enumerate() {
+            match s {
+                Stmt::ScopeBegin => {
+                    t.parent.push(open.last().unwrap().0);
+                    open.push((t.parent.len() as u32 - 1, k));
+                }
+                Stmt::ScopeEnd if open.len() > 1 => {
+                    open.pop();
+                }
+                Stmt::ScopeEnd => {
+                    t.unbalanced.get_or_insert(k);
+                }
+                _ => {}
+            }
+            t.stmt_scope.push(open.last().unwrap().0);
+        }
+        if open.len() > 1 {
+            t.unbalanced.get_or_insert(open[1].1);
+        }
+        t
+    }
+
+    /// Is block `outer` block `inner` or one that encloses it?
+    pub fn encloses(&self, outer: u32, mut inner: u32) -> bool {
+        loop {
+            if inner == outer {
+                return true;
+            }
+            if inner == 0 {
+                return false;
+            }
+            inner = self.parent[inner as usize];
+        }
+    }
+}
+
+/// A declaration of a register or variable name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Site {
+    /// Declarator `name` of declaration `decl` of the return list (`ret`) or
+    /// of the parameter list of the signature.
+    Param { ret: bool, decl: u32, name: u32 },
+    /// Declarator `name` of the declaration statement `stmt`; `member` is
+    /// the index within a register range (`%r<100>`).
+    Body { stmt: u32, name: u32, member: Option<u32> },
+}
+
+/// What a name means at a point of the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Meaning {
+    Reg(Site),
+    Var(Site),
+    /// `code`: a position in the code (`L:`), not a `.branchtargets`,
+    /// `.calltargets` or `.callprototype` label.
+    Label { id: LabelId, code: bool },
+}
+
+/// The names of one open block, declared so far.
+#[derive(Default)]
+struct Open<'f> {
+    id: u32,
+    names: FxHashMap<&'f str, Meaning>,
+    ranges: FxHashMap<&'f str, (u32, Site)>,
+    labels: FxHashMap<&'f str, Meaning>,
+}
+
+/// Walks a body statement by statement, knowing what each name means there.
+/// Call [`Walk::step`] for every statement in order, then ask about it.
+pub struct Walk<'f> {
+    f: &'f Function,
+    pub tree: ScopeTree,
+    open: Vec<Open<'f>>,
+    /// Every label definition by block and name (the block rule of branches).
+    pub(crate) block_labels: FxHashMap<(u32, &'f str), LabelId>,
+    /// The statement defining each label (the first, if defined twice).
+    pub label_stmt: Vec<Option<usize>>,
+}
+
+impl<'f> Walk<'f> {
+    pub fn new(f: &'f Function) -> Walk<'f> {
+        let body: &[Stmt] = f.body.as_deref().unwrap_or(&[]);
+        let tree = ScopeTree::of(body);
+        let mut block_labels = FxHashMap::default();
+        let mut label_stmt = vec![None; f.labels.len()];
+        for (k, s) in body.iter().enumerate() {
+            if let Some((l, _)) = label_def(s) {
+                if let Some(name) = f.labels.get(l.0 as usize) {
+                    block_labels.entry((tree.stmt_scope[k], &**name)).or_insert(l);
+                    label_stmt[l.0 as usize].get_or_insert(k);
+                }
+            }
+        }
+        let mut w = Walk { f, tree, open: vec![Open::default()], block_labels, label_stmt };
+        for (ret, list) in [(true, &f.ret), (false, &f.params)] {
+            for (d, decl) in list.iter().flatten().enumerate() {
+                for (n, name) in decl.names.iter().enumerate() {
+                    let site = Site::Param { ret, decl: d as u32, name: n as u32 };
+                    w.declare(decl, name, site);
+                }
+            }
+        }
+        w
+    }
+
+    fn declare(&mut self, decl: &'f VarDecl, name: &'f Declarator, site: Site) {
+        if &*name.name == "_" {
+            return;
+        }
+        let top = self.open.last_mut().unwrap();
+        match (decl.space, name.range) {
+            (StateSpace::Reg, Some(n)) => {
+                top.ranges.insert(&name.name, (n, site));
+            }
+            (StateSpace::Reg, None) => {
+                top.names.insert(&name.name, Meaning::Reg(site));
+            }
+            _ => {
+                top.names.insert(&name.name, Meaning::Var(site));
+            }
+        }
+    }
+
+    /// Applies statement `k` (the next one): opens or closes a block,
+    /// declares names, defines a label.
+    pub fn step(&mut self, k: usize) {
+        let f = self.f;
+        let Some(s) = f.body.as_ref().and_then(|b| b.get(k)) else { return };
+        match s {
+            Stmt::ScopeBegin => {
+                let id = self.tree.stmt_scope[k];
+                self.open.push(Open { id, ..Open::default() });
+            }
+            Stmt::ScopeEnd => {
+                if self.open.len() > 1 {
+                    self.open.pop();
+                }
+            }
+            Stmt::Decl(d) => {
+                for (n, name) in d.names.iter().enumerate() {
+                    self.declare(d, name, Site::Body { stmt: k as u32, name: n as u32, member: None });
+                }
+            }
+            _ => {
+                if let Some((l, code)) = label_def(s) {
+                    if let Some(name) = f.labels.get(l.0 as usize) {
+                        self.open.last_mut().unwrap().labels.entry(name).or_insert(Meaning::Label { id: l, code });
+                    }
+                }
+            }
+        }
+    }
+
+    /// What `name` means here as an operand: innermost block first, among
+    /// the names declared so far.
+    pub fn lookup(&self, name: &str) -> Option<Meaning> {
+        let split = range_member(name);
+        for o in self.open.iter().rev() {
+            if let Some(m) = o.names.get(name) {
+                return Some(*m);
+            }
+            if let Some((prefix, i)) = split {
+                if let Some(&(count, site)) = o.ranges.get(prefix) {
+                    if i < count {
+                        return Some(Meaning::Reg(match site {
+                            Site::Body { stmt, name, .. } => Site::Body { stmt, name, member: Some(i) },
+                            p => p,
+                        }));
+                    }
+                }
+            }
+            if let Some(m) = o.labels.get(name) {
+                return Some(*m);
+            }
+        }
+        None
+    }
+
+    /// The label a branch here to `name` goes to (the block rule).
+    pub fn branch_target(&self, name: &str) -> Option<LabelId> {
+        let mut scope = self.open.last().unwrap().id;
+        loop {
+            if let Some(l) = self.block_labels.get(&(scope, name)) {
+                return Some(*l);
+            }
+            if scope == 0 {
+                return None;
+            }
+            scope = self.tree.parent[scope as usize];
+        }
+    }
+
+    /// What a label operand written `name` here means: a label, or the
+    /// register or variable that takes the name.
+    pub fn label_operand(&self, name: &str) -> Result<Option<LabelId>, Meaning> {
+        match self.lookup(name) {
+            Some(Meaning::Label { id, code: false }) => Ok(Some(id)),
+            Some(m @ (Meaning::Reg(_) | Meaning::Var(_))) => Err(m),
+            _ => Ok(self.branch_target(name)),
+        }
+    }
+
+    /// The declaration of the variable `name` means here, if a variable of
+    /// the function (not a module variable).
+    pub fn var_decl(&self, name: &str) -> Option<&'f VarDecl> {
+        match self.lookup(name)? {
+            Meaning::Var(site) => site_decl(self.f, site).map(|(d, _)| d),
+            _ => None,
+        }
+    }
+
+    /// The block open here.
+    pub fn scope(&self) -> u32 {
+        self.open.last().unwrap().id
+    }
+}
+
+/// The label a statement defines, and whether it is a code position.
+pub(crate) fn label_def(s: &Stmt) -> Option<(LabelId, bool)> {
+    match s {
+        Stmt::Label(l) => Some((*l, true)),
+        Stmt::BranchTargets(l, _) | Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => Some((*l, false)),
+        _ => None,
+    }
+}
+
+/// A name an instruction uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameUse<'a> {
+    Reg(RegId),
+    Label(LabelId),
+    /// A variable or function (`[x]`, `x+4`, `x[i]`, `call f`).
+    Var(&'a str),
+}
+
+/// Every name an instruction uses: its guard, registers, labels and
+/// variables, in operand order.
+pub fn names_used(ins: &Instruction) -> Vec<NameUse<'_>> {
+    let mut out = Vec::new();
+    if let Some(g) = ins.guard {
+        out.push(NameUse::Reg(g.reg));
+    }
+    for op in &ins.operands {
+        op.walk(&mut |o| match o {
+            Operand::Reg(r) => out.push(NameUse::Reg(r.reg)),
+            Operand::RegOffset(r, _) => out.push(NameUse::Reg(*r)),
+            Operand::Pair(_, super::PairPred::Reg(r)) => out.push(NameUse::Reg(*r)),
+            Operand::Label(l) => out.push(NameUse::Label(*l)),
+            Operand::Sym(s, _) => out.push(NameUse::Var(s)),
+            Operand::ArrayElem(e) => out.push(NameUse::Var(&e.name)),
+            Operand::Addr(a) => match &a.base {
+                AddrBase::Reg(r) => out.push(NameUse::Reg(*r)),
+                AddrBase::Sym(s) => out.push(NameUse::Var(s)),
+                AddrBase::Imm(_) => {}
+            },
+            _ => {}
+        });
+    }
+    out
+}
+
+/// For each statement: does the instruction name a variable declared in the
+/// body (a `.param` of a call block, a `.local` or `.shared` of a block, or
+/// any declared after the body's leading declarations)? Such a name means
+/// that declaration only where it is visible: a pass must not move these
+/// instructions (signature parameters, module variables and variables of
+/// the leading declarations are visible everywhere).
+pub fn block_variable_users(f: &Function) -> Vec<bool> {
+    let Some(body) = &f.body else { return Vec::new() };
+    let lead = leading_decls(body);
+    let mut w = Walk::new(f);
+    let mut out = vec![false; body.len()];
+    for (k, s) in body.iter().enumerate() {
+        w.step(k);
+        let Stmt::Instr(ins) = s else { continue };
+        out[k] = names_used(ins).iter().any(|u| match u {
+            NameUse::Var(name) => matches!(w.lookup(name), Some(Meaning::Var(Site::Body { stmt, .. })) if stmt as usize >= lead),
+            _ => false,
+        });
+    }
+    out
+}
+
+/// Does the instruction at statement `k` name a block's variable (see
+/// [`block_variable_users`], which answers for every statement at once)?
+pub fn names_block_variable(f: &Function, k: usize) -> bool {
+    block_variable_users(f).get(k).copied().unwrap_or(false)
+}
+
+/// How many statements open the body with declarations only.
+pub(crate) fn leading_decls(body: &[Stmt]) -> usize {
+    body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count()
+}
+
+/// The declaration a site is in.
+pub(crate) fn site_decl(f: &Function, site: Site) -> Option<(&VarDecl, &Declarator)> {
+    let d = match site {
+        Site::Param { ret, decl, .. } => (if ret { &f.ret } else { &f.params }).as_ref()?.get(decl as usize)?,
+        Site::Body { stmt, .. } => match f.body.as_ref()?.get(stmt as usize)? {
+            Stmt::Decl(d) => d,
+            _ => return None,
+        },
+    };
+    let n = match site {
+        Site::Param { name, .. } | Site::Body { name, .. } => name,
+    };
+    Some((d, d.names.get(n as usize)?))
+}
+
+
+#[cfg(test)]
+mod tests;
