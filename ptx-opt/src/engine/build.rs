@@ -7,7 +7,8 @@
 //! synchronization, no volatile read), which the evaluator knows, with one
 //! written operand that is a whole scalar register of 1, 16, 32 or 64 bits,
 //! and sources that are scalar registers, immediates, vectors of those,
-//! non-volatile special registers or function-wide symbols. Everything else
+//! non-volatile special registers or symbols (of the module, the signature or
+//! the body's leading declarations: names visible everywhere in the function). Everything else
 //! is skeleton and keeps its place and order.
 //!
 //! Registers are values through the [`ValueView`]: each read names a version;
@@ -88,7 +89,7 @@ enum LeafKey {
 
 /// The value statement `ins` would be: its template (destination and
 /// sources replaced by placeholders), destination, and sources.
-fn as_value(f: &Function, ins: &Instruction, local_names: &FxHashSet<&str>) -> Option<(Instruction, RegId, Vec<Src>)> {
+fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<Src>)> {
     if ins.guard.is_some() {
         return None;
     }
@@ -148,7 +149,7 @@ fn as_value(f: &Function, ins: &Instruction, local_names: &FxHashSet<&str>) -> O
                     srcs.push(Src::Leaf(LeafKey::Special(*s, *sel, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
                     Some(Operand::reg(RegId(n)))
                 }
-                Operand::Sym(name, off) if !local_names.contains(&**name) => {
+                Operand::Sym(name, off) => {
                     let t = ty?;
                     if !matches!(t.bits(), 32 | 64) {
                         return None;
@@ -199,7 +200,7 @@ pub enum SourceOf {
 /// How the engine sees `ins` as a value: its shape template, the
 /// destination register's width, and its sources; `None` if it is skeleton.
 pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, Vec<SourceOf>)> {
-    let (tmpl, dest, srcs) = as_value(f, ins, &FxHashSet::default())?;
+    let (tmpl, dest, srcs) = as_value(f, ins)?;
     let reg_width = |r: RegId| type_width(f.regs[r.0 as usize].ty);
     let sources = srcs
         .into_iter()
@@ -265,22 +266,15 @@ fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
 /// Builds the e-graph of a function with a body.
 pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect) -> Built {
     let body = f.body.as_deref().unwrap_or(&[]);
-    // Names declared inside the body (variables of nested blocks): never moved.
-    let mut local_names: FxHashSet<&str> = FxHashSet::default();
-    for s in body {
-        if let Stmt::Decl(d) = s {
-            for n in &d.names {
-                local_names.insert(&n.name);
-            }
-        }
-    }
+    // Instructions naming variables of nested blocks are never moved.
+    let block_vars = ptx_ir::ir::scopes::block_variable_users(f);
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
     let mut physical: FxHashSet<RegId> = FxHashSet::default();
     let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
     for (k, s) in body.iter().enumerate() {
         let v = match s {
-            Stmt::Instr(ins) if view.reachable(k) => as_value(f, ins, &local_names),
+            Stmt::Instr(ins) if view.reachable(k) && !block_vars.get(k).copied().unwrap_or(true) => as_value(f, ins),
             _ => None,
         };
         if v.is_none() {

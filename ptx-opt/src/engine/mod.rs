@@ -79,6 +79,11 @@ pub struct Report {
 /// Optimizes one function; `None` when it is left as it was.
 pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     f.body.as_ref()?;
+    // Every register visible everywhere, so that values can move between
+    // blocks without a name changing its meaning.
+    let mut flat = f.clone();
+    ptx_ir::ir::scopes::flatten_names(&mut flat).ok()?;
+    let f = &flat;
     let cfg = Cfg::build(f);
     let dom = DomTree::dominators(&cfg);
     let view = ValueView::build(f, &cfg, &dom);
