@@ -1,6 +1,6 @@
 //! Instruction lines, operands and literals.
 
-use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, Operand, PairPred, Prefix, Radix};
+use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, LabelId, Operand, PairPred, Prefix, Radix, RegId};
 use ptx_ir::isa::Mod;
 use std::fmt::Write;
 
@@ -14,7 +14,7 @@ pub fn write_instruction(out: &mut String, f: &Function, ins: &Instruction) {
         if g.negated {
             out.push('!');
         }
-        out.push_str(&f.reg(g.reg).name);
+        write_reg(out, f, g.reg);
         out.push(' ');
     }
     out.push_str(ins.opcode.name());
@@ -38,13 +38,13 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
                 Prefix::Not => out.push('!'),
                 Prefix::Neg => out.push('-'),
             }
-            out.push_str(&f.reg(r.reg).name);
+            write_reg(out, f, r.reg);
             if let Some(s) = r.sel {
                 s.write(out);
             }
         }
         Operand::RegOffset(r, off) => {
-            out.push_str(&f.reg(*r).name);
+            write_reg(out, f, *r);
             let _ = write!(out, "+{off}");
         }
         Operand::SReg(s, sel) => {
@@ -58,7 +58,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             out.push_str(name);
             write_offset(out, *off);
         }
-        Operand::Label(l) => out.push_str(f.label_name(*l)),
+        Operand::Label(l) => write_label(out, f, *l),
         Operand::Vector(v) => {
             out.push('{');
             for (k, o) in v.iter().enumerate() {
@@ -73,7 +73,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             write_operand(out, f, p);
             out.push('|');
             match q {
-                PairPred::Reg(q) => out.push_str(&f.reg(*q).name),
+                PairPred::Reg(q) => write_reg(out, f, *q),
                 PairPred::Sink => out.push('_'),
             }
         }
@@ -123,13 +123,34 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
 
 fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64) {
     match base {
-        AddrBase::Reg(r) => out.push_str(&f.reg(*r).name),
+        AddrBase::Reg(r) => write_reg(out, f, *r),
         AddrBase::Sym(s) => out.push_str(s),
         AddrBase::Imm(i) => {
             let _ = write!(out, "{i}");
         }
     }
     write_offset(out, offset);
+}
+
+/// A register's name; an id past the end of the table (IR that
+/// `verify` rejects) prints as a marker that does not parse, never a panic.
+pub(crate) fn write_reg(out: &mut String, f: &Function, r: RegId) {
+    match f.try_reg(r) {
+        Some(reg) => out.push_str(&reg.name),
+        None => {
+            let _ = write!(out, "<invalid register {}>", r.0);
+        }
+    }
+}
+
+/// A label's name, or a marker for an id past the end of the table.
+pub(crate) fn write_label(out: &mut String, f: &Function, l: LabelId) {
+    match f.try_label_name(l) {
+        Some(name) => out.push_str(name),
+        None => {
+            let _ = write!(out, "<invalid label {}>", l.0);
+        }
+    }
 }
 
 fn write_offset(out: &mut String, off: i64) {

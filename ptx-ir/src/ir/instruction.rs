@@ -325,23 +325,6 @@ impl Operand {
 
     /// Every register this operand names (including address bases and vector elements).
     pub fn regs(&self, out: &mut SmallVec<[RegId; 4]>) {
-        match self {
-            Operand::Reg(r) => out.push(r.reg),
-            Operand::RegOffset(r, _) => out.push(*r),
-            Operand::Pair(a, b) => {
-                a.regs(out);
-                if let PairPred::Reg(r) = b {
-                    out.push(*r);
-                }
-            }
-            Operand::Addr(a) => {
-                if let AddrBase::Reg(r) = a.base {
-                    out.push(r)
-                }
-            }
-            Operand::Vector(v) | Operand::AddrList(v) | Operand::List(v) => v.iter().for_each(|o| o.regs(out)),
-            Operand::ArrayElem(e) => e.index.regs(out),
-            Operand::SReg(..) | Operand::Imm(_) | Operand::Sym(..) | Operand::Label(_) | Operand::Sink => {}
-        }
+        self.for_each_reg(|r| out.push(r));
     }
 }

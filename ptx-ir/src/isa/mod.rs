@@ -9,8 +9,10 @@
 
 pub mod vocab;
 pub mod matcher;
+mod mismatch;
 
-pub use matcher::{closest_form, match_form, Closest, FormMismatch, ParsedKind, SlotMods};
+pub use matcher::{closest_form, closest_forms, match_form, Closest, ParsedKind, SlotMods};
+pub use mismatch::{similar_modifier, FormMismatch, Mismatch};
 pub use vocab::{classify, BoolOp, CmpOp, ModKind, Rounding, ScalarType, SlotRole, StateSpace, TypeClass};
 
 use rustc_hash::FxHashMap;

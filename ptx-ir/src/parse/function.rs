@@ -70,7 +70,7 @@ impl<'a> Parser<'a> {
         self.pending_names.push(undefined);
         // Labels used but not defined are resolved at the end of the module
         // (they may name functions or variables declared later).
-        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body };
+        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body, fresh: Default::default() };
         Ok((f, spans))
     }
 

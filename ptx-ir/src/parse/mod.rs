@@ -19,6 +19,7 @@ use crate::ir::Module;
 use crate::source::{Diagnostic, Span};
 
 pub use cursor::GlobalKind;
+pub(crate) use scope::split_index;
 pub use expr::{eval as expr_value, eval_int, ExprValue};
 
 /// Where things came from: spans of module items and of function statements.

@@ -46,7 +46,7 @@ pub struct FuncState<'a> {
 }
 
 /// Splits `%r123` into (`%r`, 123) for parameterized names.
-fn split_index(name: &str) -> Option<(&str, u32)> {
+pub(crate) fn split_index(name: &str) -> Option<(&str, u32)> {
     let digits = name.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
     if digits == 0 || digits == name.len() {
         return None;

@@ -17,10 +17,12 @@
 //! Where the manual and ptxas disagree, the verifier follows what ptxas
 //! accepts: it must never reject a file ptxas accepts.
 
+mod declared;
 mod init;
 mod target;
 mod types;
 
+pub use declared::{registers_declared, RegProblem};
 pub use target::Target;
 pub use types::{narrower as narrower_type, wider as wider_type};
 
@@ -146,6 +148,9 @@ impl Verifier<'_> {
             }
         }
         let Some(body) = &f.body else { return };
+        if !self.declarations(f, stmts, span) {
+            return;
+        }
         let mut locals: FxHashMap<&str, StateSpace> = FxHashMap::default();
         for p in f.params.iter().flatten() {
             for n in &p.names {
