@@ -189,10 +189,10 @@ impl FreshNames {
     /// it was removed (counting the registers that still carry its prefix).
     fn locate(&mut self, k: usize, regs: &[Reg], body: &mut impl Body) -> usize {
         let (ty, at) = (self.decls[k].ty, self.decls[k].at);
-        let prefix = self.decls[k].prefix.clone();
-        if is_fresh_decl(body.stmt(at), ty, &prefix) {
+        if is_fresh_decl(body.stmt(at), ty, &self.decls[k].prefix) {
             return at;
         }
+        let prefix = self.decls[k].prefix.clone();
         if let Some(i) = (0..body.len()).find(|&i| is_fresh_decl(body.stmt(i), ty, &prefix)) {
             self.decls[k].at = i;
             return i;
@@ -215,6 +215,25 @@ impl FreshNames {
     }
 }
 
+/// `prefix` followed by `n` in decimal (without `format!`: this is the
+/// hot part of making a register).
+fn numbered(prefix: &str, mut n: u32) -> Name {
+    let mut digits = [0u8; 10];
+    let mut k = digits.len();
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(prefix.len() + digits.len() - k);
+    s.push_str(prefix);
+    s.extend(digits[k..].iter().map(|d| *d as char));
+    s.into()
+}
+
 /// A fresh register of type `ty` in `f`, whose body is `body` (taken out of `f`).
 pub(crate) fn new_reg(f: &mut Function, body: &mut impl Body, ty: ScalarType) -> RegId {
     let mut fresh = std::mem::take(&mut f.fresh);
@@ -233,7 +252,7 @@ pub(crate) fn new_reg(f: &mut Function, body: &mut impl Body, ty: ScalarType) ->
     let count = d.names[0].range.get_or_insert(0);
     let n = *count;
     *count += 1;
-    let name: Name = format!("{}{n}", fresh.decls[k].prefix).into();
+    let name = numbered(&fresh.decls[k].prefix, n);
     f.regs.push(Reg { name, ty, vector: None, space: StateSpace::Reg });
     // Its stem is the reserved prefix: already known.
     fresh.regs_seen = f.regs.len();
@@ -248,9 +267,9 @@ pub(crate) fn new_label(f: &mut Function, body: &impl Body) -> LabelId {
     if fresh.label_prefix.is_none() {
         fresh.label_prefix = Some(fresh.unused_prefix("$Lt", "_"));
     }
-    let name = format!("{}{}", fresh.label_prefix.as_deref().unwrap_or_default(), fresh.next_label);
+    let name = numbered(fresh.label_prefix.as_deref().unwrap_or_default(), fresh.next_label);
     fresh.next_label += 1;
-    f.labels.push(name.into());
+    f.labels.push(name);
     fresh.labels_seen = f.labels.len();
     f.fresh = fresh;
     LabelId(f.labels.len() as u32 - 1)
@@ -280,5 +299,19 @@ impl Function {
             self.body = Some(body);
         }
         l
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_in_decimal() {
+        for n in [0, 7, 10, 4096, u32::MAX] {
+            assert_eq!(&*numbered("%t", n), format!("%t{n}"));
+        }
+        assert_eq!(stem("%r12"), "%r");
+        assert_eq!(stem("%tu32_"), "%tu32_");
     }
 }

@@ -3,7 +3,9 @@
 use super::{FloatLit, IntLit, LabelId, Name, RegId, SpecialReg};
 use crate::isa::{match_form, BoolOp, CmpOp, FormId, FormMismatch, Mod, ModKind, Opcode, Rounding, ScalarType, SlotRole, StateSpace};
 use crate::isa::matcher::{ParsedKind, SlotMods};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::cell::RefCell;
 
 /// One PTX instruction: guard, opcode, the matched syntax form, modifiers
 /// aligned with that form's slots, and operands.
@@ -30,7 +32,7 @@ impl Instruction {
     pub fn new(opcode: Opcode, mods: &[Mod], operands: impl IntoIterator<Item = Operand>) -> Result<Instruction, FormMismatch> {
         let operands: SmallVec<[Operand; 4]> = operands.into_iter().collect();
         let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
-        let (form, mods) = match_form(opcode, mods, &kinds)?;
+        let (form, mods) = matched_form(opcode, mods, &kinds)?;
         Ok(Instruction { guard: None, opcode, form, mods, operands })
     }
 
@@ -103,6 +105,31 @@ impl Instruction {
             _ => None,
         })
     }
+}
+
+/// Most instruction shapes [`matched_form`] remembers per thread.
+const MATCHED_LIMIT: usize = 4096;
+
+/// [`match_form`], remembered per thread: passes and back ends make the same
+/// few instruction shapes many times over, and matching a form costs more
+/// than the rest of making an instruction.
+fn matched_form(opcode: Opcode, mods: &[Mod], kinds: &[ParsedKind]) -> Result<(FormId, SlotMods), FormMismatch> {
+    type Shape = (Opcode, SmallVec<[Mod; 8]>, SmallVec<[ParsedKind; 4]>);
+    thread_local! {
+        static MATCHED: RefCell<FxHashMap<Shape, (FormId, SlotMods)>> = RefCell::default();
+    }
+    let shape: Shape = (opcode, SmallVec::from_slice(mods), SmallVec::from_slice(kinds));
+    if let Some(hit) = MATCHED.with(|m| m.borrow().get(&shape).cloned()) {
+        return Ok(hit);
+    }
+    let matched = match_form(opcode, mods, kinds)?;
+    MATCHED.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() < MATCHED_LIMIT {
+            m.insert(shape, matched.clone());
+        }
+    });
+    Ok(matched)
 }
 
 /// The component or lane selector after a register: `%v.x`, `r.b0`, `r.h1`,

@@ -74,6 +74,12 @@ impl SpecialReg {
     }
 }
 
+impl std::fmt::Debug for SpecialReg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,11 +94,5 @@ mod tests {
         assert_eq!(SpecialReg::parse("%laneid"), Some((SpecialReg::LANEID, None)));
         assert_eq!(SpecialReg::parse("%tid.q"), None);
         assert_eq!(SpecialReg::parse("%nosuch"), None);
-    }
-}
-
-impl std::fmt::Debug for SpecialReg {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }

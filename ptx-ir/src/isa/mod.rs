@@ -3,7 +3,7 @@
 //! `build.rs` compiles the tables in `ptx-ir/isa/*.ptxisa` (the manual's
 //! syntax blocks plus effect lines) into the statics included here. Everything
 //! that needs to know about an instruction reads these tables: the parser
-//! matches modifiers and operands against the [`Form`]s, the printer prints
+//! matches modifiers and operands against the forms ([`FormId`]), the printer prints
 //! modifiers in form order, and the effect analysis reads which operands are
 //! written and which touch memory.
 
