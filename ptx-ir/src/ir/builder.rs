@@ -191,7 +191,8 @@ impl ModuleBuilder {
     pub fn add_function(&mut self, f: Function) -> FuncBuilder<'_> {
         self.module.items.push(Item::Func(Box::new(f)));
         let Some(Item::Func(f)) = self.module.items.last_mut() else { unreachable!("just pushed") };
-        FuncBuilder { f, labels: FxHashMap::default() }
+        let labels = f.labels.iter().enumerate().map(|(k, n)| (n.clone(), LabelId(k as u32))).collect();
+        FuncBuilder { f, labels }
     }
 
     /// The module so far.

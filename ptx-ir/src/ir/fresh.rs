@@ -19,6 +19,8 @@ use std::fmt;
 
 /// What [`Function::new_reg`] and [`Function::new_label`] remember between
 /// calls. Not part of the function's meaning: always equal to another.
+/// A pass that renames registers or declared names by hand resets it
+/// (`f.fresh = FreshNames::default()`): the next call scans again.
 #[derive(Clone, Default)]
 pub struct FreshNames {
     /// Stems of every name of the function; `None` until the first call.
