@@ -2,7 +2,7 @@
 //!
 //! The IR itself holds no positions (so that two parses of equal text give
 //! equal IR, and so that editing one function does not make the others look
-//! changed); positions live in a [`SourceMap`] beside it.
+//! changed); positions live in a [`SourceMap`](crate::parse::SourceMap) beside it.
 
 use std::fmt;
 

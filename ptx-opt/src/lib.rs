@@ -3,7 +3,7 @@
 //! Two ways to use it:
 //!
 //! **One shot** (command-line tools, compilers emitting a module once):
-//! three calls, [`ptx_ir::parse`], [`optimize`], [`ptx_print::print_module`].
+//! three calls, [`ptx_ir::parse()`], [`optimize`], [`ptx_print::print_module`].
 //! At `-O0` the pipeline is empty: the module is printed back as parsed.
 //!
 //! ```

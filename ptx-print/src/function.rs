@@ -1,7 +1,7 @@
 //! Function headers and bodies.
 
 use crate::data::{write_attribute, write_decl, write_expr};
-use crate::instruction::write_instruction;
+use crate::instruction::{write_instruction, write_label};
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator};
 use ptx_ir::ir::{FuncDirective, FuncKind, Function, Stmt, VarDecl};
@@ -131,7 +131,7 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
     match s {
         Stmt::Instr(i) => write_instruction(out, f, i),
         Stmt::Label(l) => {
-            out.push_str(f.label_name(*l));
+            write_label(out, f, *l);
             out.push(':');
         }
         Stmt::Decl(d) => {
@@ -154,20 +154,23 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
         Stmt::ScopeBegin => out.push('{'),
         Stmt::ScopeEnd => out.push('}'),
         Stmt::BranchTargets(l, ts) => {
-            let _ = write!(out, "{}: .branchtargets ", f.label_name(*l));
+            write_label(out, f, *l);
+            out.push_str(": .branchtargets ");
             for (k, t) in ts.iter().enumerate() {
                 if k > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(f.label_name(*t));
+                write_label(out, f, *t);
             }
             out.push(';');
         }
         Stmt::CallTargets(l, ts) => {
-            let _ = write!(out, "{}: .calltargets {};", f.label_name(*l), ts.join(", "));
+            write_label(out, f, *l);
+            let _ = write!(out, ": .calltargets {};", ts.join(", "));
         }
         Stmt::CallPrototype(l, p) => {
-            let _ = write!(out, "{}: .callprototype ", f.label_name(*l));
+            write_label(out, f, *l);
+            out.push_str(": .callprototype ");
             if let Some(r) = &p.ret {
                 write_params(out, r);
                 out.push(' ');

@@ -1,6 +1,6 @@
 //! Instruction lines, operands and literals.
 
-use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, Operand, PairPred, Prefix, Radix};
+use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, LabelId, Operand, PairPred, Prefix, Radix};
 use ptx_ir::isa::Mod;
 use std::fmt::Write;
 
@@ -71,7 +71,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             out.push_str(name);
             write_offset(out, *off);
         }
-        Operand::Label(l) => out.push_str(f.label_name(*l)),
+        Operand::Label(l) => write_label(out, f, *l),
         Operand::Vector(v) => {
             out.push('{');
             for (k, o) in v.iter().enumerate() {
@@ -143,6 +143,17 @@ fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64
         }
     }
     write_offset(out, offset);
+}
+
+/// A register's name; an id past the end of the table (IR that
+/// A label's name, or a marker for an id past the end of the table.
+pub(crate) fn write_label(out: &mut String, f: &Function, l: LabelId) {
+    match f.try_label_name(l) {
+        Some(name) => out.push_str(name),
+        None => {
+            let _ = write!(out, "<invalid label {}>", l.0);
+        }
+    }
 }
 
 fn write_offset(out: &mut String, off: i64) {

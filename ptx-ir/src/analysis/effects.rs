@@ -2,7 +2,7 @@
 //! the register locations (and the carry flag) it reads and writes, the
 //! memory it touches and in which state space, and its effect flags.
 
-use crate::ir::{AddrBase, Function, Instruction, Operand, PairPred, Prefix, RegId, Selector};
+use crate::ir::{Function, Instruction, Operand, RegId, Selector};
 use crate::isa::{Flags, MemAccess, Mod, StateSpace};
 use smallvec::SmallVec;
 
@@ -94,25 +94,44 @@ impl Effects {
     }
 }
 
-/// Computes the effects of an instruction of `f`.
+/// Computes the effects of an instruction of `f`. Which registers are read
+/// and written is [`Instruction::for_each_reg`]'s answer; this adds lanes,
+/// kills, memory, the carry flag and volatile reads.
 pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
     let form = ins.form;
     let mut e = Effects { flags: form.flags(), ..Effects::default() };
     let guarded = ins.guard.is_some();
-    if let Some(g) = ins.guard {
-        e.uses.push(locs.lane(g.reg, 0));
-    }
     let spaces = ins.spaces();
     let mut mem_k = 0;
-    let specs = form.operands();
-    for (k, op) in ins.operands.iter().enumerate() {
-        let Some(spec) = specs.get(k) else { continue };
+    for spec in form.operands().iter().take(ins.operands.len()) {
         if let Some(kind) = spec.mem {
             let space = spaces.get(mem_k).copied().unwrap_or(StateSpace::Generic);
             mem_k += 1;
             e.memory.push((kind, space));
         }
-        operand_effects(f, locs, op, spec.read, spec.write, guarded, &mut e);
+    }
+    ins.for_each_reg(|r, access| {
+        // A component selector on a vector register names one lane; anything
+        // else (a scalar, a byte or half-word lane) is the whole register.
+        let lanes: SmallVec<[Loc; 4]> = match access.sel.and_then(Selector::lane) {
+            Some(l) if f.reg(r).vector.is_some() => smallvec::smallvec![locs.lane(r, l)],
+            _ => locs.reg(r).collect(),
+        };
+        if access.read {
+            e.uses.extend(lanes.iter().copied());
+        }
+        if access.write {
+            for l in lanes {
+                e.defs.push(Def { loc: l, kills: !guarded && !access.merges() });
+            }
+        }
+    });
+    for op in &ins.operands {
+        op.for_each_operand(&mut |o| {
+            if let Operand::SReg(s, _) = o {
+                e.reads_volatile |= s.is_volatile();
+            }
+        });
     }
     let flags = form.flags();
     if flags.contains(Flags::CARRY_IN) {
@@ -124,59 +143,4 @@ pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
     // Carry flags alone are register-like dependencies, not side effects.
     e.flags = Flags::from_bits(flags.bits() & !(Flags::CARRY_IN.bits() | Flags::CARRY_OUT.bits() | Flags::CARRY_OUT_CC.bits()));
     e
-}
-
-fn operand_effects(f: &Function, locs: &LocTable, op: &Operand, read: bool, write: bool, guarded: bool, e: &mut Effects) {
-    match op {
-        Operand::Reg(r) => {
-            let lane = r.sel.and_then(Selector::lane);
-            let merge = matches!(r.sel, Some(Selector::Bytes(_) | Selector::Halves(_)));
-            let lanes: SmallVec<[Loc; 4]> = match lane {
-                Some(l) if f.reg(r.reg).vector.is_some() => smallvec::smallvec![locs.lane(r.reg, l)],
-                _ => locs.reg(r.reg).collect(),
-            };
-            if read || (write && merge) || r.prefix != Prefix::None {
-                e.uses.extend(lanes.iter().copied());
-            }
-            if write {
-                for l in lanes {
-                    e.defs.push(Def { loc: l, kills: !guarded && !merge });
-                }
-            }
-        }
-        Operand::RegOffset(r, _) => e.uses.extend(locs.reg(*r)),
-        Operand::SReg(s, _) => {
-            if s.is_volatile() {
-                e.reads_volatile = true;
-            }
-        }
-        Operand::Vector(v) | Operand::List(v) => {
-            for o in v.iter() {
-                operand_effects(f, locs, o, read, write, guarded, e);
-            }
-        }
-        Operand::Pair(first, q) => {
-            operand_effects(f, locs, first, read, write, guarded, e);
-            if let PairPred::Reg(q) = q {
-                if write {
-                    e.defs.push(Def { loc: locs.lane(*q, 0), kills: !guarded });
-                } else {
-                    e.uses.push(locs.lane(*q, 0));
-                }
-            }
-        }
-        // Registers inside addresses are always read.
-        Operand::Addr(a) => {
-            if let AddrBase::Reg(r) = a.base {
-                e.uses.extend(locs.reg(r));
-            }
-        }
-        Operand::AddrList(v) => {
-            for o in v.iter() {
-                operand_effects(f, locs, o, true, false, guarded, e);
-            }
-        }
-        Operand::ArrayElem(a) => operand_effects(f, locs, &a.index, true, false, guarded, e),
-        Operand::Imm(_) | Operand::Sym(..) | Operand::Label(_) | Operand::Sink => {}
-    }
 }

@@ -1,5 +1,11 @@
 //! Functions: header, register and label tables, and the statement list.
+//!
+//! A register lives in [`Function::regs`] (what instructions refer to, by
+//! [`RegId`]) and in a `.reg` [`Stmt::Decl`] of the body (what the printer
+//! writes and the parser reads back). [`Function::new_reg`] keeps the two in
+//! step; `verify` reports a register without a visible declaration.
 
+use super::fresh::FreshNames;
 use super::{Instruction, Name, VarDecl, Attribute, ConstExpr};
 use super::module::Linkage;
 use crate::isa::{ScalarType, StateSpace};
@@ -49,6 +55,9 @@ pub enum FuncDirective {
 }
 
 /// A kernel (`.entry`) or device function (`.func`).
+///
+/// `Default` is an unnamed `.func` with an empty body, for struct-update
+/// syntax (`Function { name: "f".into(), ..Function::default() }`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Function {
     pub linkage: Option<Linkage>,
@@ -66,9 +75,33 @@ pub struct Function {
     pub labels: Vec<Name>,
     /// `None` for a declaration (prototype) without a body.
     pub body: Option<Vec<Stmt>>,
+    /// What [`Function::new_reg`] and [`Function::new_label`] remember between
+    /// calls (the names in use, where their declarations are). Not part of the
+    /// function's meaning: `==` ignores it and nothing prints it.
+    pub fresh: FreshNames,
 }
 
 impl Function {
+    /// A function with an empty body and an empty parameter list:
+    /// `Function::new(FuncKind::Entry, "k")` prints as `.entry k() { }`.
+    pub fn new(kind: FuncKind, name: &str) -> Function {
+        Function {
+            linkage: None,
+            kind,
+            attributes: Vec::new(),
+            ret: None,
+            name: name.into(),
+            params: Some(Vec::new()),
+            directives: Vec::new(),
+            regs: Vec::new(),
+            labels: Vec::new(),
+            body: Some(Vec::new()),
+            fresh: FreshNames::default(),
+        }
+    }
+
+    /// # Panics
+    /// If `r` is not a register of this function; see [`Function::try_reg`].
     pub fn reg(&self, r: super::RegId) -> &Reg {
         &self.regs[r.0 as usize]
     }
@@ -77,10 +110,18 @@ impl Function {
     pub fn reg_name(&self, r: RegId) -> &str {
         self.regs.get(r.0 as usize).map_or("<register not in the table>", |r| &r.name)
     }
+    /// The register, or `None` for an id past the end of the table.
+    pub fn try_reg(&self, r: RegId) -> Option<&Reg> {
+        self.regs.get(r.0 as usize)
+    }
     /// A label's name (names repeat across `{ }` blocks: ids do not); for
     /// an id outside the table, a text no parser accepts.
     pub fn label_name(&self, l: LabelId) -> &str {
         self.labels.get(l.0 as usize).map_or("<label not in the table>", |n| n)
+    }
+    /// The label's name, or `None` for an id past the end of the table.
+    pub fn try_label_name(&self, l: LabelId) -> Option<&str> {
+        self.labels.get(l.0 as usize).map(|n| &**n)
     }
     /// Instructions of the body, in order.
     pub fn instructions(&self) -> impl Iterator<Item = &Instruction> {
@@ -88,6 +129,12 @@ impl Function {
             Stmt::Instr(i) => Some(&**i),
             _ => None,
         })
+    }
+}
+
+impl Default for Function {
+    fn default() -> Function {
+        Function::new(FuncKind::Func, "")
     }
 }
 

@@ -3,7 +3,9 @@
 use super::{FloatLit, IntLit, LabelId, Name, RegId, SpecialReg};
 use crate::isa::{match_form, BoolOp, CmpOp, FormId, FormMismatch, Mod, ModKind, Opcode, Rounding, ScalarType, SlotRole, StateSpace};
 use crate::isa::matcher::{ParsedKind, SlotMods};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::cell::RefCell;
 
 /// One PTX instruction: guard, opcode, the matched syntax form, modifiers
 /// aligned with that form's slots, and operands.
@@ -30,7 +32,7 @@ impl Instruction {
     pub fn new(opcode: Opcode, mods: &[Mod], operands: impl IntoIterator<Item = Operand>) -> Result<Instruction, FormMismatch> {
         let operands: SmallVec<[Operand; 4]> = operands.into_iter().collect();
         let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
-        let (form, mods) = match_form(opcode, mods, &kinds)?;
+        let (form, mods) = matched_form(opcode, mods, &kinds)?;
         Ok(Instruction { guard: None, opcode, form, mods, operands })
     }
 
@@ -121,6 +123,31 @@ impl Instruction {
             _ => None,
         })
     }
+}
+
+/// Most instruction shapes [`matched_form`] remembers per thread.
+const MATCHED_LIMIT: usize = 4096;
+
+/// [`match_form`], remembered per thread: passes and back ends make the same
+/// few instruction shapes many times over, and matching a form costs more
+/// than the rest of making an instruction.
+fn matched_form(opcode: Opcode, mods: &[Mod], kinds: &[ParsedKind]) -> Result<(FormId, SlotMods), FormMismatch> {
+    type Shape = (Opcode, SmallVec<[Mod; 8]>, SmallVec<[ParsedKind; 4]>);
+    thread_local! {
+        static MATCHED: RefCell<FxHashMap<Shape, (FormId, SlotMods)>> = RefCell::default();
+    }
+    let shape: Shape = (opcode, SmallVec::from_slice(mods), SmallVec::from_slice(kinds));
+    if let Some(hit) = MATCHED.with(|m| m.borrow().get(&shape).cloned()) {
+        return Ok(hit);
+    }
+    let matched = match_form(opcode, mods, kinds)?;
+    MATCHED.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() < MATCHED_LIMIT {
+            m.insert(shape, matched.clone());
+        }
+    });
+    Ok(matched)
 }
 
 /// The component or lane selector after a register: `%v.x`, `r.b0`, `r.h1`,
@@ -366,23 +393,6 @@ impl Operand {
 
     /// Every register this operand names (including address bases and vector elements).
     pub fn regs(&self, out: &mut SmallVec<[RegId; 4]>) {
-        match self {
-            Operand::Reg(r) => out.push(r.reg),
-            Operand::RegOffset(r, _) => out.push(*r),
-            Operand::Pair(a, b) => {
-                a.regs(out);
-                if let PairPred::Reg(r) = b {
-                    out.push(*r);
-                }
-            }
-            Operand::Addr(a) => {
-                if let AddrBase::Reg(r) = a.base {
-                    out.push(r)
-                }
-            }
-            Operand::Vector(v) | Operand::AddrList(v) | Operand::List(v) => v.iter().for_each(|o| o.regs(out)),
-            Operand::ArrayElem(e) => e.index.regs(out),
-            Operand::SReg(..) | Operand::Imm(_) | Operand::Sym(..) | Operand::Label(_) | Operand::Sink => {}
-        }
+        self.for_each_reg(|r| out.push(r));
     }
 }

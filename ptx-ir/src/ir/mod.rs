@@ -7,14 +7,23 @@
 //! tables, so passes match on typed values rather than text. The IR holds no
 //! source positions: equal text gives equal IR.
 
+mod access;
+mod builder;
+mod construct;
+mod cursor;
 mod data;
+mod fresh;
 mod function;
 mod instruction;
 mod module;
 pub mod scopes;
 mod special;
 
+pub use access::Access;
+pub use builder::{BuildError, FuncBuilder, IntoOperands, ModuleBuilder};
+pub use cursor::FuncCursor;
 pub use data::*;
+pub use fresh::FreshNames;
 pub use function::*;
 pub use instruction::*;
 pub use module::*;

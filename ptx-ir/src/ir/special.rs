@@ -19,6 +19,30 @@ const FIXED: &[&str] = &[
 const VOLATILE: &[&str] = &["%clock", "%clock_hi", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%smid", "%warpid"];
 
 impl SpecialReg {
+    /// `%tid`: the thread's index in its CTA (`.x`, `.y`, `.z`).
+    pub const TID: SpecialReg = SpecialReg(0);
+    /// `%ntid`: the CTA's size.
+    pub const NTID: SpecialReg = SpecialReg(1);
+    /// `%laneid`.
+    pub const LANEID: SpecialReg = SpecialReg(2);
+    /// `%warpid`.
+    pub const WARPID: SpecialReg = SpecialReg(3);
+    /// `%ctaid`: the CTA's index in the grid.
+    pub const CTAID: SpecialReg = SpecialReg(5);
+    /// `%nctaid`: the grid's size in CTAs.
+    pub const NCTAID: SpecialReg = SpecialReg(6);
+    /// `%clock64`.
+    pub const CLOCK64: SpecialReg = SpecialReg(24);
+
+    /// A special register as written in an operand, with its component
+    /// selector: `%tid.x`, `%laneid`.
+    pub fn parse(text: &str) -> Option<(SpecialReg, Option<super::Selector>)> {
+        match text.find('.') {
+            Some(k) => Some((SpecialReg::from_name(&text[..k])?, Some(super::Selector::from_text(&text[k..])?))),
+            None => Some((SpecialReg::from_name(text)?, None)),
+        }
+    }
+
     /// Every special register name: the fixed ones, `%envreg0..31`, `%pm0..7`, `%pm0_64..%pm7_64`,
     /// `%reserved_smem_offset_0..1`.
     pub fn names() -> &'static [String] {
@@ -53,5 +77,22 @@ impl SpecialReg {
 impl std::fmt::Debug for SpecialReg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_constants_match_the_names() {
+        let named = [(SpecialReg::TID, "%tid"), (SpecialReg::NTID, "%ntid"), (SpecialReg::LANEID, "%laneid"), (SpecialReg::WARPID, "%warpid"), (SpecialReg::CTAID, "%ctaid"), (SpecialReg::NCTAID, "%nctaid"), (SpecialReg::CLOCK64, "%clock64")];
+        for (s, n) in named {
+            assert_eq!(s.name(), n);
+        }
+        assert_eq!(SpecialReg::parse("%tid.x"), Some((SpecialReg::TID, Some(super::super::Selector::X))));
+        assert_eq!(SpecialReg::parse("%laneid"), Some((SpecialReg::LANEID, None)));
+        assert_eq!(SpecialReg::parse("%tid.q"), None);
+        assert_eq!(SpecialReg::parse("%nosuch"), None);
     }
 }

@@ -6,24 +6,12 @@
 //! destination's). The result is slot-aligned, which is the canonical order
 //! the printer uses.
 
+use super::mismatch::{FormMismatch, Mismatch};
 use super::{FormId, Mod, Opcode, OperandKind, SlotRole};
 use smallvec::SmallVec;
 
 /// Modifiers aligned with the slots of a form; `Mod::NONE` for an empty optional slot.
 pub type SlotMods = SmallVec<[Mod; 8]>;
-
-/// Why no form of an opcode fits an instruction.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FormMismatch {
-    /// This modifier (index into the written modifiers) belongs to no form of the opcode.
-    UnknownModifier(usize),
-    /// Every modifier is known, but no form takes them together.
-    NoForm,
-    /// The modifiers fit `form`, but it takes `min..=max` operands.
-    OperandCount { form: FormId, min: usize, max: usize, found: usize },
-    /// Operand `index` must be of `expected` kind under `form`.
-    OperandKind { form: FormId, index: usize, expected: OperandKind },
-}
 
 /// The syntactic kind of a parsed operand, for matching against a form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,6 +26,7 @@ pub enum ParsedKind {
 /// Finds the first form of `opcode` that takes `mods` (in written order) and
 /// operands of the given kinds. Returns the form and the slot-aligned modifiers.
 pub fn match_form(opcode: Opcode, mods: &[Mod], operands: &[ParsedKind]) -> Result<(FormId, SlotMods), FormMismatch> {
+    let fail = |reason| Err(FormMismatch { opcode, mods: mods.into(), reason });
     let mut first_operand_error = None;
     for form in opcode.forms() {
         let Some(aligned) = assign_slots(form, mods) else { continue };
@@ -51,14 +40,14 @@ pub fn match_form(opcode: Opcode, mods: &[Mod], operands: &[ParsedKind]) -> Resu
         }
     }
     if let Some(e) = first_operand_error {
-        return Err(e);
+        return fail(e);
     }
     for (k, m) in mods.iter().enumerate() {
         if !opcode.forms().any(|f| f.slots().iter().any(|s| s.accepts(*m))) {
-            return Err(FormMismatch::UnknownModifier(k));
+            return fail(Mismatch::UnknownModifier(k));
         }
     }
-    Err(FormMismatch::NoForm)
+    fail(Mismatch::NoForm)
 }
 
 /// Assigns written modifiers to the slots of `form`, or `None` if they do not fit.
@@ -128,10 +117,10 @@ fn keeps_order(form: FormId, filled: &SlotMods, k: usize, m: Mod) -> bool {
     true
 }
 
-fn check_operands(form: FormId, operands: &[ParsedKind]) -> Result<(), FormMismatch> {
+fn check_operands(form: FormId, operands: &[ParsedKind]) -> Result<(), Mismatch> {
     let (min, max) = form.operand_count();
     if operands.len() < min || operands.len() > max {
-        return Err(FormMismatch::OperandCount { form, min, max, found: operands.len() });
+        return Err(Mismatch::OperandCount { form, min, max, found: operands.len() });
     }
     for (index, (spec, got)) in form.operands().iter().zip(operands).enumerate() {
         let ok = match (spec.kind, got) {
@@ -142,7 +131,7 @@ fn check_operands(form: FormId, operands: &[ParsedKind]) -> Result<(), FormMisma
             _ => false,
         };
         if !ok {
-            return Err(FormMismatch::OperandKind { form, index, expected: spec.kind });
+            return Err(Mismatch::OperandKind { form, index, expected: spec.kind });
         }
     }
     Ok(())
@@ -159,9 +148,10 @@ pub struct Closest {
     pub missing: Vec<usize>,
 }
 
-/// The form of `opcode` nearest to the written modifiers (fewest extra plus missing).
-pub fn closest_form(opcode: Opcode, mods: &[Mod]) -> Option<Closest> {
-    let mut best: Option<Closest> = None;
+/// The forms of `opcode` nearest to the written modifiers (fewest extra
+/// plus missing), in table order.
+pub fn closest_forms(opcode: Opcode, mods: &[Mod]) -> Vec<Closest> {
+    let mut best: Vec<Closest> = Vec::new();
     for form in opcode.forms() {
         let slots = form.slots();
         let mut filled = vec![false; slots.len()];
@@ -174,9 +164,17 @@ pub fn closest_form(opcode: Opcode, mods: &[Mod]) -> Option<Closest> {
         }
         let missing: Vec<usize> = (0..slots.len()).filter(|&j| !filled[j] && !slots[j].optional).collect();
         let c = Closest { form, extra, missing };
-        if best.as_ref().is_none_or(|b| c.extra.len() + c.missing.len() < b.extra.len() + b.missing.len()) {
-            best = Some(c);
+        let distance = |c: &Closest| c.extra.len() + c.missing.len();
+        match best.first().map(distance) {
+            Some(d) if distance(&c) > d => {}
+            Some(d) if distance(&c) == d => best.push(c),
+            _ => best = vec![c],
         }
     }
     best
+}
+
+/// The first of [`closest_forms`].
+pub fn closest_form(opcode: Opcode, mods: &[Mod]) -> Option<Closest> {
+    closest_forms(opcode, mods).into_iter().next()
 }

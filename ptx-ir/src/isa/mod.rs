@@ -3,14 +3,16 @@
 //! `build.rs` compiles the tables in `ptx-ir/isa/*.ptxisa` (the manual's
 //! syntax blocks plus effect lines) into the statics included here. Everything
 //! that needs to know about an instruction reads these tables: the parser
-//! matches modifiers and operands against the [`Form`]s, the printer prints
+//! matches modifiers and operands against the forms ([`FormId`]), the printer prints
 //! modifiers in form order, and the effect analysis reads which operands are
 //! written and which touch memory.
 
 pub mod vocab;
 pub mod matcher;
+mod mismatch;
 
-pub use matcher::{closest_form, match_form, Closest, FormMismatch, ParsedKind, SlotMods};
+pub use matcher::{closest_form, closest_forms, match_form, Closest, ParsedKind, SlotMods};
+pub use mismatch::{similar_modifier, FormMismatch, Mismatch};
 pub use vocab::{classify, BoolOp, CmpOp, ModKind, Rounding, ScalarType, SlotRole, StateSpace, TypeClass};
 
 use rustc_hash::FxHashMap;

@@ -79,7 +79,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body };
+        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body, fresh: Default::default() };
         Ok((f, spans))
     }
 

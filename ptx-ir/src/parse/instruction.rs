@@ -6,7 +6,7 @@ use super::cursor::{PResult, Parser};
 use super::expr::to_imm;
 use super::scope::Binding;
 use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, PairPred, Prefix, RegId, RegOperand, Selector, SpecialReg};
-use crate::isa::{closest_form, match_form, FormMismatch, Mod, Opcode, OperandKind};
+use crate::isa::{match_form, Mismatch, Mod, Opcode};
 use crate::isa::matcher::ParsedKind;
 use crate::lexer::{Token, TokenKind};
 use crate::source::Span;
@@ -84,52 +84,15 @@ impl<'a> Parser<'a> {
                 Ok(Instruction { guard, opcode, form, mods: slot_mods, operands })
             }
             Err(e) => {
-                let written: String = parts.iter().map(|t| self.text(*t)).collect();
-                let forms = || {
-                    let all: Vec<String> = opcode.forms().map(|f| format!("`{}`", f.syntax())).collect();
-                    let shown = all.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
-                    if all.len() > 4 {
-                        format!("{shown} and {} more", all.len() - 4)
-                    } else {
-                        shown
-                    }
+                // The message names the head as written: modifiers are
+                // tokens glued to the opcode, so their texts are the written text.
+                let at = match e.reason {
+                    Mismatch::UnknownModifier(k) => parts[used + k].span,
+                    Mismatch::NoForm => head.span,
+                    Mismatch::OperandCount { .. } => whole,
+                    Mismatch::OperandKind { index, .. } => spans[index],
                 };
-                match e {
-                    FormMismatch::UnknownModifier(k) => {
-                        let t = parts[used + k];
-                        self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(t), opcode.name()))
-                    }
-                    FormMismatch::NoForm => {
-                        let msg = match closest_form(opcode, &mods) {
-                            Some(c) if c.extra.len() + c.missing.len() <= 2 => {
-                                let mut why = Vec::new();
-                                for k in &c.extra {
-                                    why.push(format!("`{}` does not belong", mods[*k].text()));
-                                }
-                                for j in &c.missing {
-                                    let allowed: Vec<&str> = c.form.slots()[*j].allowed().map(|m| m.text()).collect();
-                                    let shown = if allowed.len() > 8 { format!("{} ...", allowed[..8].join(" ")) } else { allowed.join(" ") };
-                                    why.push(format!("a modifier from {{{shown}}} is missing"));
-                                }
-                                format!("`{written}` fits no form of `{}`: {} (nearest form: `{}`)", opcode.name(), why.join(", "), c.form.syntax())
-                            }
-                            _ => format!("`{written}` fits no form of `{}`; its forms are {}", opcode.name(), forms()),
-                        };
-                        self.error_at(head.span, msg)
-                    }
-                    FormMismatch::OperandCount { form, min, max, found } => {
-                        let want = if min == max { format!("{min}") } else { format!("{min} to {max}") };
-                        self.error_at(whole, format!("`{written}` takes {want} operands (`{}`), found {found}", form.syntax()))
-                    }
-                    FormMismatch::OperandKind { form, index, expected } => {
-                        let what = match expected {
-                            OperandKind::Address => "an address `[...]`",
-                            OperandKind::List => "a parenthesized list `(...)`",
-                            OperandKind::Value => "a register, vector or immediate",
-                        };
-                        self.error_at(spans[index], format!("operand {} of `{written}` must be {what} (`{}`)", index + 1, form.syntax()))
-                    }
-                }
+                self.error_at(at, e.to_string())
             }
         }
     }

@@ -21,10 +21,12 @@
 //! Where the manual and ptxas disagree, the verifier follows what ptxas
 //! accepts: it must never reject a file ptxas accepts.
 
+mod declared;
 mod init;
 mod target;
 mod types;
 
+pub use declared::{registers_declared, RegProblem};
 pub use target::Target;
 pub use types::{narrower as narrower_type, wider as wider_type};
 
@@ -154,11 +156,17 @@ impl Verifier<'_> {
         // Names first: the other checks look registers up by id.
         let scope_errors = scopes::check(f);
         let ids_ok = !scope_errors.iter().any(|e| e.bad_id);
+        let scopes_ok = scope_errors.is_empty();
         for e in scope_errors {
             let at = e.stmt.and_then(|k| stmts.get(k)).copied().unwrap_or(span);
             self.error(at, e.message);
         }
         if !ids_ok {
+            return;
+        }
+        // Registers without a declaration of their type (what a pass that
+        // forgot one would print); the scope check covers names it reported.
+        if scopes_ok && !self.declarations(f, stmts, span) {
             return;
         }
         for (k, s) in body.iter().enumerate() {

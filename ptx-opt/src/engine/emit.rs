@@ -29,8 +29,8 @@ use egg::Id;
 use petgraph::stable_graph::NodeIndex;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
-use ptx_ir::ir::{Declarator, FloatLit, Function, Imm, Instruction, IntLit, Operand, Radix, Reg, RegId, RegOperand, Stmt, VarDecl};
-use ptx_ir::isa::{Mod, Opcode, ScalarType, StateSpace, TypeClass};
+use ptx_ir::ir::{FloatLit, Function, Imm, Instruction, IntLit, Operand, Radix, RegId, RegOperand, Stmt};
+use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
@@ -52,67 +52,6 @@ struct Avail {
     at: Point,
     /// Valid only while the original register holds this version.
     version: Option<VersionDef>,
-}
-
-/// New registers, declared as one range per type at the top of the body.
-struct Temps {
-    prefixes: FxHashMap<ScalarType, (String, u32)>,
-    taken: FxHashSet<String>,
-}
-
-impl Temps {
-    fn new(f: &Function) -> Temps {
-        let taken = f.regs.iter().map(|r| r.name.to_string()).collect();
-        Temps { prefixes: FxHashMap::default(), taken }
-    }
-
-    fn prefix(&mut self, f: &Function, ty: ScalarType) -> String {
-        if let Some((p, _)) = self.prefixes.get(&ty) {
-            return p.clone();
-        }
-        let base = match ty {
-            ScalarType::Pred => "%pq",
-            ScalarType::B16 => "%hq",
-            ScalarType::B32 => "%rq",
-            _ => "%dq",
-        };
-        // A prefix no existing register name starts with.
-        let mut p = base.to_string();
-        while f.regs.iter().any(|r| r.name.starts_with(&*p)) || self.taken.iter().any(|t| t.starts_with(&*p)) {
-            p.push('q');
-        }
-        self.prefixes.insert(ty, (p.clone(), 0));
-        p
-    }
-
-    fn fresh(&mut self, f: &mut Function, ty: ScalarType) -> RegId {
-        let p = self.prefix(f, ty);
-        let e = self.prefixes.get_mut(&ty).unwrap();
-        let name = format!("{}{}", p, e.1);
-        e.1 += 1;
-        f.regs.push(Reg { name: name.into(), ty, vector: None, space: StateSpace::Reg });
-        RegId(f.regs.len() as u32 - 1)
-    }
-
-    /// `.reg .b32 %rq<N>;` for each type used.
-    fn declarations(&self) -> Vec<Stmt> {
-        let mut v: Vec<(ScalarType, &(String, u32))> = self.prefixes.iter().map(|(t, p)| (*t, p)).collect();
-        v.sort_by_key(|(t, _)| *t);
-        v.into_iter()
-            .filter(|(_, (_, n))| *n > 0)
-            .map(|(ty, (p, n))| {
-                Stmt::Decl(Box::new(VarDecl {
-                    space: StateSpace::Reg,
-                    attributes: Vec::new(),
-                    align: None,
-                    ptr: None,
-                    vector: None,
-                    ty,
-                    names: vec![Declarator { name: p.clone().into(), range: Some(*n), dims: Vec::new(), init: None }],
-                }))
-            })
-            .collect()
-    }
 }
 
 /// The register type a new temporary of `width` bits gets: bit types fit
@@ -188,7 +127,6 @@ pub struct Emitter<'a> {
     dom: &'a DomTree,
     demanded: FxHashSet<Id>,
     avail: FxHashMap<Id, SmallVec<[Avail; 2]>>,
-    temps: Temps,
     out: Vec<Stmt>,
     /// The original statement the walk is before.
     here: usize,
@@ -203,7 +141,9 @@ pub struct Emitter<'a> {
 
 impl<'a> Emitter<'a> {
     pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
-        let out_f = Function { body: None, ..f.clone() };
+        // New registers are declared (by `new_reg`) at the top of this copy's
+        // body; `run` keeps those declarations and replaces the rest.
+        let out_f = f.clone();
         Emitter {
             f,
             costs,
@@ -215,7 +155,6 @@ impl<'a> Emitter<'a> {
             dom,
             demanded,
             avail: FxHashMap::default(),
-            temps: Temps::new(f),
             out: Vec::new(),
             here: 0,
             point: Point { block: cfg.entry, seq: 0 },
@@ -368,7 +307,7 @@ impl<'a> Emitter<'a> {
             return Some(d);
         }
         if let Some(c) = data.constant {
-            let d = into.unwrap_or_else(|| self.temps.fresh(&mut self.out_f, temp_type(data.width)));
+            let d = into.unwrap_or_else(|| self.out_f.new_reg(temp_type(data.width)));
             self.materialize_const(d, c, data.width);
             if into.is_none() {
                 self.record(class, d, None);
@@ -384,7 +323,7 @@ impl<'a> Emitter<'a> {
             match &n {
                 Node::Leaf(l) => {
                     if let LeafHome::Materialize { ty, operand } = self.built.leaf_homes[l.0 as usize].clone() {
-                        let d = into.unwrap_or_else(|| self.temps.fresh(&mut self.out_f, temp_type(data.width)));
+                        let d = into.unwrap_or_else(|| self.out_f.new_reg(temp_type(data.width)));
                         let ins = Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text()).unwrap()], [Operand::reg(d), operand]).ok()?;
                         self.push(Stmt::Instr(Box::new(ins)));
                         self.emitted += 1;
@@ -488,7 +427,7 @@ impl<'a> Emitter<'a> {
         let d = match into {
             Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.out_f.regs[d.0 as usize].ty, t) || t.bits() < self.out_f.regs[d.0 as usize].ty.bits()) => d,
             Some(_) => return None,
-            None => self.temps.fresh(&mut self.out_f, temp_type(width)),
+            None => self.out_f.new_reg(temp_type(width)),
         };
         let mut ins = shape.ins.clone();
         let mut next = 0;
@@ -530,7 +469,7 @@ impl<'a> Emitter<'a> {
         if compatible(have, want) || want.bits() != have.bits() {
             return Some(r);
         }
-        let t = self.temps.fresh(&mut self.out_f, temp_type(width));
+        let t = self.out_f.new_reg(temp_type(width));
         self.copy(t, r);
         Some(t)
     }
@@ -619,9 +558,11 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let mut body: Vec<Stmt> = self.temps.declarations();
-        body.extend(self.out);
-        self.out_f.body = Some(body);
+        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len()) - body.len();
+        let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
+        new_body.truncate(fresh_decls);
+        new_body.extend(self.out);
+        self.out_f.body = Some(new_body);
         Some(self.out_f)
     }
 
@@ -633,7 +574,7 @@ impl<'a> Emitter<'a> {
 
     /// A copy of `r` in a register of type `want` (same width).
     fn cast_to(&mut self, r: RegId, want: ScalarType) -> Option<RegId> {
-        let t = self.temps.fresh(&mut self.out_f, temp_type(if want == ScalarType::Pred { 1 } else { want.bits() as u8 }));
+        let t = self.out_f.new_reg(temp_type(if want == ScalarType::Pred { 1 } else { want.bits() as u8 }));
         self.copy(t, r);
         Some(t)
     }
