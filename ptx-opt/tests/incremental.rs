@@ -27,21 +27,21 @@ fn ran_for(db: &Database, item: ItemSource) -> Vec<String> {
 #[test]
 fn editing_one_function_reruns_only_its_queries() {
     let (mut db, log) = Database::with_log();
-    let file = db.add_file("m.ptx", &module("\tmov.u32 %r2, 1;\n"), OptLevel::O0);
+    let file = db.add_file("m.ptx", &module("\tmov.u32 %r2, 1;\n"), OptLevel::O2);
     let cold = db.printed(file).unwrap();
     let (a, b, c) = (db.function_item(file, "a").unwrap(), db.function_item(file, "b").unwrap(), db.function_item(file, "c").unwrap());
-    assert!(ran_for(&db, a).contains(&"analyses".to_string()), "the cold run computes every function's analyses");
+    assert!(ran_for(&db, a).contains(&"optimized_item".to_string()), "the cold run optimizes every function");
     log.lock().unwrap().clear();
 
     db.set_text(file, &module("\tmov.u32 %r2, 2;\n"));
     let warm = db.printed(file).unwrap();
     assert_ne!(cold, warm);
-    assert!(warm.contains("mov.u32 \t%r2, 2;"));
+    assert!(warm.contains("%r2, 2;"), "{warm}");
     for other in [a, c] {
         assert!(ran_for(&db, other).is_empty(), "queries of an unchanged function ran: {:?}", ran_for(&db, other));
     }
     let edited = ran_for(&db, b);
-    for q in ["parsed_item", "analyses", "optimized_item", "printed_item"] {
+    for q in ["parsed_item", "optimized_item", "printed_item"] {
         assert!(edited.iter().any(|e| e == q), "`{q}` did not run for the edited function: {edited:?}");
     }
     // The items keep their identities across the edit.

@@ -1,6 +1,6 @@
 //! Instruction lines, operands and literals.
 
-use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, LabelId, Operand, PairPred, Prefix, Radix};
+use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, LabelId, Operand, PairPred, Prefix, Radix, RegId};
 use ptx_ir::isa::Mod;
 use std::fmt::Write;
 
@@ -14,7 +14,7 @@ pub fn write_instruction(out: &mut String, f: &Function, ins: &Instruction) {
         if g.negated {
             out.push('!');
         }
-        out.push_str(f.reg_name(g.reg));
+        write_reg(out, f, g.reg);
         out.push(' ');
     }
     write_head(out, ins);
@@ -51,13 +51,13 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
                 Prefix::Not => out.push('!'),
                 Prefix::Neg => out.push('-'),
             }
-            out.push_str(f.reg_name(r.reg));
+            write_reg(out, f, r.reg);
             if let Some(s) = r.sel {
                 s.write(out);
             }
         }
         Operand::RegOffset(r, off) => {
-            out.push_str(f.reg_name(*r));
+            write_reg(out, f, *r);
             let _ = write!(out, "+{off}");
         }
         Operand::SReg(s, sel) => {
@@ -86,7 +86,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             write_operand(out, f, p);
             out.push('|');
             match q {
-                PairPred::Reg(q) => out.push_str(f.reg_name(*q)),
+                PairPred::Reg(q) => write_reg(out, f, *q),
                 PairPred::Sink => out.push('_'),
             }
         }
@@ -136,7 +136,7 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
 
 fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64) {
     match base {
-        AddrBase::Reg(r) => out.push_str(f.reg_name(*r)),
+        AddrBase::Reg(r) => write_reg(out, f, *r),
         AddrBase::Sym(s) => out.push_str(s),
         AddrBase::Imm(i) => {
             let _ = write!(out, "{i}");
@@ -146,6 +146,16 @@ fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64
 }
 
 /// A register's name; an id past the end of the table (IR that
+/// A register's name, or a marker no parser accepts for an id past the end of the table.
+pub(crate) fn write_reg(out: &mut String, f: &Function, r: RegId) {
+    match f.try_reg(r) {
+        Some(reg) => out.push_str(&reg.name),
+        None => {
+            let _ = write!(out, "<invalid register {}>", r.0);
+        }
+    }
+}
+
 /// A label's name, or a marker for an id past the end of the table.
 pub(crate) fn write_label(out: &mut String, f: &Function, l: LabelId) {
     match f.try_label_name(l) {
