@@ -137,6 +137,9 @@ pub struct Emitter<'a> {
     can_memo: FxHashMap<Id, bool>,
     /// Number of instructions emitted for values.
     pub emitted: usize,
+    /// Input instructions written back as they were (to tell a duplicate
+    /// the input computes again from a value a rule made equal).
+    emitted_inputs: FxHashSet<Node>,
 }
 
 impl<'a> Emitter<'a> {
@@ -161,6 +164,7 @@ impl<'a> Emitter<'a> {
             in_progress: FxHashSet::default(),
             can_memo: FxHashMap::default(),
             emitted: 0,
+            emitted_inputs: FxHashSet::default(),
         }
     }
 
@@ -191,13 +195,34 @@ impl<'a> Emitter<'a> {
     /// ones are computed again as the input does: ptxas does its own CSE,
     /// fuses address arithmetic per use (`LEA` of a sign-extended, shifted
     /// index), and a shared cheap value only lengthens a live range.
-    fn worth_reusing(&self, class: Id) -> bool {
+    ///
+    /// Only a true duplicate is computed again: the same input instruction
+    /// on the same values, emitted before. A value that is available because
+    /// a rule proved this instruction equal to another (`x + 0` is `x`) is
+    /// reused: computing it again would keep the instruction the rule removed.
+    fn worth_reusing(&self, class: Id, input: Option<&InputNode>) -> bool {
         let class = self.find(class);
         if self.available(class).is_none() {
             return false;
         }
+        let duplicate = input.is_some_and(|i| self.emitted_inputs.contains(&self.canonical_input(i)));
+        if !duplicate {
+            return true;
+        }
         let cost = self.choice.node(self.eg(), class).map_or(0, |n| self.costs.node_cost(self.eg(), n));
         cost >= REUSE_COST * super::cost::SCALE
+    }
+
+    /// A constant the input computed with an instruction (not a `mov` of
+    /// it): the instruction folds away; a register that needs the constant
+    /// gets it where it is read.
+    fn folded_away(&self, class: Id, input: Option<&InputNode>) -> bool {
+        self.eg()[self.find(class)].data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
+    }
+
+    /// An input node with canonical children.
+    fn canonical_input(&self, i: &InputNode) -> Node {
+        Node::Op(i.shape, i.operands.iter().map(|(k, _)| self.find(*k)).collect())
     }
 
     /// A register holding `class` here, and the block it was written in
@@ -390,7 +415,11 @@ impl<'a> Emitter<'a> {
         }
         let imms: SmallVec<[bool; 3]> = input.operands.iter().map(|(_, i)| *i).collect();
         let width = self.eg()[class].data.width;
-        self.emit_op_with(input.shape, &kids, into, width, Some(&imms))
+        let r = self.emit_op_with(input.shape, &kids, into, width, Some(&imms));
+        if r.is_some() {
+            self.emitted_inputs.insert(mine);
+        }
+        r
     }
 
     /// Emits one node's instruction.
@@ -520,8 +549,7 @@ impl<'a> Emitter<'a> {
                             }
                             // The register holds this version from here on.
                             self.record_after(class, dest, VersionDef::Def(k));
-                        } else if self.demanded.contains(&self.find(class)) && self.eg()[self.find(class)].data.constant.is_none() && !self.worth_reusing(class) {
-                            // Constants are written where a register needs them.
+                        } else if self.demanded.contains(&self.find(class)) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
                             // A value the input computes again here is computed
                             // again (see `worth_reusing`).
                             // Keep the input's register when it is written only here.

@@ -144,7 +144,8 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     Some((out, report))
 }
 
-/// The classes the chosen nodes reach from the roots (canonical ids).
+/// The classes the chosen nodes reach from the roots (canonical ids);
+/// constants only where a root reads one (elsewhere they are immediates).
 fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) -> FxHashSet<Id> {
     let mut seen = FxHashSet::default();
     let mut stack: Vec<Id> = roots.iter().map(|r| eg.find(*r)).collect();
@@ -153,7 +154,8 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) 
             continue;
         }
         if let Some(n) = choice.node(eg, c) {
-            stack.extend(egg::Language::children(n).iter().map(|k| eg.find(*k)));
+            // A constant operand is an immediate: it needs no register of its own.
+            stack.extend(egg::Language::children(n).iter().map(|k| eg.find(*k)).filter(|k| eg[*k].data.constant.is_none()));
         }
     }
     seen
