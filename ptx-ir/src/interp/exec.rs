@@ -266,7 +266,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     // ----- registers and operands -------------------------------------------------------
 
     /// Records the first guard, branch index or address that is not exact.
-    fn note_dependence(&self, t: usize, q: Quality, what: &str) {
+    pub(super) fn note_dependence(&self, t: usize, q: Quality, what: &str) {
         if q != Quality::Exact && self.unspecified_dependence.borrow().is_none() {
             *self.unspecified_dependence.borrow_mut() = Some(format!("{}: {what} of thread {} is not exactly determined", self.here(t), self.thread_name(t)));
         }
