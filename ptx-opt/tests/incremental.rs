@@ -132,6 +132,9 @@ fn verifier_errors_carry_file_positions_and_stop_the_output() {
     assert_eq!(got, want);
     assert_eq!(db.printed(file).unwrap_err().to_string(), want[0]);
     assert!(ran_for(&db, a).is_empty() && ran_for(&db, c).is_empty(), "other functions were re-verified");
+    // A body edit changes no declaration: the verifier's context is not recomputed.
+    let ran: Vec<String> = log.lock().unwrap().iter().map(|k| db.query_name(*k)).collect();
+    assert!(!ran.iter().any(|q| q == "verify_context"), "{ran:?}");
     // The header: an unknown target is reported at its token; fixing it brings the output back.
     let bad_target = bad.replace("sm_80", "sm_200").replace("mad.lo.s32 %r2, %rd1", "mad.lo.s32 %r2, %r1");
     db.set_text(file, &bad_target);

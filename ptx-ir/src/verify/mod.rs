@@ -119,29 +119,43 @@ struct Signature {
 }
 
 impl Context {
-    /// The context of a module with this header and these items.
-    pub fn new<'i>(version: Version, target: &[Name], address_size: Option<u32>, items: impl IntoIterator<Item = &'i Item>) -> Context {
+    /// The context of a module with this header and items that declare `decls`.
+    pub fn new<'d>(version: Version, target: &[Name], address_size: Option<u32>, decls: impl IntoIterator<Item = &'d Declarations>) -> Context {
         let mut ctx = Context { target: target.iter().find_map(|t| Target::parse(t)), version: read_version(version), address_64: address_size == Some(64), ..Context::default() };
-        for item in items {
-            match item {
-                Item::Var(g) => {
-                    for d in &g.decl.names {
-                        ctx.globals.insert(d.name.clone(), g.decl.space);
-                    }
-                }
-                Item::Func(f) => {
-                    let optional_last = f.params.as_ref().and_then(|p| p.last()).is_some_and(|p| p.names.iter().any(|n| n.dims.first() == Some(&None)));
-                    let sig = Signature { params: f.params.as_ref().map_or(0, |p| p.len()), results: f.ret.as_ref().map_or(0, |r| r.len()), optional_last };
-                    ctx.functions.insert(f.name.clone(), sig);
-                }
-                _ => {}
-            }
+        for d in decls {
+            ctx.globals.extend(d.variables.iter().cloned());
+            ctx.functions.extend(d.functions.iter().cloned());
         }
         ctx
     }
 
     pub fn of_module(m: &Module) -> Context {
-        Context::new(m.version, &m.target, m.address_size, &m.items)
+        let decls: Vec<Declarations> = m.items.iter().map(Declarations::of).collect();
+        Context::new(m.version, &m.target, m.address_size, &decls)
+    }
+}
+
+/// What one item declares for the others: a module variable's state space,
+/// a function's parameter list (see [`Context`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Declarations {
+    variables: Vec<(Box<str>, StateSpace)>,
+    functions: Vec<(Box<str>, Signature)>,
+}
+
+impl Declarations {
+    pub fn of(item: &Item) -> Declarations {
+        let mut d = Declarations::default();
+        match item {
+            Item::Var(g) => d.variables = g.decl.names.iter().map(|n| (n.name.clone(), g.decl.space)).collect(),
+            Item::Func(f) => {
+                let optional_last = f.params.as_ref().and_then(|p| p.last()).is_some_and(|p| p.names.iter().any(|n| n.dims.first() == Some(&None)));
+                let sig = Signature { params: f.params.as_ref().map_or(0, |p| p.len()), results: f.ret.as_ref().map_or(0, |r| r.len()), optional_last };
+                d.functions.push((f.name.clone(), sig));
+            }
+            _ => {}
+        }
+        d
     }
 }
 

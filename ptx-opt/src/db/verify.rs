@@ -10,9 +10,18 @@
 //! command does.
 
 use super::{diagnostics, header, parsed_item, Database, ItemSource, ParsedItem, SourceFile};
-use ptx_ir::ir::Item;
 use ptx_ir::source::Diagnostic;
-use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context};
+use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context, Declarations};
+
+/// What an item declares for the others (unchanged by edits inside a
+/// function body, so [`verify_context`] is not recomputed for them).
+#[salsa::tracked(returns(ref))]
+fn item_declarations(db: &dyn salsa::Database, item: ItemSource) -> Declarations {
+    match parsed_item(db, item) {
+        Ok(ParsedItem { item: Some(i), .. }) => Declarations::of(i),
+        _ => Declarations::default(),
+    }
+}
 
 /// What verifying one item needs of the rest of its file. Equal after an
 /// edit that changes no header or declaration, so the queries of the other
@@ -20,23 +29,33 @@ use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context};
 #[salsa::tracked(returns(ref))]
 pub fn verify_context(db: &dyn salsa::Database, file: SourceFile) -> Context {
     let Ok(h) = header(db, file) else { return Context::default() };
-    let items: Vec<_> = file.items(db).iter().filter_map(|i| parsed_item(db, *i).as_ref().ok().and_then(|p| p.item.clone())).collect();
-    Context::new(h.version, &h.target, h.address_size, items.iter().map(|i| &**i))
+    Context::new(h.version, &h.target, h.address_size, file.items(db).iter().map(|i| item_declarations(db, *i)))
+}
+
+/// One item's verifier diagnostics, positions relative to its text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ItemVerdict {
+    /// The text holds an item (not only comments).
+    pub is_item: bool,
+    /// The newlines in the item's text and the bytes after the last one
+    /// (where the next item starts).
+    pub extent: (u32, u32),
+    pub diagnostics: Vec<Diagnostic>,
+    /// For a `.target` directive: the error it is unless only `.target`
+    /// directives come before it and there is no `.address_size`.
+    pub misplaced: Option<Diagnostic>,
 }
 
 /// One item's verifier diagnostics, positions relative to its text.
 #[salsa::tracked(returns(ref))]
-pub fn verified_item(db: &dyn salsa::Database, item: ItemSource) -> Vec<Diagnostic> {
-    let Ok(ParsedItem { item: Some(i), spans }) = parsed_item(db, item) else { return Vec::new() };
+pub fn verified_item(db: &dyn salsa::Database, item: ItemSource) -> ItemVerdict {
+    let extent = extent(item.text(db));
+    let Ok(ParsedItem { item: Some(i), spans }) = parsed_item(db, item) else { return ItemVerdict { extent, ..ItemVerdict::default() } };
     let file = item.file(db);
-    verify_item(verify_context(db, file), i, spans, file.name(db), item.text(db).as_bytes())
-}
-
-/// Where an item's text starts: how many lines come before it and how many
-/// bytes of its first line.
-#[salsa::tracked(returns(copy))]
-fn item_extent(db: &dyn salsa::Database, item: ItemSource) -> (u32, u32) {
-    extent(item.text(db))
+    let text = item.text(db).as_bytes();
+    let diagnostics = verify_item(verify_context(db, file), i, spans, file.name(db), text);
+    let misplaced = misplaced_target(i, false, None).map(|msg| Diagnostic::error(file.name(db), &ptx_ir::source::LineIndex::new(text), spans.item, msg));
+    ItemVerdict { is_item: true, extent, diagnostics, misplaced }
 }
 
 /// The newlines in `text` and the bytes after the last one.
@@ -62,15 +81,16 @@ pub fn verifier_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<D
     let mut leading = true;
     for item in file.items(db) {
         let moved = |d: &Diagnostic| Diagnostic { line: d.line + lines, col: if d.line == 1 { d.col + col } else { d.col }, ..d.clone() };
-        out.extend(verified_item(db, *item).iter().map(moved));
-        if let Ok(ParsedItem { item: Some(i), spans }) = parsed_item(db, *item) {
-            leading &= matches!(&**i, Item::Target(_));
-            if let Some(msg) = misplaced_target(i, leading, h.address_size) {
-                let local = ptx_ir::source::LineIndex::new(item.text(db).as_bytes());
-                out.push(moved(&Diagnostic::error(file.name(db), &local, spans.item, msg)));
-            }
+        let verdict = verified_item(db, *item);
+        out.extend(verdict.diagnostics.iter().map(moved));
+        // Text that holds no item (comments) does not end the leading `.target` lines.
+        if verdict.is_item {
+            leading &= verdict.misplaced.is_some();
         }
-        let (n, tail) = item_extent(db, *item);
+        if let Some(d) = verdict.misplaced.as_ref().filter(|_| !leading || h.address_size.is_some()) {
+            out.push(moved(d));
+        }
+        let (n, tail) = verdict.extent;
         col = if n == 0 { col + tail } else { tail };
         lines += n;
     }
