@@ -9,7 +9,7 @@
 //! them; [`Database::printed`] fails on the first verifier error, as the
 //! command does.
 
-use super::{diagnostics, header, parsed_item, Database, ItemSource, ParsedItem, SourceFile};
+use super::{header, parsed_item, Database, ItemSource, ParsedItem, SourceFile};
 use ptx_ir::source::Diagnostic;
 use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context, Declarations};
 
@@ -37,6 +37,8 @@ pub fn verify_context(db: &dyn salsa::Database, file: SourceFile) -> Context {
 pub struct ItemVerdict {
     /// The text holds an item (not only comments).
     pub is_item: bool,
+    /// The text does not parse (the error is in [`diagnostics`](super::diagnostics)).
+    pub parse_error: bool,
     /// The newlines in the item's text and the bytes after the last one
     /// (where the next item starts).
     pub extent: (u32, u32),
@@ -50,12 +52,16 @@ pub struct ItemVerdict {
 #[salsa::tracked(returns(ref))]
 pub fn verified_item(db: &dyn salsa::Database, item: ItemSource) -> ItemVerdict {
     let extent = extent(item.text(db));
-    let Ok(ParsedItem { item: Some(i), spans }) = parsed_item(db, item) else { return ItemVerdict { extent, ..ItemVerdict::default() } };
+    let (i, spans) = match parsed_item(db, item) {
+        Ok(ParsedItem { item: Some(i), spans }) => (i, spans),
+        Ok(_) => return ItemVerdict { extent, ..ItemVerdict::default() },
+        Err(_) => return ItemVerdict { extent, parse_error: true, ..ItemVerdict::default() },
+    };
     let file = item.file(db);
     let text = item.text(db).as_bytes();
     let diagnostics = verify_item(verify_context(db, file), i, spans, file.name(db), text);
     let misplaced = misplaced_target(i, false, None).map(|msg| Diagnostic::error(file.name(db), &ptx_ir::source::LineIndex::new(text), spans.item, msg));
-    ItemVerdict { is_item: true, extent, diagnostics, misplaced }
+    ItemVerdict { is_item: true, parse_error: false, extent, diagnostics, misplaced }
 }
 
 /// The newlines in `text` and the bytes after the last one.
@@ -67,12 +73,9 @@ fn extent(text: &str) -> (u32, u32) {
 
 /// Every verifier diagnostic of the file (errors and warnings), with
 /// positions in the file, in order; empty while the file does not parse
-/// (its parse errors are [`diagnostics`]).
+/// (its parse errors are [`diagnostics`](super::diagnostics)).
 #[salsa::tracked(returns(ref))]
 pub fn verifier_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
-    if !diagnostics(db, file).is_empty() {
-        return Vec::new();
-    }
     let Ok(h) = header(db, file) else { return Vec::new() };
     let ctx = verify_context(db, file);
     let mut out = verify_header(ctx, h.version, &h.target, &h.spans, file.name(db), file.header_text(db).as_bytes());
@@ -82,6 +85,9 @@ pub fn verifier_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<D
     for item in file.items(db) {
         let moved = |d: &Diagnostic| Diagnostic { line: d.line + lines, col: if d.line == 1 { d.col + col } else { d.col }, ..d.clone() };
         let verdict = verified_item(db, *item);
+        if verdict.parse_error {
+            return Vec::new();
+        }
         out.extend(verdict.diagnostics.iter().map(moved));
         // Text that holds no item (comments) does not end the leading `.target` lines.
         if verdict.is_item {
