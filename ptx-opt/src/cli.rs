@@ -24,9 +24,12 @@ optimizes it and writes PTX.
 options:
   -o PATH        write the output to PATH (default: standard output);
                  written only on success, through a temporary file
-  -O0            no optimization: parse and print back (default)
+  -O0            no optimization: parse, verify and print back (default)
   --verify       parse and verify only (types, targets, versions ...);
                  diagnostics on stderr, nothing written
+  --no-verify    skip the verifier (for input verified before); by default
+                 a verifier error stops the command before anything is
+                 written, and warnings are printed
   --emit=KIND    what to write: `ptx` (default) or `cfg-dot` (graphviz:
                  one subgraph per function, edges labeled taken/fall-through)
   -h, --help     print this help
@@ -43,6 +46,8 @@ pub struct Options {
     pub level: OptLevel,
     /// Parse and verify only.
     pub verify: bool,
+    /// Do not verify before optimizing.
+    pub no_verify: bool,
     pub emit: Emit,
 }
 
@@ -63,7 +68,7 @@ pub enum Command {
 
 /// Parses arguments (without the program name).
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
-    let mut opts = Options { input: None, output: None, level: OptLevel::O0, verify: false, emit: Emit::Ptx };
+    let mut opts = Options { input: None, output: None, level: OptLevel::O0, verify: false, no_verify: false, emit: Emit::Ptx };
     let mut i = 0;
     let mut only_files = false;
     while i < args.len() {
@@ -93,6 +98,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             "-O2" => opts.level = OptLevel::O2,
             "-O3" => opts.level = OptLevel::O3,
             "--verify" => opts.verify = true,
+            "--no-verify" => opts.no_verify = true,
             "--emit=ptx" => opts.emit = Emit::Ptx,
             "--emit=cfg-dot" => opts.emit = Emit::CfgDot,
             _ if a.starts_with("--emit") => return Err(format!("`{a}`: --emit takes `ptx` or `cfg-dot` (--emit=cfg-dot)")),
@@ -100,6 +106,9 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             _ if a.starts_with("-o") && a.len() > 2 => opts.output = Some(PathBuf::from(&a[2..])),
             _ => return Err(format!("unknown option `{a}`")),
         }
+    }
+    if opts.verify && opts.no_verify {
+        return Err("`--verify` and `--no-verify` exclude each other".into());
     }
     Ok(Command::Run(opts))
 }
@@ -152,12 +161,18 @@ pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr
             return EXIT_INVALID;
         }
     };
-    if opts.verify {
+    // The optimizer reasons only about verified input: an error stops here.
+    if !opts.no_verify {
         let diags = ptx_ir::verify::verify(&parsed.module, &parsed.source_map, &name, &bytes);
         for d in &diags {
             let _ = writeln!(stderr, "{d}");
         }
-        return if diags.iter().any(|d| d.is_error()) { EXIT_INVALID } else { EXIT_OK };
+        if diags.iter().any(|d| d.is_error()) {
+            return EXIT_INVALID;
+        }
+    }
+    if opts.verify {
+        return EXIT_OK;
     }
     let module = optimize(parsed.module, opts.level);
     let text = match opts.emit {
@@ -220,10 +235,12 @@ mod tests {
     fn arguments() {
         assert_eq!(
             parse_args(&args(&["-O0", "in.ptx", "-o", "out.ptx"])),
-            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0, verify: false, emit: Emit::Ptx }))
+            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0, verify: false, no_verify: false, emit: Emit::Ptx }))
         );
-        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options { input: None, output: None, level: OptLevel::O0, verify: false, emit: Emit::Ptx })));
+        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options { input: None, output: None, level: OptLevel::O0, verify: false, no_verify: false, emit: Emit::Ptx })));
         assert!(matches!(parse_args(&args(&["--verify", "x.ptx"])), Ok(Command::Run(Options { verify: true, .. }))));
+        assert!(matches!(parse_args(&args(&["--no-verify", "x.ptx"])), Ok(Command::Run(Options { no_verify: true, .. }))));
+        assert!(parse_args(&args(&["--verify", "--no-verify"])).is_err());
         assert!(matches!(parse_args(&args(&["--emit=cfg-dot"])), Ok(Command::Run(Options { emit: Emit::CfgDot, .. }))));
         assert!(parse_args(&args(&["--emit=svg"])).is_err());
         assert!(parse_args(&args(&["a", "b"])).is_err());

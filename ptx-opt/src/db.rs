@@ -9,7 +9,9 @@
 //! them). Queries, per item: its declared names, its parse, its function IR,
 //! CFG and analyses, its optimized IR, its printed text; per file: the
 //! module's names, header, diagnostics, the whole parsed module and the
-//! printed module (a concatenation of memoized item texts).
+//! printed module (a concatenation of memoized item texts). The verifier
+//! runs item by item too (`verify.rs`); [`Database::printed`] gives the
+//! first verifier error instead of output.
 //!
 //! ```
 //! use ptx_opt::db::Database;
@@ -19,6 +21,8 @@
 //! db.set_text(file, ".version 8.0\n.target sm_80\n.entry a() { ret; }\n.entry b() { exit; }\n");
 //! assert!(db.printed(file).unwrap().contains("exit;"));
 //! ```
+
+pub mod verify;
 
 use crate::{optimize_function, OptLevel};
 use ptx_ir::analysis::FunctionAnalyses;
@@ -401,13 +405,18 @@ impl Database {
         file.set_level(self).to(level);
     }
 
-    /// The optimized module's text, or the first error.
+    /// The optimized module's text, or the first error (a parse error, or
+    /// a verifier error: only verified input is optimized). The query
+    /// [`printed_module`] prints without verifying.
     pub fn printed(&self, file: SourceFile) -> Result<String, Diagnostic> {
-        printed_module(self, file).as_ref().map(|p| p.to_string()).map_err(|d| d.clone())
+        self.printed_pieces(file).map(|p| p.to_string()).map_err(|d| d.clone())
     }
 
     /// The optimized module as pieces (no copy of the whole text), or the first error.
     pub fn printed_pieces(&self, file: SourceFile) -> Result<&PrintedModule, &Diagnostic> {
+        if let Some(d) = self.first_verifier_error(file) {
+            return Err(d);
+        }
         printed_module(self, file).as_ref()
     }
 

@@ -3,16 +3,26 @@
 //! Two ways to use it:
 //!
 //! **One shot** (command-line tools, compilers emitting a module once):
-//! three calls, [`ptx_ir::parse()`], [`optimize`], [`ptx_print::print_module`].
-//! At `-O0` the pipeline is empty: the module is printed back as parsed.
+//! [`optimize_checked`] parses, verifies and optimizes; then
+//! [`ptx_print::print_module`]. The optimizer reasons only about verified
+//! input: a module the verifier rejects (a `.b64` register where
+//! `mad.lo.s32` wants 32 bits, an unknown `.target` ...) comes back as its
+//! diagnostics. At `-O0` the pipeline is empty: the module is printed back as
+//! parsed.
 //!
 //! ```
 //! let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n";
-//! let parsed = ptx_ir::parse("k.ptx", text.as_bytes()).unwrap();
-//! let module = ptx_opt::optimize(parsed.module, ptx_opt::OptLevel::O2);
-//! let out = ptx_print::print_module(&module);
+//! let checked = ptx_opt::optimize_checked("k.ptx", text.as_bytes(), ptx_opt::OptLevel::O2).unwrap();
+//! let out = ptx_print::print_module(&checked.module);
 //! assert!(out.contains(".entry k()"));
+//!
+//! let bad = ".version 8.0\n.target sm_200\n.visible .entry k() { ret; }\n";
+//! let errors = ptx_opt::optimize_checked("bad.ptx", bad.as_bytes(), ptx_opt::OptLevel::O0).unwrap_err();
+//! assert_eq!((errors[0].line, errors[0].col), (2, 9));
 //! ```
+//!
+//! Callers that verified the module already (or built it with the checked
+//! constructors and know it is valid) call [`optimize`] directly.
 //!
 //! **Incremental** (JITs, IDEs, build tools that see a module change a
 //! little at a time): the salsa [`db::Database`] keeps every function's parse,
@@ -46,6 +56,7 @@ pub mod run_cmd;
 pub mod values;
 
 use ptx_ir::ir::{Function, Item, Module, Version};
+use ptx_ir::source::Diagnostic;
 
 /// Optimization level, as `-O0` .. `-O3` on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -82,7 +93,26 @@ impl ModuleContext {
     }
 }
 
+/// A verified and optimized module, with the verifier's warnings.
+#[derive(Clone, Debug)]
+pub struct Checked {
+    pub module: Module,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Parses `text` (named `file` in diagnostics), verifies it and runs the
+/// pass pipeline of `level`: the optimized module and the verifier's
+/// warnings, or the diagnostics (a parse error, or the verifier's errors
+/// and warnings in source order) when the input is not valid PTX.
+pub fn optimize_checked(file: &str, text: &[u8], level: OptLevel) -> Result<Checked, Vec<Diagnostic>> {
+    let (parsed, warnings) = ptx_ir::verify::parse_and_verify(file, text)?;
+    Ok(Checked { module: optimize(parsed.module, level), warnings })
+}
+
 /// Runs the pass pipeline of `level` over a module: each function on its own.
+/// The module must be one the verifier accepts (`ptx_ir::verify::verify`
+/// without errors): the passes assume well-typed operands and targets that
+/// exist. [`optimize_checked`] verifies first.
 pub fn optimize(mut module: Module, level: OptLevel) -> Module {
     if level == OptLevel::O0 {
         return module;

@@ -3,8 +3,10 @@
 //!
 //! ```text
 //! ptx-opt run INPUT --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
-//!         [--out-json FILE] [--max-steps N] [--dynamic-shared BYTES]
+//!         [--out-json FILE] [--max-steps N] [--dynamic-shared BYTES] [--no-verify]
 //! ```
+//! The module is verified first (as by `ptx-opt`): a verifier error stops
+//! the run, warnings are printed; `--no-verify` skips that.
 //! Each `--arg` is one kernel parameter, in order: a scalar `TYPE:VALUE`
 //! (`u32:1000`, `s64:-3`, `f32:0.5`, `f64:0x3ff0000000000000` — a hex value
 //! of a float type is its bit pattern) or a fresh global buffer
@@ -20,10 +22,12 @@ use std::io::Write;
 
 pub const USAGE: &str = "\
 usage: ptx-opt run INPUT --kernel NAME --grid X[,Y[,Z]] --block X[,Y[,Z]] [--arg SPEC]...
-                   [--out-json FILE] [--max-steps N] [--dynamic-shared BYTES]
+                   [--out-json FILE] [--max-steps N] [--dynamic-shared BYTES] [--no-verify]
 
 Runs a kernel on the reference interpreter (no GPU) and prints every buffer
 argument as JSON: [{\"arg\": INDEX, \"type\": \"f32\", \"values\": [...], \"bits\": [...]}].
+The module is verified first (--no-verify skips that): a verifier error
+stops the run.
 
 argument SPECs, one per kernel parameter, in order:
   TYPE:VALUE              a scalar: u32:1000, s64:-3, f32:0.5, f64:0x3ff0000000000000
@@ -59,6 +63,8 @@ pub struct RunOptions {
     pub out_json: Option<String>,
     pub max_steps: u64,
     pub dynamic_shared: usize,
+    /// Run without verifying the module first.
+    pub no_verify: bool,
 }
 
 fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
@@ -201,7 +207,7 @@ fn random_values(ty: ScalarType, count: usize, seed: u64) -> Vec<u8> {
 
 /// Parses the arguments after `run`.
 pub fn parse_run_args(args: &[String]) -> Result<RunOptions, String> {
-    let mut o = RunOptions { input: None, kernel: String::new(), grid: [1, 1, 1], block: [1, 1, 1], args: Vec::new(), out_json: None, max_steps: ptx_ir::interp::DEFAULT_MAX_STEPS, dynamic_shared: 0 };
+    let mut o = RunOptions { input: None, kernel: String::new(), grid: [1, 1, 1], block: [1, 1, 1], args: Vec::new(), out_json: None, max_steps: ptx_ir::interp::DEFAULT_MAX_STEPS, dynamic_shared: 0, no_verify: false };
     let (mut grid, mut block) = (false, false);
     let mut i = 0;
     while i < args.len() {
@@ -226,6 +232,7 @@ pub fn parse_run_args(args: &[String]) -> Result<RunOptions, String> {
             "--out-json" => o.out_json = Some(value(a)?),
             "--max-steps" => o.max_steps = value(a)?.parse().map_err(|_| "--max-steps takes a number".to_string())?,
             "--dynamic-shared" => o.dynamic_shared = value(a)?.parse().map_err(|_| "--dynamic-shared takes a byte count".to_string())?,
+            "--no-verify" => o.no_verify = true,
             "-" => o.input = None,
             _ if a.starts_with("--") => return Err(format!("unknown option `{a}` of `run`")),
             _ => {
@@ -245,12 +252,18 @@ pub fn parse_run_args(args: &[String]) -> Result<RunOptions, String> {
     Ok(o)
 }
 
-/// Parses `bytes` (named `name` in diagnostics), runs the kernel `o` names
-/// and gives the buffers as JSON ([`buffers_json`]) with a warning when the
-/// execution depended on a value that is not exactly determined, or the
-/// diagnostic.
+/// Parses and verifies `bytes` (named `name` in diagnostics), runs the
+/// kernel `o` names and gives the buffers as JSON ([`buffers_json`]) with
+/// the warnings (the verifier's, and one when the execution depended on a
+/// value that is not exactly determined), or the diagnostics.
 pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<(String, Option<String>), String> {
-    let parsed = ptx_ir::parse(name, bytes).map_err(|d| d.to_string())?;
+    let lines = |ds: &[ptx_ir::source::Diagnostic]| ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n");
+    let (parsed, mut warnings) = if o.no_verify {
+        (ptx_ir::parse(name, bytes).map_err(|d| d.to_string())?, Vec::new())
+    } else {
+        let (parsed, diags) = ptx_ir::verify::parse_and_verify(name, bytes).map_err(|ds| lines(&ds))?;
+        (parsed, diags.iter().map(|d| d.to_string()).collect())
+    };
     let mut launch = Launch::new(&o.kernel, o.grid, o.block);
     launch.max_steps = o.max_steps;
     launch.dynamic_shared = o.dynamic_shared;
@@ -267,7 +280,8 @@ pub fn run_text(name: &str, bytes: &[u8], o: &RunOptions) -> Result<(String, Opt
         }
     }
     let out = ptx_ir::interp::run(&parsed.module, &parsed.source_map, name, bytes, &launch).map_err(|e| e.to_string())?;
-    let warning = out.depends_on_unspecified.map(|w| format!("warning: {w}; the buffers show one possible execution"));
+    warnings.extend(out.depends_on_unspecified.map(|w| format!("warning: {w}; the buffers show one possible execution")));
+    let warning = if warnings.is_empty() { None } else { Some(warnings.join("\n")) };
     Ok((buffers_json(&types, &out.buffers), warning))
 }
 

@@ -118,6 +118,56 @@ fn verify_reports_errors_without_writing() {
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
 }
 
+/// `mad.lo.s32` with a `.b64` register: ptxas says "Arguments mismatch".
+const TYPE_ERROR: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\t.reg .b32 %r<4>;\n\tld.param.u64 %rd1, [p];\n\tmad.lo.s32 %r1, %rd1, %r2, %r3;\n\tret;\n}\n";
+
+#[test]
+fn every_run_verifies_before_optimizing() {
+    let d = scratch("verify-default");
+    let input = d.join("typeerr.ptx");
+    let output = d.join("out.ptx");
+    std::fs::write(&input, TYPE_ERROR).unwrap();
+    for extra in [&[][..], &["-O0"][..], &["--emit=cfg-dot"][..]] {
+        let out = bin().arg(&input).args(extra).arg("-o").arg(&output).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(&format!("{}:9:2: error: operand 2 of `mad` is `%rd1` of type .b64", input.display())), "{err}");
+        assert!(!output.exists(), "nothing is written");
+    }
+    // --no-verify: the caller takes responsibility.
+    let out = bin().arg(&input).arg("--no-verify").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("mad.lo.s32"));
+    let (code, _, err) = run_with_stdin(&["--verify", "--no-verify"], VALID);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn unknown_targets_and_versions_are_errors_at_their_token() {
+    for (text, expected) in [
+        (".version 8.0\n.target sm_200\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", "<stdin>:2:9: error: unknown target `sm_200`"),
+        (".version 99.9\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", "<stdin>:1:10: error: unknown PTX ISA version 99.9"),
+        (".version 8.4\n.target sm_80, sm_120\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", "<stdin>:2:16: error: .target sm_120 requires PTX ISA version 8.7 or later"),
+    ] {
+        for args in [&["--verify"][..], &[][..]] {
+            let (code, out, err) = run_with_stdin(args, text);
+            assert_eq!(code, 1, "{args:?} {text}");
+            assert!(out.is_empty());
+            assert!(err.starts_with(expected), "{args:?}: {err}");
+        }
+    }
+}
+
+#[test]
+fn warnings_print_but_do_not_fail() {
+    // `addc` with no carry producer: ptxas accepts it, the verifier warns.
+    let carry = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\taddc.u32 %r1, %r2, %r3;\n\tret;\n}\n";
+    let (code, out, err) = run_with_stdin(&[], carry);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("addc.u32"));
+    assert!(err.starts_with("<stdin>:7:2: warning: this instruction reads the carry flag"), "{err}");
+}
+
 #[test]
 fn emits_cfg_dot() {
     let branchy = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p;\n\t.reg .b32 %r;\n\tsetp.eq.u32 %p, %r, 0;\n\t@%p bra L;\n\tadd.u32 %r, %r, 1;\nL:\n\tret;\n}\n";
@@ -191,8 +241,9 @@ fn run_usage_and_input_errors() {
         assert!(err.contains("usage: ptx-opt run"), "{err}");
     }
     // Invalid input and launches that do not fit the kernel: exit 1, a diagnostic, no JSON.
-    let cases: [(&[&str], &str, &str); 3] = [
+    let cases: [(&[&str], &str, &str); 4] = [
         (&["run", "--kernel", "scale", "--grid", "1", "--block", "4"], INVALID, "<stdin>:6:2: error: unknown instruction `frobnicate`"),
+        (&["run", "--kernel", "k", "--grid", "1", "--block", "1", "--arg", "u64:0"], TYPE_ERROR, "<stdin>:9:2: error: operand 2 of `mad`"),
         (&["run", "--kernel", "nope", "--grid", "1", "--block", "4"], SCALE, "no kernel `nope`"),
         (&["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "u32:1"], SCALE, "kernel `scale` takes 4 parameter(s), 1 given"),
     ];

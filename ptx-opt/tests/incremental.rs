@@ -41,7 +41,7 @@ fn editing_one_function_reruns_only_its_queries() {
         assert!(ran_for(&db, other).is_empty(), "queries of an unchanged function ran: {:?}", ran_for(&db, other));
     }
     let edited = ran_for(&db, b);
-    for q in ["parsed_item", "optimized_item", "printed_item"] {
+    for q in ["parsed_item", "verified_item", "optimized_item", "printed_item"] {
         assert!(edited.iter().any(|e| e == q), "`{q}` did not run for the edited function: {edited:?}");
     }
     // The items keep their identities across the edit.
@@ -107,4 +107,56 @@ fn editor_style_edits_agree_with_whole_text_updates() {
         let want = ptx_ir::parse("m.ptx", text.as_bytes()).map(|p| ptx_print::print_module(&p.module)).map_err(|d| d.to_string());
         assert_eq!(db.printed(file).map_err(|d| d.to_string()), want);
     }
+}
+
+/// The verifier's diagnostics of a whole text, as the command gives them.
+fn one_shot_verifier(text: &str) -> Vec<String> {
+    let p = ptx_ir::parse("m.ptx", text.as_bytes()).unwrap();
+    ptx_ir::verify::verify(&p.module, &p.source_map, "m.ptx", text.as_bytes()).iter().map(|d| d.to_string()).collect()
+}
+
+#[test]
+fn verifier_errors_carry_file_positions_and_stop_the_output() {
+    let (mut db, log) = Database::with_log();
+    let good = module("\tmov.u32 %r2, 1;\n");
+    let file = db.add_file("m.ptx", &good, OptLevel::O0);
+    db.printed(file).unwrap();
+    let (a, c) = (db.function_item(file, "a").unwrap(), db.function_item(file, "c").unwrap());
+    // A type error in b (a 64-bit register where mad.lo.s32 reads 32 bits), at the middle of the file.
+    log.lock().unwrap().clear();
+    let bad = module("\tmad.lo.s32 %r2, %rd1, %r1, %r1;\n");
+    db.set_text(file, &bad);
+    let want = one_shot_verifier(&bad);
+    assert_eq!(want.len(), 1, "{want:?}");
+    let got: Vec<String> = db.verifier_diagnostics(file).iter().map(|d| d.to_string()).collect();
+    assert_eq!(got, want);
+    assert_eq!(db.printed(file).unwrap_err().to_string(), want[0]);
+    assert!(ran_for(&db, a).is_empty() && ran_for(&db, c).is_empty(), "other functions were re-verified");
+    // A body edit changes no declaration: the verifier's context is not recomputed.
+    let ran: Vec<String> = log.lock().unwrap().iter().map(|k| db.query_name(*k)).collect();
+    assert!(!ran.iter().any(|q| q == "verify_context"), "{ran:?}");
+    // The header: an unknown target is reported at its token; fixing it brings the output back.
+    let bad_target = bad.replace("sm_80", "sm_200").replace("mad.lo.s32 %r2, %rd1", "mad.lo.s32 %r2, %r1");
+    db.set_text(file, &bad_target);
+    assert_eq!(db.verifier_diagnostics(file).iter().map(|d| d.to_string()).collect::<Vec<_>>(), one_shot_verifier(&bad_target));
+    assert!(db.printed(file).unwrap_err().to_string().starts_with("m.ptx:2:9: error: unknown target `sm_200`"));
+    db.set_text(file, &good);
+    assert!(db.verifier_diagnostics(file).is_empty());
+    assert_eq!(db.printed(file).unwrap(), ptx_print::print_module(&ptx_ir::parse("m", good.as_bytes()).unwrap().module));
+}
+
+#[test]
+fn a_changed_declaration_re_verifies_its_users() {
+    // b calls f; changing f's parameter list makes the call wrong.
+    let f = |params: &str| format!(".func f({params})\n{{\n\tret;\n}}\n");
+    let caller = ".visible .entry b()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b32 x;\n\tst.param.b32 [x], %r1;\n\tcall f, (x);\n\t}\n\tret;\n}\n";
+    let text = |params: &str| format!("{HEAD}{}{caller}", f(params));
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &text(".param .b32 a"), OptLevel::O0);
+    assert!(db.verifier_diagnostics(file).is_empty(), "{:?}", db.verifier_diagnostics(file));
+    let two = text(".param .b32 a, .param .b32 b");
+    db.set_text(file, &two);
+    let got: Vec<String> = db.verifier_diagnostics(file).iter().map(|d| d.to_string()).collect();
+    assert_eq!(got, one_shot_verifier(&two));
+    assert!(got[0].contains("call to `f` passes 1 argument(s)"), "{got:?}");
 }

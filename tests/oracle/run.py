@@ -184,8 +184,8 @@ def main():
         for arch, extra in VARIANTS:
             if name == "int" and arch == "52":
                 arch = "61"  # __dp4a needs sm_61
-            if name == "wide" and int(arch) < 75 or name == "warp" and int(arch) < 80:
-                continue  # __reduce_max_sync needs sm_80
+            if name in ("wide", "warp") and int(arch) < 80:
+                continue  # cvt.rn.bf16.f32 (wide) and __reduce_max_sync (warp) need sm_80
             label = f"{name}.cu sm_{arch} {' '.join(extra)}".strip()
             ptx = os.path.join(args.work, f"{name}.sm_{arch}{''.join(extra)}.ptx")
             with open(ptx, "w") as f:

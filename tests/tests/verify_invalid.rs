@@ -76,3 +76,43 @@ fn accepts_what_ptxas_accepts() {
     }
     assert!(wrong.is_empty(), "false errors:\n{}", wrong.join("\n"));
 }
+
+/// The token a ptxas message about the module header names: the target in
+/// "Unsupported .target 'sm_200'" and "does not support .target sm_90", the
+/// version in "Unsupported .version 99.9;", the option or directive in
+/// "Conflicting .target option 'x'", "Directive map_f64_to_f32", "Feature
+/// 'debug'", "Feature '.address_size directive'", "Parsing error near '.target'".
+fn header_token(message: &str) -> Option<String> {
+    let after = |prefix: &str| message.split_once(prefix).map(|(_, rest)| rest);
+    let quoted = |rest: &str| rest.strip_prefix('\'').and_then(|r| r.split_once('\'')).map(|(t, _)| t.to_string());
+    let word = |rest: &str| rest.split(|c: char| c.is_whitespace() || c == ';').next().map(str::to_string);
+    if let Some(rest) = after("Unsupported .target ").or(after("Conflicting .target option ")).or(after("Parsing error near ")) {
+        return quoted(rest);
+    }
+    if let Some(rest) = after("Unsupported .version ").or(after("does not support .target ")).or(after("Directive ")) {
+        return word(rest);
+    }
+    match after("Feature ").and_then(quoted)?.as_str() {
+        "debug" => Some("debug".into()),
+        ".address_size directive" => Some(".address_size".into()),
+        _ => None,
+    }
+}
+
+#[test]
+fn header_errors_point_at_the_token_ptxas_names() {
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for c in cases("invalid").into_iter().filter(|c| matches!(c.kind.as_str(), "target" | "version" | "target-version")) {
+        let Some(token) = header_token(&c.message) else { continue };
+        let text = std::fs::read_to_string(repo_root().join("tests/verify/invalid").join(&c.file)).unwrap();
+        let line = text.lines().nth(c.line as usize - 1).unwrap_or("");
+        let errs = errors("invalid", &c.file);
+        checked += 1;
+        if !errs.iter().any(|d| d.line == c.line && line.get(d.col as usize - 1..).is_some_and(|at| at.starts_with(&token))) {
+            wrong.push(format!("{}: ptxas names `{token}` on line {}; we say {:?}", c.file, c.line, errs.iter().map(|d| d.to_string()).collect::<Vec<_>>()));
+        }
+    }
+    assert!(checked >= 15, "only {checked} header cases");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -26,7 +26,9 @@
 //!   the manual masks both to 8 bits, the hardware (ZLUDA's tests on NVIDIA
 //!   GPUs: "NVIDIA docs are incorrect. In 64 bit `bfe` both `pos` and `len`
 //!   parameters use whole 32 bit number") uses the whole operand; the two
-//!   disagree there, so those inputs are `Unsupported`. Below 256 they agree.
+//!   disagree there, so those inputs give an `Unspecified` result (a
+//!   position or length known only at run time makes only the elements that
+//!   meet such values unspecified). Below 256 they agree.
 //! - `fns` with `base > 31` (undefined behavior) is `Unspecified`.
 //!
 //! The carry flag. `carry_in`/`carry_out` is the hardware's single carry
@@ -402,7 +404,8 @@ fn eval_int(ins: &Instruction, types: &[ScalarType], srcs: &[u128], cf: bool) ->
             arity(srcs, 3, ins)?;
             let (a, b, c) = (src(0, n), src(1, 32), src(2, 32));
             if n == 64 && (b > 0xff || c > 0xff) {
-                return Err(unsupported(ins, "64-bit bfe with a position or length >= 256: the manual masks them to 8 bits, the hardware uses the whole operand"));
+                // The manual masks them to 8 bits, the hardware uses the whole operand.
+                return unspecified();
             }
             let (pos, len) = ((b & 0xff) as u32, (c & 0xff) as u32);
             let msb = n - 1;
@@ -417,7 +420,8 @@ fn eval_int(ins: &Instruction, types: &[ScalarType], srcs: &[u128], cf: bool) ->
             arity(srcs, 4, ins)?;
             let (a, b, c, d) = (src(0, n), src(1, n), src(2, 32), src(3, 32));
             if n == 64 && (c > 0xff || d > 0xff) {
-                return Err(unsupported(ins, "64-bit bfi with a position or length >= 256: the manual masks them to 8 bits, the hardware uses the whole operand"));
+                // The manual masks them to 8 bits, the hardware uses the whole operand.
+                return unspecified();
             }
             let (pos, len) = ((c & 0xff) as u32, (d & 0xff) as u32);
             let taken = if pos > n - 1 { 0 } else { len.min(n - pos) };
@@ -1262,8 +1266,11 @@ mod tests {
         assert_eq!(v("bfe.s64 %rd1, %rd2, %r3, %r4;", &[0x1234_5678_9abc_def0, 0, 32]), 0xffff_ffff_9abc_def0);
         assert_eq!(v("bfe.u64 %rd1, %rd2, %r3, %r4;", &[0x1234_5678_9abc_def0, 255, 255]), 0);
         // 64-bit with position or length >= 256: manual and hardware disagree.
-        assert!(is_unsupported("bfe.u64 %rd1, %rd2, %r3, %r4;", &[1, 256, 1]));
-        assert!(is_unsupported("bfe.s64 %rd1, %rd2, %r3, %r4;", &[1, 0, 0x100]));
+        assert!(is_unspecified("bfe.u64 %rd1, %rd2, %r3, %r4;", &[1, 256, 1]));
+        assert!(is_unspecified("bfe.s64 %rd1, %rd2, %r3, %r4;", &[1, 0, 0x100]));
+        assert!(is_unspecified("bfe.u64 %rd1, %rd2, %r3, %r4;", &[1, 0xffff_ffff, 0xffff_ffff]));
+        // The 32-bit forms mask on all GPUs: exact.
+        assert_eq!(v("bfe.u32 %r1, %r2, %r3, %r4;", &[0xf0, 0x104, 4]), 0xf);
         let mut rng = Rng(12);
         for (t, bits, s) in [("u32", 32, false), ("s32", 32, true), ("u64", 64, false), ("s64", 64, true)] {
             let r = reg(bits);
@@ -1289,8 +1296,8 @@ mod tests {
         assert_eq!(v("bfi.b32 %r1, %r2, %r3, %r4, %r5;", &[0xffff_ffff, 0x1234, 0x104, 0x204]), 0x12f4);
         assert_eq!(v("bfi.b64 %rd1, %rd2, %rd3, %r4, %r5;", &[0xff, 0, 60, 8]), 0xf000_0000_0000_0000);
         assert_eq!(v("bfi.b64 %rd1, %rd2, %rd3, %r4, %r5;", &[u64::MAX as u128, 0, 0, 255]), u64::MAX as u128);
-        assert!(is_unsupported("bfi.b64 %rd1, %rd2, %rd3, %r4, %r5;", &[1, 0, 0x100, 1]));
-        assert!(is_unsupported("bfi.b64 %rd1, %rd2, %rd3, %r4, %r5;", &[1, 0, 0, 0x1_0000]));
+        assert!(is_unspecified("bfi.b64 %rd1, %rd2, %rd3, %r4, %r5;", &[1, 0, 0x100, 1]));
+        assert!(is_unspecified("bfi.b64 %rd1, %rd2, %rd3, %r4, %r5;", &[1, 0, 0, 0x1_0000]));
         let mut rng = Rng(13);
         for (t, bits) in [("b32", 32), ("b64", 64)] {
             let r = reg(bits);

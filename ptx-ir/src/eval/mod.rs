@@ -7,7 +7,12 @@
 //! Values the manual leaves open are marked, never invented:
 //!
 //! - [`Quality::Unspecified`]: the manual gives no value (integer division by
-//!   zero); nothing may be folded from it.
+//!   zero), or it and the hardware disagree (a 64-bit `bfe` position >= 256);
+//!   nothing may be folded from it.
+//!
+//! Whether an instruction can be evaluated depends on the instruction alone:
+//! [`EvalError::Unsupported`] never depends on the source values (a run of
+//! the interpreter would otherwise stop for some threads' values).
 //! - [`Quality::AnyNan`]: some NaN, payload unspecified (single-precision
 //!   arithmetic returns "an unspecified NaN").
 //! - [`Quality::Approx`]: an `.approx` result, within the manual's error bound

@@ -28,8 +28,8 @@ pub struct Frame {
 pub enum Wait {
     Running,
     /// At `bar`/`barrier` number `id`, expecting `count` threads (all if None);
-    /// `arrive` threads do not wait.
-    Barrier { id: u32, count: Option<u32>, pred: Option<bool> },
+    /// `arrive` threads do not wait. `pred`: the predicate `bar.red` reduces.
+    Barrier { id: u32, count: Option<u32>, pred: Option<Val> },
     /// At a warp-collective instruction (statement `pc` of function `func`).
     Warp { func: usize, pc: usize, mask: u32, srcs: Vec<Val> },
     Exited,
@@ -191,17 +191,20 @@ impl<'p, 'm> Cta<'p, 'm> {
                 continue;
             }
             // `bar.red`: the reduction over the participants' predicates.
-            let preds: Vec<bool> = arrived.iter().filter_map(|&k| match self.threads[k].wait {
+            let preds: Vec<Val> = arrived.iter().filter_map(|&k| match self.threads[k].wait {
                 Wait::Barrier { pred, .. } => pred,
                 _ => None,
             }).collect();
-            let popc = preds.iter().filter(|p| **p).count() as u128;
-            let all = preds.iter().all(|p| *p);
-            let any = preds.iter().any(|p| *p);
+            let popc = preds.iter().filter(|p| p.bits & 1 == 1).count() as u128;
+            let all = preds.iter().all(|p| p.bits & 1 == 1);
+            let any = preds.iter().any(|p| p.bits & 1 == 1);
+            // A reduction over a predicate some thread does not know is not known.
+            let quality = if preds.iter().all(|p| p.quality == Quality::Exact) { Quality::Exact } else { Quality::Unspecified };
+            let known = |bits: u128| Val { bits, quality };
             for k in arrived {
                 let th = &mut self.threads[k];
                 th.wait = Wait::Running;
-                th.resume = Some(vec![Val::exact(popc), Val::exact(all as u128), Val::exact(any as u128)]);
+                th.resume = Some(vec![known(popc), known(all as u128), known(any as u128)]);
             }
             released = true;
         }
@@ -266,7 +269,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     // ----- registers and operands -------------------------------------------------------
 
     /// Records the first guard, branch index or address that is not exact.
-    fn note_dependence(&self, t: usize, q: Quality, what: &str) {
+    pub(super) fn note_dependence(&self, t: usize, q: Quality, what: &str) {
         if q != Quality::Exact && self.unspecified_dependence.borrow().is_none() {
             *self.unspecified_dependence.borrow_mut() = Some(format!("{}: {what} of thread {} is not exactly determined", self.here(t), self.thread_name(t)));
         }
@@ -971,11 +974,15 @@ impl<'p, 'm> Cta<'p, 'm> {
             let _ = specs;
             self.read(t, ins, k, &ins.operands[k], &mut v)?;
         }
+        // Which barrier and how many threads it waits for decide the schedule.
+        for x in v.iter().take(if red { v.len().saturating_sub(1) } else { v.len() }) {
+            self.note_dependence(t, x.quality, "barrier operand");
+        }
         let id = v.first().map_or(0, |x| x.bits as u32);
         let (count, pred) = if red {
             match v.len() {
-                3 => (Some(v[1].bits as u32), Some(v[2].bits & 1 != 0)),
-                2 => (None, Some(v[1].bits & 1 != 0)),
+                3 => (Some(v[1].bits as u32), Some(v[2])),
+                2 => (None, Some(v[1])),
                 _ => (None, None),
             }
         } else {
@@ -1031,7 +1038,9 @@ impl<'p, 'm> Cta<'p, 'm> {
             (Some(s), Some(w)) => s == w,
             _ => false,
         };
-        let out = [Val::exact(is as u128)];
+        // Of an address that is not known, whether it is in the space is not known either.
+        let quality = if v[0].quality == Quality::Exact { Quality::Exact } else { Quality::Unspecified };
+        let out = [Val { bits: is as u128, quality }];
         let mut it = out.iter();
         let d = ins.operands[0].clone();
         self.write_operand(t, &d, Some(ScalarType::Pred), &mut it)?;
@@ -1059,6 +1068,9 @@ impl<'p, 'm> Cta<'p, 'm> {
             }
             let size = v.first().map_or(0, |x| x.bits as usize);
             let align = v.get(1).map_or(8, |x| x.bits as usize).max(1);
+            for x in &v {
+                self.note_dependence(t, x.quality, "alloca size");
+            }
             if size > 1 << 24 {
                 return Err(self.fault(t, Fault { message: format!("alloca of {size} bytes") }));
             }

@@ -40,6 +40,10 @@ pub fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunErr
     // forms take the whole warp.
     let legacy = op == Opcode::SHFL || op == Opcode::VOTE;
     let mask = if legacy { 0xffff_ffff } else { srcs.last().map_or(0xffff_ffff, |v| v.bits as u32) };
+    if !legacy {
+        // Which threads take part depends on the mask.
+        cta.note_dependence(t, srcs.last().map_or(Quality::Exact, |v| v.quality), "member mask");
+    }
     let lane = cta.threads[t].linear % 32;
     if mask >> lane & 1 == 0 {
         return Err(cta.undefined(t, &format!("lane {lane} executes `{}` with member mask {mask:#010x}, which does not include it", instruction_head(ins))));
@@ -132,18 +136,26 @@ fn compute(cta: &Cta, t: usize, ins: &Instruction, members: u32, srcs: &[(u32, V
             if !pval {
                 j = lane;
             }
-            let d = match (0..32).contains(&j).then(|| lane_value(j as u32)).flatten() {
+            let mut d = match (0..32).contains(&j).then(|| lane_value(j as u32)).flatten() {
                 Some(src) => src[0],
                 None => Val { bits: 0, quality: Quality::Unspecified },
             };
-            results.push(out(vec![d, Val::exact(pval as u128)]));
+            // A lane offset or clamp that is not known picks an unknown source lane.
+            let mut p = Val::exact(pval as u128);
+            if v[1].quality != Quality::Exact || v[2].quality != Quality::Exact {
+                d.quality = Quality::Unspecified;
+                p.quality = Quality::Unspecified;
+            }
+            results.push(out(vec![d, p]));
         }
         return Ok(results);
     }
+    // Whether every member's value is known: a comparison or reduction over
+    // one unknown value is unknown for every member.
+    let quality = if srcs.iter().all(|(_, v)| v[0].quality == Quality::Exact) { Quality::Exact } else { Quality::Unspecified };
+    let known = |bits: u128| Val { bits, quality };
     if op == Opcode::VOTE || op == Opcode::VOTE_SYNC {
         let ballot = srcs.iter().filter(|(_, v)| v[0].bits & 1 == 1).fold(0u32, |m, (l, _)| m | 1 << l);
-        // A vote over a predicate some member does not know is not known either.
-        let quality = if srcs.iter().all(|(_, v)| v[0].quality == Quality::Exact) { Quality::Exact } else { Quality::Unspecified };
         let count = srcs.len();
         let trues = ballot.count_ones() as usize;
         for _ in srcs {
@@ -156,7 +168,7 @@ fn compute(cta: &Cta, t: usize, ins: &Instruction, members: u32, srcs: &[(u32, V
             } else {
                 (trues == 0 || trues == count) as u128
             };
-            results.push(vec![Val { bits: r, quality }]);
+            results.push(vec![known(r)]);
         }
         return Ok(results);
     }
@@ -165,9 +177,9 @@ fn compute(cta: &Cta, t: usize, ins: &Instruction, members: u32, srcs: &[(u32, V
             let same = srcs.iter().filter(|(_, w)| w[0].bits == v[0].bits).fold(0u32, |m, (l, _)| m | 1 << l);
             if ins.has(Mod::ALL) {
                 let all = same == members;
-                results.push(vec![Val::exact(if all { members as u128 } else { 0 }), Val::exact(all as u128)]);
+                results.push(vec![known(if all { members as u128 } else { 0 }), known(all as u128)]);
             } else {
-                results.push(vec![Val::exact(same as u128)]);
+                results.push(vec![known(same as u128)]);
             }
         }
         return Ok(results);
@@ -202,7 +214,7 @@ fn compute(cta: &Cta, t: usize, ins: &Instruction, members: u32, srcs: &[(u32, V
             return Err(RunError::Unsupported { what: instruction_head(ins), at: String::new() });
         };
         let _ = eval::bits_mask;
-        return Ok(srcs.iter().map(|_| vec![Val::exact(r as u128)]).collect());
+        return Ok(srcs.iter().map(|_| vec![known(r as u128)]).collect());
     }
     Err(RunError::Unsupported { what: instruction_head(ins), at: String::new() })
 }

@@ -32,8 +32,8 @@ pub struct SourceMap {
     pub params: Vec<Vec<Span>>,
     /// For items that are functions: the `)` closing the parameter list (or the name).
     pub headers: Vec<Span>,
-    /// The first `.target` directive.
-    pub target: Span,
+    /// The module header's directives and their operands.
+    pub header: HeaderSpans,
 }
 
 impl SourceMap {
@@ -49,6 +49,7 @@ impl SourceMap {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ItemSpans {
     pub item: Span,
+    /// A function's statements; for a later `.target` directive, its names.
     pub stmts: Vec<Span>,
     pub params: Vec<Span>,
     pub header: Span,
@@ -68,7 +69,20 @@ pub struct Header {
     pub version: crate::ir::Version,
     pub target: Vec<crate::ir::Name>,
     pub address_size: Option<u32>,
-    pub target_span: Span,
+    pub spans: HeaderSpans,
+}
+
+/// Where the module header's parts are.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderSpans {
+    /// The version number (`8.0` of `.version 8.0`).
+    pub version: Span,
+    /// The `.target` directive.
+    pub target: Span,
+    /// One span per name of the `.target` list.
+    pub target_names: Vec<Span>,
+    /// The `.address_size` directive, when there is one.
+    pub address_size: Option<Span>,
 }
 
 /// A parsed module with its positions.

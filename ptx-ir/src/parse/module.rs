@@ -3,7 +3,7 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
-use super::{Header, ItemSpans, SourceMap};
+use super::{Header, HeaderSpans, ItemSpans, SourceMap};
 use crate::ir::{FileDecl, GlobalVar, Item, Linkage, Module, Name, Section, SectionEntry, Version};
 use crate::lexer::TokenKind;
 use crate::source::Span;
@@ -20,7 +20,7 @@ impl<'a> Parser<'a> {
             }
         }
         let mut module = Module { version: header.version, target: header.target, address_size: header.address_size, items: Vec::new() };
-        let mut map = SourceMap { target: header.target_span, ..SourceMap::default() };
+        let mut map = SourceMap { header: header.spans, ..SourceMap::default() };
         while !self.at(TokenKind::Eof) {
             let (item, spans) = self.spanned_item()?;
             map.push(spans);
@@ -35,16 +35,18 @@ impl<'a> Parser<'a> {
             return self.expected("`.version` (every PTX module starts with it)");
         }
         self.bump();
+        let mut spans = HeaderSpans { version: self.peek().span, ..HeaderSpans::default() };
         let version = self.version()?;
         let mut target = None;
-        let mut target_span = Span::default();
         let mut address_size = None;
         loop {
             if self.at_dot(".target") && target.is_none() {
-                target_span = self.bump().span;
-                target = Some(self.target_list()?);
+                spans.target = self.bump().span;
+                let (list, names) = self.target_list()?;
+                target = Some(list);
+                spans.target_names = names;
             } else if self.at_dot(".address_size") && address_size.is_none() {
-                self.bump();
+                spans.address_size = Some(self.bump().span);
                 let t = self.peek();
                 let n = self.expect_u32("an address size (32 or 64)")?;
                 if n != 32 && n != 64 {
@@ -58,7 +60,7 @@ impl<'a> Parser<'a> {
         let Some(target) = target else {
             return self.expected("`.target` after `.version`");
         };
-        Ok(Header { version, target, address_size, target_span })
+        Ok(Header { version, target, address_size, spans })
     }
 
     /// One item with its positions; undefined labels are reported here.
@@ -92,16 +94,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn target_list(&mut self) -> PResult<Vec<Name>> {
+    /// A `.target` list: the names and where each is.
+    fn target_list(&mut self) -> PResult<(Vec<Name>, Vec<Span>)> {
         let mut list = Vec::new();
+        let mut spans = Vec::new();
         loop {
-            let (_, name) = self.expect_ident("a target (`sm_80`, `texmode_independent`, `debug` ...)")?;
+            let (t, name) = self.expect_ident("a target (`sm_80`, `texmode_independent`, `debug` ...)")?;
             list.push(name.into());
+            spans.push(t.span);
             if !self.eat(TokenKind::Comma) {
                 break;
             }
         }
-        Ok(list)
+        Ok((list, spans))
     }
 
     fn item(&mut self) -> PResult<(Item, Vec<Span>)> {
@@ -124,7 +129,8 @@ impl<'a> Parser<'a> {
         match w {
             ".target" => {
                 self.bump();
-                Ok((Item::Target(self.target_list()?), none))
+                let (list, names) = self.target_list()?;
+                Ok((Item::Target(list), names))
             }
             ".file" => {
                 self.bump();

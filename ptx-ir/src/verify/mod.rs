@@ -1,9 +1,10 @@
 //! The verifier: checks a parsed module the way ptxas would, with
 //! `file:line:col` diagnostics.
 //!
+//! - the `.version` and every `.target` name exist, and each target exists
+//!   in the version (`header.rs`, with the facts in `target.rs`);
 //! - every instruction form, type and modifier exists for the module's
-//!   `.version` and `.target` (the tables' `since` lines), and the target
-//!   exists for the version;
+//!   `.version` and `.target` (the tables' `since` lines);
 //! - register operands have types the instruction allows (the tables'
 //!   `types` lines under the manual's operand-type rules, §9.4, with the
 //!   relaxed size rules of `ld`/`st`/`cvt`, §9.4.1);
@@ -20,58 +21,176 @@
 //!
 //! Where the manual and ptxas disagree, the verifier follows what ptxas
 //! accepts: it must never reject a file ptxas accepts.
+//!
+//! [`verify`] checks a whole module; [`verify_header`] and [`verify_item`]
+//! check its parts one at a time against a [`Context`] (what an item needs
+//! to know of the others), which is how the incremental database re-checks
+//! only what changed.
 
 mod declared;
+mod header;
 mod init;
 mod target;
 mod types;
 
 pub use declared::{registers_declared, RegProblem};
-pub use target::Target;
+pub use target::{read_version, Target, TargetOption};
 pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
 use crate::ir::scopes;
-use crate::ir::{AddrBase, Declarator, Function, FuncKind, Instruction, Item, Linkage, Module, Operand, Stmt, VarDecl};
+use crate::ir::{AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
 use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace};
-use crate::parse::SourceMap;
+use crate::parse::{HeaderSpans, ItemSpans, SourceMap};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
 
 /// Checks a module; returns every problem found (errors and warnings).
 pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagnostic> {
     let lines = LineIndex::new(text);
-    let mut v = Verifier { file, lines: &lines, target: Target::of_module(m), version: (m.version.major, m.version.minor), address_64: m.address_size == Some(64), out: Vec::new(), globals: FxHashMap::default() };
-    v.module_header(m, map);
-    for item in &m.items {
-        if let Item::Var(g) = item {
-            for d in &g.decl.names {
-                v.globals.insert(d.name.clone(), g.decl.space);
-            }
-        }
-    }
-    // Functions by name, for checking calls against their parameter lists.
-    let mut functions: FxHashMap<&str, &Function> = FxHashMap::default();
-    for item in &m.items {
-        if let Item::Func(f) = item {
-            functions.insert(&f.name, f);
-        }
-    }
+    let ctx = Context::of_module(m);
+    let mut out = check_header(&ctx, m.version, &m.target, &map.header, file, &lines);
+    let mut leading = true;
     for (k, item) in m.items.iter().enumerate() {
         let span = map.items.get(k).copied().unwrap_or_default();
+        let spans = ItemSpansRef { item: span, stmts: map.stmts.get(k).map_or(&[], |s| s.as_slice()), params: map.params.get(k).map_or(&[], |s| s.as_slice()), header: map.headers.get(k).copied().unwrap_or(span) };
+        out.extend(check_item(&ctx, item, &spans, file, &lines));
+        leading &= matches!(item, Item::Target(_));
+        if let Some(msg) = misplaced_target(item, leading, m.address_size) {
+            out.push(Diagnostic::error(file, &lines, span, msg));
+        }
+    }
+    out
+}
+
+/// Parses and verifies a module: the parsed module and the verifier's
+/// warnings, or every error (a parse error, or the verifier's errors and
+/// warnings together, in order).
+pub fn parse_and_verify(file: &str, text: &[u8]) -> Result<(crate::Parsed, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let parsed = crate::parse(file, text).map_err(|d| vec![d])?;
+    let diags = verify(&parsed.module, &parsed.source_map, file, text);
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
+    }
+    Ok((parsed, diags))
+}
+
+/// The module header's problems (`.version`, `.target`, `.address_size`):
+/// `written` is the version as written, `spans` where each part is in `text`.
+pub fn verify_header(ctx: &Context, written: Version, targets: &[Name], spans: &HeaderSpans, file: &str, text: &[u8]) -> Vec<Diagnostic> {
+    check_header(ctx, written, targets, spans, file, &LineIndex::new(text))
+}
+
+/// One item's problems, in the module described by `ctx`; `spans` and the
+/// diagnostics' positions are in `text` (the item's own text, or the whole
+/// module's).
+pub fn verify_item(ctx: &Context, item: &Item, spans: &ItemSpans, file: &str, text: &[u8]) -> Vec<Diagnostic> {
+    let spans = ItemSpansRef { item: spans.item, stmts: &spans.stmts, params: &spans.params, header: spans.header };
+    check_item(ctx, item, &spans, file, &LineIndex::new(text))
+}
+
+/// ptxas accepts further `.target` directives only right after the first
+/// (before `.address_size` and any other item): the error for `item`, given
+/// whether only `.target` directives come before it.
+pub fn misplaced_target(item: &Item, leading: bool, address_size: Option<u32>) -> Option<String> {
+    let Item::Target(_) = item else { return None };
+    if leading && address_size.is_none() {
+        return None;
+    }
+    Some("a further `.target` directive may only follow the first one directly (before `.address_size` and every other directive)".to_string())
+}
+
+/// What checking one item needs to know about the rest of its module: the
+/// header, the state space of every module variable and the shape of every
+/// function's parameter list. Two modules whose header and declarations
+/// agree have equal contexts, so an incremental caller re-checks an item
+/// only when its own text or a declaration changes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Context {
+    target: Option<Target>,
+    /// The version as ptxas reads it ([`read_version`]).
+    version: (u32, u32),
+    /// `.address_size 64`.
+    address_64: bool,
+    globals: FxHashMap<Box<str>, StateSpace>,
+    functions: FxHashMap<Box<str>, Signature>,
+}
+
+/// What a call is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Signature {
+    params: usize,
+    results: usize,
+    /// The last parameter is an unsized array, which a call may leave out.
+    optional_last: bool,
+}
+
+impl Context {
+    /// The context of a module with this header and items that declare `decls`.
+    pub fn new<'d>(version: Version, target: &[Name], address_size: Option<u32>, decls: impl IntoIterator<Item = &'d Declarations>) -> Context {
+        let mut ctx = Context { target: target.iter().find_map(|t| Target::parse(t)), version: read_version(version), address_64: address_size == Some(64), ..Context::default() };
+        for d in decls {
+            ctx.globals.extend(d.variables.iter().cloned());
+            ctx.functions.extend(d.functions.iter().cloned());
+        }
+        ctx
+    }
+
+    pub fn of_module(m: &Module) -> Context {
+        let decls: Vec<Declarations> = m.items.iter().map(Declarations::of).collect();
+        Context::new(m.version, &m.target, m.address_size, &decls)
+    }
+}
+
+/// What one item declares for the others: a module variable's state space,
+/// a function's parameter list (see [`Context`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Declarations {
+    variables: Vec<(Box<str>, StateSpace)>,
+    functions: Vec<(Box<str>, Signature)>,
+}
+
+impl Declarations {
+    pub fn of(item: &Item) -> Declarations {
+        let mut d = Declarations::default();
         match item {
-            Item::Var(g) => {
-                v.variable(&g.decl, g.linkage, span);
-                v.initializers(&g.decl, span, &functions);
-            }
+            Item::Var(g) => d.variables = g.decl.names.iter().map(|n| (n.name.clone(), g.decl.space)).collect(),
             Item::Func(f) => {
-                let stmts = map.stmts.get(k).map(|s| s.as_slice()).unwrap_or(&[]);
-                let params = map.params.get(k).map(|s| s.as_slice()).unwrap_or(&[]);
-                let header = map.headers.get(k).copied().unwrap_or(span);
-                v.function(f, span, stmts, params, header, &functions);
+                let optional_last = f.params.as_ref().and_then(|p| p.last()).is_some_and(|p| p.names.iter().any(|n| n.dims.first() == Some(&None)));
+                let sig = Signature { params: f.params.as_ref().map_or(0, |p| p.len()), results: f.ret.as_ref().map_or(0, |r| r.len()), optional_last };
+                d.functions.push((f.name.clone(), sig));
             }
             _ => {}
         }
+        d
+    }
+}
+
+/// One item's positions, borrowed from a [`SourceMap`] or an [`ItemSpans`].
+struct ItemSpansRef<'a> {
+    item: Span,
+    stmts: &'a [Span],
+    params: &'a [Span],
+    header: Span,
+}
+
+fn check_header(ctx: &Context, written: Version, targets: &[Name], spans: &HeaderSpans, file: &str, lines: &LineIndex) -> Vec<Diagnostic> {
+    let mut v = Verifier::new(ctx, file, lines);
+    v.header(written, targets, spans);
+    v.out
+}
+
+fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, lines: &LineIndex) -> Vec<Diagnostic> {
+    let mut v = Verifier::new(ctx, file, lines);
+    let functions = &ctx.functions;
+    match item {
+        Item::Var(g) => {
+            v.variable(&g.decl, g.linkage, spans.item);
+            v.initializers(&g.decl, spans.item, functions);
+        }
+        Item::Func(f) => v.function(f, spans.item, spans.stmts, spans.params, spans.header, functions),
+        Item::Target(names) => v.target_list(names, spans.stmts, spans.item),
+        _ => {}
     }
     v.out
 }
@@ -85,39 +204,26 @@ struct Verifier<'a> {
     file: &'a str,
     lines: &'a LineIndex,
     target: Option<Target>,
+    /// As ptxas reads it ([`read_version`]).
     version: (u32, u32),
     /// `.address_size 64`.
     address_64: bool,
     out: Vec<Diagnostic>,
-    globals: FxHashMap<Box<str>, StateSpace>,
+    globals: &'a FxHashMap<Box<str>, StateSpace>,
 }
 
-impl Verifier<'_> {
+impl<'a> Verifier<'a> {
+    fn new(ctx: &'a Context, file: &'a str, lines: &'a LineIndex) -> Verifier<'a> {
+        Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals }
+    }
+
+
     fn error(&mut self, span: Span, msg: String) {
         self.out.push(Diagnostic::error(self.file, self.lines, span, msg));
     }
 
     fn warning(&mut self, span: Span, msg: String) {
         self.out.push(Diagnostic::warning(self.file, self.lines, span, msg));
-    }
-
-    fn module_header(&mut self, m: &Module, map: &SourceMap) {
-        // ptxas: "Target architecture not defined". Architecture numbers this
-        // table does not know yet pass: a newer ptxas may know them.
-        for t in &m.target {
-            let option = matches!(&**t, "texmode_unified" | "texmode_independent" | "map_f64_to_f32" | "debug");
-            if !option && Target::parse(t).is_none_or(|t| t.number < 10) {
-                self.error(map.target, format!("unknown target `{t}` (expected sm_NN, sm_NNa, sm_NNf, compute_NN or a target option)"));
-            }
-        }
-        let Some(t) = &self.target else { return };
-        if let Some(need) = t.introduced_in() {
-            if self.version < need {
-                let span = map.target;
-                let name = t.name.clone();
-                self.error(span, format!(".target {name} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", need.0, need.1, m.version.major, m.version.minor));
-            }
-        }
     }
 
     fn variable(&mut self, d: &VarDecl, linkage: Option<Linkage>, span: Span) {
@@ -129,7 +235,7 @@ impl Verifier<'_> {
     }
 
     /// The names and shapes of a declaration's initializers (see `init.rs`).
-    fn initializers(&mut self, d: &VarDecl, span: Span, functions: &FxHashMap<&str, &Function>) {
+    fn initializers(&mut self, d: &VarDecl, span: Span, functions: &FxHashMap<Box<str>, Signature>) {
         for n in &d.names {
             let space_of = |name: &str| self.globals.get(name).copied();
             let is_function = |name: &str| functions.contains_key(name);
@@ -139,7 +245,7 @@ impl Verifier<'_> {
         }
     }
 
-    fn function(&mut self, f: &Function, span: Span, stmts: &[Span], params: &[Span], header: Span, functions: &FxHashMap<&str, &Function>) {
+    fn function(&mut self, f: &Function, span: Span, stmts: &[Span], params: &[Span], header: Span, functions: &FxHashMap<Box<str>, Signature>) {
         for (k, p) in f.params.iter().flatten().enumerate() {
             if !p.names.iter().any(|n: &Declarator| n.dims.first() == Some(&None)) {
                 continue;
@@ -431,7 +537,7 @@ impl Verifier<'_> {
 
     /// A direct call passes as many arguments (and takes as many results) as
     /// the callee declares.
-    fn call_arity(&mut self, _f: &Function, ins: &Instruction, functions: &FxHashMap<&str, &Function>, at: Span) {
+    fn call_arity(&mut self, _f: &Function, ins: &Instruction, functions: &FxHashMap<Box<str>, Signature>, at: Span) {
         if ins.opcode != Opcode::CALL {
             return;
         }
@@ -444,15 +550,12 @@ impl Verifier<'_> {
                 _ => {}
             }
         }
-        let Some(callee) = target.and_then(|t| functions.get(&**t)) else { return };
-        let want_args = callee.params.as_ref().map_or(0, |p| p.len());
-        let want_ret = callee.ret.as_ref().map_or(0, |r| r.len());
-        // A trailing unsized array parameter may be left out.
-        let optional_last = callee.params.as_ref().and_then(|p| p.last()).is_some_and(|p| p.names.iter().any(|n| n.dims.first() == Some(&None)));
+        let Some((name, callee)) = target.and_then(|t| functions.get(&**t).map(|c| (t, c))) else { return };
+        let (want_args, want_ret) = (callee.params, callee.results);
         let n = args.unwrap_or(0);
-        let args_ok = n == want_args || (optional_last && n + 1 == want_args);
+        let args_ok = n == want_args || (callee.optional_last && n + 1 == want_args);
         if !args_ok || ret.unwrap_or(0) != want_ret {
-            self.error(at, format!("call to `{}` passes {} argument(s) and {} result(s), but it declares {want_args} parameter(s) and {want_ret} result(s)", callee.name, args.unwrap_or(0), ret.unwrap_or(0)));
+            self.error(at, format!("call to `{name}` passes {} argument(s) and {} result(s), but it declares {want_args} parameter(s) and {want_ret} result(s)", args.unwrap_or(0), ret.unwrap_or(0)));
         }
     }
 
