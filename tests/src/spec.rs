@@ -78,6 +78,51 @@ pub fn run_outcome(input: &str) -> String {
     }
 }
 
+/// The outcome of optimizing: the first line names the passes
+/// (`// PASSES: egraph, dce`) or a level (`// PASSES: -O2`); the printed
+/// module. When the input has a `// RUN:` line, the original and the
+/// optimized module also run on the reference interpreter with that launch
+/// and must leave the same buffers (a differential check of the case).
+pub fn opt_outcome(input: &str) -> String {
+    let Some(line) = input.lines().next().and_then(|l| l.trim().strip_prefix("// PASSES:")) else {
+        return "UNEXPECTED: the first line must be `// PASSES: name, ...` or `// PASSES: -O2`".into();
+    };
+    let parsed = match ptx_ir::parse(INPUT_NAME, input.as_bytes()) {
+        Ok(p) => p,
+        Err(d) => return format!("UNEXPECTED ERROR: {d}"),
+    };
+    let names: Vec<&str> = line.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let out = match names.as_slice() {
+        [level] if level.starts_with("-O") => {
+            let level = match *level {
+                "-O1" => ptx_opt::OptLevel::O1,
+                "-O2" => ptx_opt::OptLevel::O2,
+                "-O3" => ptx_opt::OptLevel::O3,
+                _ => return format!("UNEXPECTED: unknown level {level}"),
+            };
+            ptx_opt::optimize(parsed.module, level)
+        }
+        _ => match ptx_opt::passes::run_named(parsed.module, &names, ptx_opt::OptLevel::O2) {
+            Ok(m) => m,
+            Err(e) => return format!("UNEXPECTED: {e}"),
+        },
+    };
+    let printed = ptx_print::print_module(&out);
+    if input.lines().any(|l| l.trim().starts_with("// RUN:")) {
+        let before = run_outcome(input);
+        // The optimized text has no comments: carry the RUN line over.
+        let run_line = input.lines().find(|l| l.trim().starts_with("// RUN:")).unwrap();
+        let after = run_outcome(&format!("{run_line}\n{printed}"));
+        if before != after {
+            return format!("UNEXPECTED: the optimized module computes something else\n--- input\n{before}\n--- optimized\n{after}\n{printed}");
+        }
+        if before.starts_with("input.ptx:") || before.starts_with("UNEXPECTED") {
+            return format!("UNEXPECTED: the RUN line does not run: {before}");
+        }
+    }
+    printed
+}
+
 /// The directory of a spec suite: `tests/spec/NAME`.
 pub fn spec_dir(name: &str) -> PathBuf {
     crate::corpus::repo_root().join("tests").join("spec").join(name)

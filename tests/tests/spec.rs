@@ -1,6 +1,6 @@
 //! The specification suites under `tests/spec/` (see `ptx_tests::spec`).
 
-use ptx_tests::spec::{check_dir, parse_outcome, run_outcome, spec_dir};
+use ptx_tests::spec::{check_dir, opt_outcome, parse_outcome, run_outcome, spec_dir};
 
 /// Invalid input: each case gives one `input.ptx:LINE:COL: error: ...` diagnostic.
 #[test]
@@ -44,4 +44,18 @@ fn analyses() {
 #[test]
 fn runs() {
     check_dir(&spec_dir("run"), run_outcome);
+}
+
+/// Golden tests of the optimizer, one directory per pass (`tests/spec/opt/PASS/`):
+/// the passes on the first line, the input, the expected output; cases with
+/// a `// RUN:` line are also run before and after on the interpreter.
+#[test]
+fn optimizations() {
+    let root = spec_dir("opt");
+    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    assert!(!dirs.is_empty());
+    for d in dirs {
+        check_dir(&d, opt_outcome);
+    }
 }

@@ -30,6 +30,23 @@ pub fn by_name(name: &str) -> Option<&'static Pass> {
     PASSES.iter().find(|p| p.name == name)
 }
 
+/// Runs the named passes, in order, over every function of a module (each
+/// pass at the level's limits). An unknown name is an error naming it.
+pub fn run_named(mut module: ptx_ir::ir::Module, names: &[&str], level: OptLevel) -> Result<ptx_ir::ir::Module, String> {
+    let passes: Vec<&Pass> = names.iter().map(|n| by_name(n).ok_or_else(|| format!("unknown pass `{n}` (passes: {})", PASSES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))).collect::<Result<_, _>>()?;
+    let ctx = ModuleContext::of_module(&module);
+    for item in &mut module.items {
+        if let ptx_ir::ir::Item::Func(f) = item {
+            for pass in &passes {
+                if let Some(g) = (pass.run)(f, &ctx, level) {
+                    **f = g;
+                }
+            }
+        }
+    }
+    Ok(module)
+}
+
 /// Runs the level's pipeline over a function.
 pub fn run_pipeline(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Function {
     let mut cur: Option<Function> = None;

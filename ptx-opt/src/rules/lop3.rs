@@ -36,9 +36,16 @@ struct Expansion {
 }
 
 impl Expansion {
-    fn input(&mut self, id: Id) -> Option<u8> {
+    fn input(&mut self, eg: &EGraph, id: Id) -> Option<u8> {
         if let Some(k) = self.inputs.iter().position(|x| *x == id) {
             return Some(INPUT_TABLES[k]);
+        }
+        // An immediate that is the complement of an input immediate is that
+        // input negated (`m` and `~m` of a bit-select take one slot).
+        if let Some(c) = constant(eg, id) {
+            if let Some(k) = self.inputs.iter().position(|x| constant(eg, *x) == Some(!c & 0xffff_ffff)) {
+                return Some(!INPUT_TABLES[k]);
+            }
         }
         if self.inputs.len() == 3 {
             return None;
@@ -74,7 +81,7 @@ fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion) -> Option<u8>
     if width(eg, id) != 32 {
         return None;
     }
-    e.input(id)
+    e.input(eg, id)
 }
 
 /// The truth table of a logic node over its children.
