@@ -267,7 +267,9 @@ fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
 pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect) -> Built {
     let body = f.body.as_deref().unwrap_or(&[]);
     // Instructions naming variables of nested blocks are never moved.
-    let block_vars = ptx_ir::ir::scopes::block_variable_users(f);
+    let lead = body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count();
+    let any_block_vars = body[lead..].iter().any(|s| matches!(s, Stmt::Decl(d) if d.space != ptx_ir::isa::StateSpace::Reg));
+    let block_vars = if any_block_vars { ptx_ir::ir::scopes::block_variable_users(f) } else { vec![false; body.len()] };
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
     let mut physical: FxHashSet<RegId> = FxHashSet::default();

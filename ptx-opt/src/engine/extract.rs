@@ -14,6 +14,7 @@ use super::facts::EGraph;
 use super::lang::Node;
 use egg::{Id, Language};
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 /// The cost of one node alone (its children excluded).
 pub trait NodeCost {
@@ -38,102 +39,121 @@ impl Choice {
 
 /// Extracts the cheapest DAG computing `demanded` (canonical ids not required).
 pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
-    let classes: Vec<Id> = eg.classes().map(|c| c.id).collect();
-    let node_costs: FxHashMap<Id, Vec<u64>> = classes.iter().map(|&c| (c, eg[c].nodes.iter().map(|n| costs.node_cost(eg, n)).collect())).collect();
+    // Dense numbering of the classes, in id order (children are mostly made
+    // before their parents, so the fixed point converges in a few sweeps).
+    let mut classes: Vec<Id> = eg.classes().map(|c| c.id).collect();
+    classes.sort();
+    let bound = classes.last().map_or(0, |c| usize::from(*c) + 1);
+    let mut index = vec![u32::MAX; bound];
+    for (k, c) in classes.iter().enumerate() {
+        index[usize::from(*c)] = k as u32;
+    }
+    let ix = |id: Id| index[usize::from(eg.find(id))] as usize;
+    // Per class: its nodes as (own cost, children by index).
+    let nodes: Vec<Vec<(u64, SmallVec<[u32; 3]>)>> = classes
+        .iter()
+        .map(|&c| eg[c].nodes.iter().map(|n| (costs.node_cost(eg, n), n.children().iter().map(|k| ix(*k) as u32).collect())).collect())
+        .collect();
+    let n = classes.len();
+    let demanded_ix: Vec<usize> = demanded.iter().map(|d| ix(*d)).collect();
     // Round 0 is plain tree cost (acyclic by construction: every operation
     // costs at least 1); later rounds make demanded and shared classes free
     // to their users, and a round whose choice has a cycle is discarded.
-    let mut free: FxHashSet<Id> = FxHashSet::default();
-    let mut choice: FxHashMap<Id, usize> = FxHashMap::default();
+    let mut free = vec![false; n];
+    let mut choice: Vec<u32> = vec![u32::MAX; n];
     let mut best_cost = INF;
-    let mut best_choice = FxHashMap::default();
+    let mut best_choice: Vec<u32> = Vec::new();
+    let mut cost: Vec<u64> = vec![INF; n];
     for _round in 0..3 {
         // Tree costs to a fixed point; free classes cost nothing to their users.
-        let mut cost: FxHashMap<Id, u64> = FxHashMap::default();
+        cost.iter_mut().for_each(|c| *c = INF);
         let mut changed = true;
-        let mut guard = 0;
-        while changed && guard < 64 {
+        let mut sweeps = 0;
+        while changed && sweeps < 64 {
             changed = false;
-            guard += 1;
-            for &c in &classes {
-                let mut best = cost.get(&c).copied().unwrap_or(INF);
-                let mut pick = choice.get(&c).copied();
-                for (k, n) in eg[c].nodes.iter().enumerate() {
-                    let mut total = node_costs[&c][k];
-                    for ch in n.children() {
-                        let ch = eg.find(*ch);
-                        if ch == c {
-                            total = INF;
+            sweeps += 1;
+            for c in 0..n {
+                let mut best = cost[c];
+                for (k, (own, kids)) in nodes[c].iter().enumerate() {
+                    let mut total = *own;
+                    for &ch in kids {
+                        let ch = ch as usize;
+                        let cc = if ch == c { INF } else if free[ch] && cost[ch] < INF { 0 } else { cost[ch] };
+                        total = total.saturating_add(cc);
+                        if total >= best {
                             break;
                         }
-                        let cc = if free.contains(&ch) { if cost.contains_key(&ch) { 0 } else { INF } } else { cost.get(&ch).copied().unwrap_or(INF) };
-                        total = total.saturating_add(cc);
                     }
                     if total < best {
                         best = total;
-                        pick = Some(k);
+                        choice[c] = k as u32;
                         changed = true;
                     }
                 }
-                if best < INF {
-                    cost.insert(c, best);
-                }
-                if let Some(p) = pick {
-                    choice.insert(c, p);
-                }
+                cost[c] = best;
             }
         }
         // The chosen DAG, its exact cost, and the classes shared in it.
-        let Some((dag, uses)) = dag_of(eg, &choice, demanded) else { break };
-        let total: u64 = dag.iter().map(|c| choice.get(c).map_or(INF, |&k| node_costs[c][k])).fold(0u64, |a, b| a.saturating_add(b));
+        let Some((dag, uses)) = dag_of(&nodes, &choice, &demanded_ix) else { break };
+        let total: u64 = dag.iter().map(|&c| if choice[c] == u32::MAX { INF } else { nodes[c][choice[c] as usize].0 }).fold(0u64, |a, b| a.saturating_add(b));
         if total < best_cost {
             best_cost = total;
             best_choice = choice.clone();
         }
-        let mut next: FxHashSet<Id> = demanded.iter().map(|d| eg.find(*d)).collect();
-        next.extend(uses.into_iter().filter(|(_, n)| *n >= 2).map(|(c, _)| c));
+        let mut next = vec![false; n];
+        for &d in &demanded_ix {
+            next[d] = true;
+        }
+        for (c, u) in uses.iter().enumerate() {
+            if *u >= 2 {
+                next[c] = true;
+            }
+        }
         if next == free {
             break;
         }
         free = next;
     }
-    Choice { node: best_choice, dag_cost: best_cost }
+    let node = classes.iter().zip(&best_choice).filter(|(_, k)| **k != u32::MAX).map(|(c, k)| (*c, *k as usize)).collect();
+    Choice { node, dag_cost: best_cost }
 }
 
 /// The classes reachable from `roots` through the chosen nodes, and how
 /// many chosen parents (or demands) use each; `None` if the choice has a cycle.
-fn dag_of(eg: &EGraph, choice: &FxHashMap<Id, usize>, roots: &[Id]) -> Option<(Vec<Id>, FxHashMap<Id, u32>)> {
-    let mut uses: FxHashMap<Id, u32> = FxHashMap::default();
+fn dag_of(nodes: &[Vec<(u64, SmallVec<[u32; 3]>)>], choice: &[u32], roots: &[usize]) -> Option<(Vec<usize>, Vec<u32>)> {
+    let n = nodes.len();
+    let mut uses = vec![0u32; n];
     let mut order = Vec::new();
     // 0: unseen, 1: on the path, 2: done.
-    let mut state: FxHashMap<Id, u8> = FxHashMap::default();
-    for r in roots {
-        let r = eg.find(*r);
-        *uses.entry(r).or_default() += 1;
-        if state.contains_key(&r) {
+    let mut state = vec![0u8; n];
+    let kids_of = |c: usize| -> &[u32] {
+        match choice[c] {
+            u32::MAX => &[],
+            k => &nodes[c][k as usize].1,
+        }
+    };
+    for &r in roots {
+        uses[r] += 1;
+        if state[r] != 0 {
             continue;
         }
-        let mut stack: Vec<(Id, usize)> = vec![(r, 0)];
-        state.insert(r, 1);
+        let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+        state[r] = 1;
         while let Some((c, i)) = stack.pop() {
-            let kids: &[Id] = match choice.get(&c) {
-                Some(&k) => eg[c].nodes[k].children(),
-                None => &[],
-            };
-            if let Some(ch) = kids.get(i) {
+            if let Some(&ch) = kids_of(c).get(i) {
                 stack.push((c, i + 1));
-                let ch = eg.find(*ch);
-                *uses.entry(ch).or_default() += 1;
-                match state.get(&ch) {
-                    None => {
-                        state.insert(ch, 1);
+                let ch = ch as usize;
+                uses[ch] += 1;
+                match state[ch] {
+                    0 => {
+                        state[ch] = 1;
                         stack.push((ch, 0));
                     }
-                    Some(1) => return None,
+                    1 => return None,
                     _ => {}
                 }
             } else {
-                state.insert(c, 2);
+                state[c] = 2;
                 order.push(c);
             }
         }

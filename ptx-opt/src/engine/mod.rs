@@ -74,6 +74,8 @@ pub struct Report {
     pub cost_after: u64,
     pub rules_applied: Vec<(String, usize)>,
     pub stop: String,
+    /// Time in each phase: building, saturating, extracting, emitting.
+    pub times: [std::time::Duration; 4],
 }
 
 /// Optimizes one function; `None` when it is left as it was.
@@ -81,9 +83,16 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     f.body.as_ref()?;
     // Every register visible everywhere, so that values can move between
     // blocks without a name changing its meaning.
-    let mut flat = f.clone();
-    ptx_ir::ir::scopes::flatten_names(&mut flat).ok()?;
-    let f = &flat;
+    let flat;
+    let f = if declares_registers_in_blocks(f) {
+        let mut g = f.clone();
+        ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
+        flat = g;
+        &flat
+    } else {
+        f
+    };
+    let t0 = std::time::Instant::now();
     let cfg = Cfg::build(f);
     let dom = DomTree::dominators(&cfg);
     let view = ValueView::build(f, &cfg, &dom);
@@ -100,6 +109,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
         let eg = &built.egraph;
         eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(&costs, eg, n)).max().unwrap_or(0)
     }).sum();
+    let t1 = std::time::Instant::now();
     let rewrites = rules::rewrites(config.target);
     let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
     let egraph = std::mem::replace(&mut built.egraph, facts::EGraph::new(facts::Facts::new(config.dialect)));
@@ -120,6 +130,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
         }
     }
     built.egraph = runner.egraph;
+    let t2 = std::time::Instant::now();
     if built.egraph.analysis.contradiction.is_some() {
         return None;
     }
@@ -133,6 +144,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
         }
     }
     let choice = extract::extract(&built.egraph, &roots, &costs);
+    let t3 = std::time::Instant::now();
     report.cost_after = choice.dag_cost;
     if choice.dag_cost > cost_before {
         return None;
@@ -141,7 +153,23 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     let emitter = emit::Emitter::new(f, &built, &choice, &costs, &view, &cfg, &dom, demanded);
     let out = emitter.run()?;
     report.instructions_emitted = out.instructions().count();
+    report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     Some((out, report))
+}
+
+/// Does the body declare registers inside `{ }` blocks (where a name may
+/// mean another register than elsewhere)?
+fn declares_registers_in_blocks(f: &Function) -> bool {
+    let mut depth = 0usize;
+    for s in f.body.iter().flatten() {
+        match s {
+            ptx_ir::ir::Stmt::ScopeBegin => depth += 1,
+            ptx_ir::ir::Stmt::ScopeEnd => depth = depth.saturating_sub(1),
+            ptx_ir::ir::Stmt::Decl(d) if depth > 0 && d.space == ptx_ir::isa::StateSpace::Reg => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The classes the chosen nodes reach from the roots (canonical ids);
