@@ -528,7 +528,19 @@ impl<'a> Emitter<'a> {
     /// Runs the walk and gives the new function.
     pub fn run(mut self) -> Option<Function> {
         let body = self.f.body.as_deref()?;
-        for &b in &self.cfg.layout {
+        // Blocks are emitted dominators first (a value placed in a block is
+        // available in the blocks it dominates, wherever they are laid out),
+        // each into its own list; the lists are concatenated in layout order.
+        let mut order: Vec<NodeIndex> = Vec::with_capacity(self.cfg.layout.len());
+        let mut stack = vec![self.cfg.entry];
+        while let Some(b) = stack.pop() {
+            order.push(b);
+            stack.extend(self.dom.children(b).iter().rev().copied());
+        }
+        order.extend(self.cfg.layout.iter().copied().filter(|b| !self.dom.contains(*b)));
+        let mut outputs: Vec<Vec<Stmt>> = vec![Vec::new(); self.cfg.node_bound()];
+        for b in order {
+            self.out = std::mem::take(&mut outputs[b.index()]);
             self.point = Point { block: b, seq: 0 };
             let reachable = self.dom.contains(b);
             for k in self.cfg.block(b).stmts.clone() {
@@ -585,6 +597,10 @@ impl<'a> Emitter<'a> {
                     }
                 }
             }
+            outputs[b.index()] = std::mem::take(&mut self.out);
+        }
+        for &b in &self.cfg.layout {
+            self.out.append(&mut outputs[b.index()]);
         }
         let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len()) - body.len();
         let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
