@@ -34,6 +34,7 @@
 
 pub mod cli;
 pub mod db;
+pub mod lower;
 pub mod run_cmd;
 
 use ptx_ir::ir::{Function, Item, Module};

@@ -24,6 +24,7 @@ mod program;
 mod warp;
 
 pub use memory::{Fault, Space};
+pub use program::operand_type;
 
 use crate::eval::Quality;
 use crate::ir::Module;
