@@ -105,10 +105,13 @@ mod tests {
         assert_eq!(magic(3, u32max, 0, 32), Some(Magic { m: 0xAAAA_AAAB, p: 33 }));
         assert_eq!(magic(7, (1 << 31) - 1, 1 << 31, 32), Some(Magic { m: 0x9249_2493, p: 34 }));
         assert_eq!(magic(3, (1 << 31) - 1, 1 << 31, 32), Some(Magic { m: 0x5555_5556, p: 32 }));
-        // 64 bits, the largest odd divisor: p reaches 128.
+        // 64 bits: the largest divisors need shifts near 128 and 65-bit multipliers.
         let u64max = u64::MAX as u128;
-        let top = magic(u64max, u64max, 0, 64).unwrap();
-        assert_eq!(top.p, 128);
+        for d in [u64max, (1 << 63) + 1, (1 << 63) + 3, (1 << 64) / 3] {
+            let mg = magic(d, u64max, 0, 64).unwrap();
+            assert!(mg.p > 120 && mg.p <= 128 && mg.m >> 65 == 0, "{d:#x}: {mg:?}");
+        }
         assert!(magic(1 << 20, u64max, 0, 64).is_none());
+        assert!(magic(2, u64max, 0, 64).is_none());
     }
 }

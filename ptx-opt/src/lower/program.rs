@@ -302,3 +302,107 @@ fn all_mods() -> &'static [Mod] {
     static MODS: std::sync::OnceLock<Vec<Mod>> = std::sync::OnceLock::new();
     MODS.get_or_init(|| std::iter::once(Mod::NONE).chain(Mod::all()).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower::builder::{imm, type_mod, Builder};
+    use ptx_ir::ir::Guard;
+    use ptx_ir::isa::Opcode;
+
+    const U32: ScalarType = ScalarType::U32;
+
+    fn guard(p: &Operand, negated: bool) -> Guard {
+        let Operand::Reg(r) = p else { panic!("not a register") };
+        Guard { reg: r.reg, negated }
+    }
+
+    /// `x < 10 ? 2x : x + 1`, the guarded instruction writing an earlier register.
+    fn select_program() -> Program {
+        let mut b = Builder::new(&[U32]);
+        let x = b.input(0);
+        let p = b.push(Opcode::SETP, &[Mod::LT, type_mod(U32)], &[x.clone(), imm(10, U32)]);
+        let a = b.push(Opcode::ADD, &[type_mod(U32)], &[x.clone(), imm(1, U32)]);
+        b.push_guarded(guard(&p, false), Some(&a), Opcode::MUL, &[Mod::LO, type_mod(U32)], &[x, imm(2, U32)]);
+        b.finish().unwrap()
+    }
+
+    #[test]
+    fn a_false_guard_keeps_the_register() {
+        let p = select_program();
+        assert_eq!(p.result(), Some(RegId(2)));
+        assert_eq!(p.eval(&[3]).unwrap(), Val::exact(6));
+        assert_eq!(p.eval(&[10]).unwrap(), Val::exact(11));
+        // A register wider than the input's type is cut to it.
+        assert_eq!(p.eval(&[(1 << 32) | 3]).unwrap(), Val::exact(6));
+        // An unknown input makes the guard unknown: the result is unspecified.
+        let mut r = p.runner(Dialect::MODERN).unwrap();
+        assert_eq!(r.run(&[Val::unspecified()]).unwrap().quality, Quality::Unspecified);
+    }
+
+    #[test]
+    fn a_false_guard_on_a_new_register_leaves_it_unwritten() {
+        let mut b = Builder::new(&[U32]);
+        let x = b.input(0);
+        let p = b.push(Opcode::SETP, &[Mod::LT, type_mod(U32)], &[x.clone(), imm(10, U32)]);
+        let a = b.push_guarded(guard(&p, true), None, Opcode::ADD, &[type_mod(U32)], &[x, imm(1, U32)]);
+        b.push(Opcode::ADD, &[type_mod(U32)], &[a, imm(1, U32)]);
+        let p = b.finish().unwrap();
+        assert_eq!(p.eval(&[12]).unwrap(), Val::exact(14));
+        assert_eq!(p.eval(&[3]).unwrap().quality, Quality::Unspecified);
+    }
+
+    #[test]
+    fn the_carry_flag_flows_and_starts_unknown() {
+        // 64-bit addition from 32-bit halves: add.cc then addc.
+        let mut b = Builder::new(&[U32, U32]);
+        let (x, y) = (b.input(0), b.input(1));
+        b.push(Opcode::ADD, &[Mod::CC, type_mod(U32)], &[x, y]);
+        b.push(Opcode::ADDC, &[type_mod(U32)], &[imm(0, U32), imm(0, U32)]);
+        let p = b.finish().unwrap();
+        assert_eq!(p.eval(&[u32::MAX as u128, 1]).unwrap(), Val::exact(1));
+        assert_eq!(p.eval(&[5, 1]).unwrap(), Val::exact(0));
+        let mut b = Builder::new(&[U32]);
+        let x = b.input(0);
+        b.push(Opcode::ADDC, &[type_mod(U32)], &[x, imm(0, U32)]);
+        assert_eq!(b.finish().unwrap().eval(&[5]).unwrap().quality, Quality::Unspecified);
+    }
+
+    #[test]
+    fn check_finds_broken_programs() {
+        let good = select_program();
+        assert!(good.check().is_ok());
+        // An unguarded instruction writing an earlier register.
+        let mut p = good.clone();
+        p.body[2].guard = None;
+        assert!(p.check().unwrap_err().contains("writes %2 instead of %3"), "{:?}", p.check());
+        // Reading a register before it is written.
+        let mut p = good.clone();
+        p.body.swap(0, 1);
+        assert!(p.check().is_err());
+        // Too few register types.
+        let mut p = good.clone();
+        p.types.pop();
+        assert!(p.check().is_err());
+        assert!(p.eval(&[1]).is_err());
+        // A wrong number of inputs is an error, not a panic.
+        assert!(good.eval(&[1, 2]).is_err());
+        // An instruction the tables reject is reported by the builder.
+        let mut b = Builder::new(&[U32]);
+        let x = b.input(0);
+        b.push(Opcode::MUL, &[Mod::HI, type_mod(ScalarType::F32)], &[x.clone(), x]);
+        assert!(b.finish().is_err());
+    }
+
+    #[test]
+    fn availability_follows_the_tables() {
+        let mut b = Builder::new(&[ScalarType::B32]);
+        let x = b.input(0);
+        b.push(Opcode::ADD, &[type_mod(ScalarType::U16x2)], &[x.clone(), x]);
+        let packed = b.finish().unwrap();
+        assert!(packed.available(90, (8, 0)));
+        assert!(!packed.available(80, (8, 0)));
+        assert!(!packed.available(90, (7, 8)));
+        assert!(select_program().available(10, (1, 0)));
+    }
+}
