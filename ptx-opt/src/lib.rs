@@ -50,6 +50,7 @@ pub mod cli;
 pub mod cost;
 pub mod db;
 pub mod engine;
+pub mod lower;
 pub mod passes;
 pub mod rules;
 pub mod run_cmd;
