@@ -264,7 +264,7 @@ fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
 }
 
 /// Builds the e-graph of a function with a body.
-pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect) -> Built {
+pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect, sm: u32) -> Built {
     let body = f.body.as_deref().unwrap_or(&[]);
     // Instructions naming variables of nested blocks are never moved.
     let lead = body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count();
@@ -304,6 +304,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
         }
     }
     let mut eg = EGraph::new(Facts::new(dialect));
+    eg.analysis.sm = sm;
     let mut leaf_homes: Vec<LeafHome> = Vec::new();
     let mut leaves: FxHashMap<LeafKey, Id> = FxHashMap::default();
     let mut class_of_stmt: Vec<Option<Id>> = vec![None; body.len()];

@@ -23,13 +23,16 @@ pub struct Facts {
     /// Width of each leaf.
     pub leaf_widths: Vec<u8>,
     pub dialect: Dialect,
+    /// The module's target (`sm_NN`; 0 when unknown), for rules whose
+    /// right-hand side depends on it.
+    pub sm: u32,
     /// Set if two classes that cannot be equal were merged (a broken rule).
     pub contradiction: Option<String>,
 }
 
 impl Facts {
     pub fn new(dialect: Dialect) -> Facts {
-        Facts { shapes: ShapeTable::default(), leaf_widths: Vec::new(), dialect, contradiction: None }
+        Facts { shapes: ShapeTable::default(), leaf_widths: Vec::new(), dialect, sm: 0, contradiction: None }
     }
 
     /// A new leaf of `width` bits.

@@ -221,6 +221,17 @@ impl ShapeTable {
         id
     }
 
+    /// The shape of an instruction a rule builds (over placeholders, as
+    /// [`Shape::new`] wants it), marked as made by a rule if it is new.
+    pub fn intern_for_rule(&mut self, ins: Instruction, width: u8) -> ShapeId {
+        let known = self.index.contains_key(&(ins.clone(), width));
+        let id = self.intern(ins, width);
+        if !known {
+            self.by_rule[id.0 as usize] = true;
+        }
+        id
+    }
+
     /// Was the shape first made by a rule rather than taken from the input?
     pub fn made_by_rule(&self, s: ShapeId) -> bool {
         self.by_rule[s.0 as usize]

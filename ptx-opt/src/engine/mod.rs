@@ -96,7 +96,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     let cfg = Cfg::build(f);
     let dom = DomTree::dominators(&cfg);
     let view = ValueView::build(f, &cfg, &dom);
-    let mut built = build::build(f, &cfg, &dom, &view, config.dialect);
+    let mut built = build::build(f, &cfg, &dom, &view, config.dialect, config.target.sm);
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }
