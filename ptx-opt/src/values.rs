@@ -77,6 +77,8 @@ pub struct ValueView {
     /// Memo of the version at the end of a block.
     end_memo: RefCell<FxHashMap<(u32, u32), VersionDef>>,
     block_of_stmt: Vec<NodeIndex>,
+    /// Statements some read sees the value of (a `Def` version read).
+    read_defs: Vec<bool>,
     reachable: Vec<bool>,
     idom: Vec<Option<NodeIndex>>,
 }
@@ -193,7 +195,13 @@ impl ValueView {
             }
         }
         let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();
-        ValueView { reads, regs, phis, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), reachable, idom }
+        let mut read_defs = vec![false; body.len()];
+        for r in reads.iter().flatten() {
+            if let VersionDef::Def(d) = r.1.def {
+                read_defs[d] = true;
+            }
+        }
+        ValueView { reads, regs, phis, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
     }
 
     /// The version of `reg` that statement `k` reads (`None` if it does not
@@ -205,6 +213,12 @@ impl ValueView {
     /// Every (register, version) statement `k` reads.
     pub fn reads(&self, k: usize) -> &[(RegId, Version)] {
         self.reads.get(k).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Does some read see the value statement `k` writes (directly, not
+    /// through a φ)?
+    pub fn is_read(&self, k: usize) -> bool {
+        self.read_defs.get(k).copied().unwrap_or(false)
     }
 
     pub fn reg(&self, r: RegId) -> &RegInfo {

@@ -207,10 +207,27 @@ impl<'a> Emitter<'a> {
         }
         let duplicate = input.is_some_and(|i| self.emitted_inputs.contains(&self.canonical_input(i)));
         if !duplicate {
-            return true;
+            // A copy (a `mov`, free in SASS) stays as the input wrote it:
+            // propagating it gains nothing after ptxas and only moves its
+            // choices; an instruction that costs something is dropped.
+            let own = input.map_or(1, |i| self.costs.node_cost(self.eg(), &self.canonical_input(i)));
+            return own > 0;
         }
         let cost = self.choice.node(self.eg(), class).map_or(0, |n| self.costs.node_cost(self.eg(), n));
         cost >= REUSE_COST * super::cost::SCALE
+    }
+
+    /// Does register `r` hold `class` here?
+    fn holds(&self, r: RegId, class: Id) -> bool {
+        let class = self.find(class);
+        let valid = |a: &Avail| a.reg == r && self.dominates(a.at, self.point) && a.version.is_none_or(|v| self.view.version_at(a.reg, self.here) == v);
+        if self.avail.get(&class).is_some_and(|v| v.iter().any(valid)) {
+            return true;
+        }
+        self.eg()[class].nodes.iter().any(|n| match n {
+            Node::Leaf(l) => matches!(&self.built.leaf_homes[l.0 as usize], LeafHome::Reg { reg, version } if *reg == r && self.view.version_at(r, self.here) == *version),
+            _ => false,
+        })
     }
 
     /// A constant the input computed with an instruction (not a `mov` of
@@ -218,6 +235,13 @@ impl<'a> Emitter<'a> {
     /// gets it where it is read.
     fn folded_away(&self, class: Id, input: Option<&InputNode>) -> bool {
         self.eg()[self.find(class)].data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
+    }
+
+    /// A `mov` of a constant whose register the input reads: kept as the
+    /// input wrote it (its readers, written back as the input wrote them,
+    /// read the register; ptxas folds it either way).
+    fn kept_constant_copy(&self, k: usize, class: Id, input: Option<&InputNode>) -> bool {
+        self.eg()[self.find(class)].data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
     }
 
     /// An input node with canonical children.
@@ -561,19 +585,21 @@ impl<'a> Emitter<'a> {
                             }
                             // The register holds this version from here on.
                             self.record_after(class, dest, VersionDef::Def(k));
-                        } else if self.demanded.contains(&self.find(class)) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
+                        } else if (self.demanded.contains(&self.find(class)) || self.kept_constant_copy(k, class, input.as_ref())) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
                             // A value the input computes again here is computed
                             // again (see `worth_reusing`).
-                            // Keep the input's register when it is written only here.
-                            let single = self.view.reg(dest).defs.len() == 1;
-                            if single && (self.elaborate_as_input(class, input.as_ref(), Some(dest)).is_some() || self.elaborate_here(class, Some(dest), true).is_some()) {
-                                self.record(class, dest, None);
+                            // The value goes into the input's register, written
+                            // here as the input writes it: a register written
+                            // only here holds it wherever this point dominates,
+                            // one written again holds it while the input's
+                            // register holds this version.
+                            let version = if self.view.reg(dest).defs.len() == 1 { None } else { Some(VersionDef::Def(k)) };
+                            if self.elaborate_as_input(class, input.as_ref(), Some(dest)).is_some() || self.elaborate_here(class, Some(dest), true).is_some() {
+                                self.record(class, dest, version);
+                            } else if let Some(t) = self.elaborate_as_input(class, input.as_ref(), None) {
+                                self.record(class, t, None);
                             } else {
-                                if let Some(t) = self.elaborate_as_input(class, input.as_ref(), None) {
-                                    self.record(class, t, None);
-                                } else {
-                                    self.elaborate_here(class, None, true)?;
-                                }
+                                self.elaborate_here(class, None, true)?;
                             }
                         }
                     }
@@ -582,7 +608,8 @@ impl<'a> Emitter<'a> {
                         let mut ins = (**ins).clone();
                         let mut map: SmallVec<[(RegId, RegId); 4]> = SmallVec::new();
                         for &(r, class) in reads.iter() {
-                            let have = self.elaborate(class, None)?;
+                            // The register the input reads, when it holds the value here.
+                            let have = if self.holds(r, class) { r } else { self.elaborate(class, None)? };
                             if have != r {
                                 let got = self.out_f.regs[have.0 as usize].ty;
                                 let fits = read_types(self.f, &ins, r).iter().all(|t| compatible(got, *t));
