@@ -2,6 +2,7 @@
 //! pass; a pass takes a function and gives the optimized function, or
 //! `None` when it changes nothing.
 
+pub mod div_bypass;
 pub mod egraph;
 
 use crate::{ModuleContext, OptLevel};
@@ -15,13 +16,14 @@ pub struct Pass {
 }
 
 /// Every pass, by name.
-pub const PASSES: &[Pass] = &[egraph::PASS];
+pub const PASSES: &[Pass] = &[egraph::PASS, div_bypass::PASS];
 
 /// The passes of a level, in order.
 pub fn pipeline(level: OptLevel) -> &'static [&'static str] {
     match level {
         OptLevel::O0 => &[],
-        OptLevel::O1 | OptLevel::O2 | OptLevel::O3 => &["egraph"],
+        OptLevel::O1 => &["egraph"],
+        OptLevel::O2 | OptLevel::O3 => &["egraph", "div-bypass"],
     }
 }
 
