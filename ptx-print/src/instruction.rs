@@ -180,9 +180,15 @@ pub fn write_imm(out: &mut String, i: &Imm) {
 }
 
 /// An integer literal in the radix it was written in; negative signed values get a `-`.
+///
+/// An unsigned literal without `U` that fits `.s64` can only come from negating
+/// a literal above `i64::MAX` (`-9223372036854779808` is `.u64`, 2^64 minus the
+/// magnitude, as ptxas reads it): it is printed negated again, so that it
+/// re-parses unsigned with the same bits.
 pub fn write_int(out: &mut String, l: &IntLit) {
-    let neg = !l.unsigned && (l.value as i64) < 0;
-    let mag = if neg { (l.value as i64).unsigned_abs() } else { l.value };
+    let negated_big = l.unsigned && !l.suffix && l.value != 0 && l.value <= i64::MAX as u64;
+    let neg = negated_big || (!l.unsigned && (l.value as i64) < 0);
+    let mag = if neg { l.value.wrapping_neg() } else { l.value };
     if neg {
         out.push('-');
     }

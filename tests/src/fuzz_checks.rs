@@ -34,14 +34,61 @@ pub fn roundtrip(k: &GeneratedKernel) -> Result<(), String> {
     crate::roundtrip::round_trip("gen.ptx", k.text.as_bytes()).map(|_| ()).map_err(|e| format!("{e}\n--- kernel ---\n{}", k.text))
 }
 
+/// What a fuzzer's input to `roundtrip` and `optimize` stands for: PTX text
+/// when it parses (the targets are seeded with real PTX files, and mutations
+/// that still parse stay PTX), otherwise the generator's choice stream.
+pub enum FuzzInput {
+    Ptx(String),
+    Generated(GeneratedKernel),
+}
+
+/// Reads a fuzzer's input (see [`FuzzInput`]).
+pub fn input_of_bytes(data: &[u8]) -> FuzzInput {
+    match std::str::from_utf8(data) {
+        Ok(text) if ptx_ir::parse("fuzz.ptx", data).is_ok() => FuzzInput::Ptx(text.to_string()),
+        _ => FuzzInput::Generated(kernel_of_input(data)),
+    }
+}
+
+/// `roundtrip` on any input: PTX text or a generated kernel.
+pub fn roundtrip_input(input: &FuzzInput) -> Result<(), String> {
+    match input {
+        FuzzInput::Ptx(text) => crate::roundtrip::round_trip("fuzz.ptx", text.as_bytes()).map(|_| ()),
+        FuzzInput::Generated(k) => roundtrip(k),
+    }
+}
+
+/// `optimize` on any input: PTX text the verifier accepts (text it refuses
+/// is not optimized, as `ptx-opt` refuses it) or a generated kernel.
+pub fn optimize_input(input: &FuzzInput) -> Result<(), String> {
+    match input {
+        FuzzInput::Ptx(text) => optimize_text("fuzz.ptx", text).map(|_| ()),
+        FuzzInput::Generated(k) => optimize(k).map(|_| ()),
+    }
+}
+
+/// Optimizes PTX text the verifier accepts and checks the output as
+/// [`optimize`] does. Text that does not verify gives `Ok(None)`.
+pub fn optimize_text(name: &str, text: &str) -> Result<Option<String>, String> {
+    let Ok((parsed, _)) = ptx_ir::verify::parse_and_verify(name, text.as_bytes()) else { return Ok(None) };
+    let out = ptx_opt::optimize(parsed.module, LEVEL);
+    check_optimized(text, &ptx_print::print_module(&out)).map(Some)
+}
+
 /// `optimize`: optimizing a generated kernel does not panic; the output
 /// re-parses, prints back to the same text and verifies without errors. Returns the
 /// optimized text.
 pub fn optimize(k: &GeneratedKernel) -> Result<String, String> {
     let parsed = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| format!("a generated kernel does not parse: {d}\n--- kernel ---\n{}", k.text))?;
     let out = ptx_opt::optimize(parsed.module, LEVEL);
-    let printed = ptx_print::print_module(&out);
-    let fail = |what: String| format!("{what}\n--- kernel ---\n{}\n--- optimized ---\n{printed}", k.text);
+    check_optimized(&k.text, &ptx_print::print_module(&out))
+}
+
+/// The output of the optimizer re-parses, prints back to the same text and
+/// verifies without errors; gives the text back.
+fn check_optimized(input: &str, printed: &str) -> Result<String, String> {
+    let printed = printed.to_string();
+    let fail = |what: String| format!("{what}\n--- input ---\n{input}\n--- optimized ---\n{printed}");
     let again = ptx_ir::parse("optimized.ptx", printed.as_bytes()).map_err(|d| fail(format!("the optimized module does not re-parse: {d}")))?;
     // The optimizer's tables (register order, new temporaries) need not be
     // the parser's, so the property is on the text: printing what the

@@ -130,6 +130,34 @@ fn optimize_generated() {
     });
 }
 
+/// The `roundtrip` and `optimize` targets' PTX path, as `fuzz/seed-corpus.sh`
+/// seeds it: every file of `tests/corpus/` and mutations of it (those that
+/// still parse are PTX inputs, the rest choice streams).
+#[test]
+fn roundtrip_and_optimize_real_ptx_seeds() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "ptx")).collect();
+    files.sort();
+    assert!(files.len() >= 20, "tests/corpus has {} files", files.len());
+    let ptx_inputs = std::sync::atomic::AtomicUsize::new(0);
+    for_seeds("roundtrip/optimize on real PTX", 0..files.len() as u64 * 12, |seed| {
+        let original = std::fs::read(&files[(seed / 12) as usize]).unwrap();
+        let mut c = Choices::seeded(seed ^ 0x7265_616c);
+        let mut bytes = original.clone();
+        for _ in 0..seed % 12 / 3 {
+            bytes = gen::mutate(&bytes, &mut c);
+        }
+        let input = fuzz_checks::input_of_bytes(&bytes);
+        if matches!(input, fuzz_checks::FuzzInput::Ptx(_)) {
+            ptx_inputs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        fuzz_checks::roundtrip_input(&input)?;
+        fuzz_checks::optimize_input(&input)
+    });
+    // The unmutated files are all PTX inputs.
+    assert!(ptx_inputs.into_inner() >= files.len() * 3, "too few inputs read as PTX");
+}
+
 // ------------------------------------------------------------------------------------------------ differential
 
 #[test]
