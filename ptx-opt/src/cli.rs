@@ -24,7 +24,13 @@ optimizes it and writes PTX.
 options:
   -o PATH        write the output to PATH (default: standard output);
                  written only on success, through a temporary file
-  -O0            no optimization: parse, verify and print back (default)
+  -O0            no optimization: parse, verify and print back (default,
+                 as in compilers)
+  -O1            the e-graph engine (algebra, constant folding, value
+                 numbering, dead values, division by constants, lop3)
+  -O2            -O1 plus the 32-bit fast path of 64-bit division by a
+                 run-time value
+  -O3            -O2 with larger e-graph limits
   --verify       parse and verify only (types, targets, versions ...);
                  diagnostics on stderr, nothing written
   --no-verify    skip the verifier (for input verified before); by default

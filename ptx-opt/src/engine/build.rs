@@ -50,7 +50,12 @@ pub enum Plan {
 #[derive(Clone, Debug)]
 pub struct InputNode {
     pub shape: ShapeId,
+    /// Each source's class and whether the input wrote it as an immediate.
     pub operands: SmallVec<[(Id, bool); 3]>,
+    /// The register each source was read from (`None` for immediates and
+    /// leaves): written back, the instruction reads the same register when
+    /// it still holds the value, so that no live range grows.
+    pub regs: SmallVec<[Option<RegId>; 3]>,
 }
 
 /// Where a leaf's value can be found.
@@ -347,6 +352,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                 Some((tmpl, dest, srcs)) => {
                     let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
                     let imms: SmallVec<[bool; 3]> = srcs.iter().map(|s| matches!(s, Src::Imm(..))).collect();
+                    let regs: SmallVec<[Option<RegId>; 3]> = srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect();
                     for s in srcs {
                         let id = match s {
                             Src::Reg(r) => {
@@ -365,7 +371,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                         (kids[0], None)
                     } else {
                         let shape: ShapeId = eg.analysis.shapes.intern(tmpl, width);
-                        let input = InputNode { shape, operands: kids.iter().copied().zip(imms).collect() };
+                        let input = InputNode { shape, operands: kids.iter().copied().zip(imms).collect(), regs };
                         (eg.add(Node::Op(shape, kids)), Some(input))
                     };
                     class_of_stmt[k] = Some(class);

@@ -437,9 +437,9 @@ impl<'a> Emitter<'a> {
                 return None;
             }
         }
-        let imms: SmallVec<[bool; 3]> = input.operands.iter().map(|(_, i)| *i).collect();
+        let written: SmallVec<[(bool, Option<RegId>); 3]> = input.operands.iter().zip(&input.regs).map(|((_, i), r)| (*i, *r)).collect();
         let width = self.eg()[class].data.width;
-        let r = self.emit_op_with(input.shape, &kids, into, width, Some(&imms));
+        let r = self.emit_op_with(input.shape, &kids, into, width, Some(&written));
         if r.is_some() {
             self.emitted_inputs.insert(mine);
         }
@@ -451,17 +451,27 @@ impl<'a> Emitter<'a> {
         self.emit_op_with(s, kids, into, width, None)
     }
 
-    /// [`Self::emit_op`]; with `as_input`, a constant operand the input read
-    /// from a register is read from a register holding it when there is one
-    /// (the input's instruction, written back as the input wrote it).
-    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[bool]>) -> Option<RegId> {
+    /// [`Self::emit_op`]; with `as_input` (per operand: written as an
+    /// immediate, the register read), the input's instruction is written
+    /// back as the input wrote it: an operand read from a register that
+    /// still holds its value reads that register (not another copy of the
+    /// value, which would lengthen that copy's live range), and a constant
+    /// the input read from a register is read from a register holding it
+    /// when there is one.
+    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[(bool, Option<RegId>)]>) -> Option<RegId> {
         let shape = self.eg().analysis.shapes.get(s).clone();
         // Operands first (they may emit instructions).
         let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
-            let from_register = as_input.is_some_and(|imm| !imm[k]) && self.available(*kid).is_some();
+            let from_register = as_input.is_some_and(|w| !w[k].0) && self.available(*kid).is_some();
+            let own = as_input.and_then(|w| w[k].1).filter(|r| self.holds(*r, *kid));
+            if let Some(r) = own {
+                let r = self.coerce(r, src.ty, kd.width)?;
+                srcs.push(Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None }));
+                continue;
+            }
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
