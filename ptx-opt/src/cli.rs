@@ -27,10 +27,12 @@ options:
   -O0            no optimization: parse, verify and print back (default,
                  as in compilers)
   -O1            the e-graph engine (algebra, constant folding, value
-                 numbering, dead values, division by constants, lop3)
-  -O2            -O1 plus the 32-bit fast path of 64-bit division by a
-                 run-time value
-  -O3            -O2 with larger e-graph limits
+                 numbering, dead values, division by constants, lop3),
+                 small limits
+  -O2            the e-graph engine with larger limits
+  -O3            -O2 with the largest limits, plus a 32-bit fast path for
+                 64-bit division by a run-time value (faster when operands
+                 fit 32 bits; may cost registers)
   --verify       parse and verify only (types, targets, versions ...);
                  diagnostics on stderr, nothing written
   --no-verify    skip the verifier (for input verified before); by default

@@ -64,11 +64,14 @@ use ptx_ir::source::Diagnostic;
 pub enum OptLevel {
     /// Parse, validate, print: no optimization.
     O0,
-    /// Cheap clean-up.
+    /// The e-graph engine with small limits.
     O1,
-    /// Everything (the command's default).
+    /// The e-graph engine: never more SASS instructions or registers on
+    /// the corpus (the level compiler back ends should use).
     O2,
-    /// Larger e-graph limits.
+    /// The largest e-graph limits, and the 32-bit fast path of 64-bit
+    /// division (`div-bypass`: faster when the operands fit 32 bits, more
+    /// static instructions, possibly more registers).
     O3,
 }
 

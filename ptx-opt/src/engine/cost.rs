@@ -2,7 +2,7 @@
 //! from the measured table ([`crate::cost`]) for the module's target.
 //!
 //! Constants (immediates) and leaves (values already in registers) cost
-//! nothing. Costs are scaled by [`SCALE`] and an instruction a rule made
+//! nothing, and so does a bitwise `not` (ptxas folds it into its reader). Costs are scaled by [`SCALE`] and an instruction a rule made
 //! (rather than one of the input's) costs one unit more: between two
 //! programs of equal SASS cost the extractor keeps the input's, so that a
 //! rewrite is taken only when the table says it is cheaper.
@@ -34,7 +34,15 @@ impl CostModel {
             return *c;
         }
         let shapes = &eg.analysis.shapes;
-        let c = self.table.cost(&shapes.get(s).ins) as u64 * SCALE + shapes.made_by_rule(s) as u64;
+        let ins = &shapes.get(s).ins;
+        // A bitwise `not` is one LOP3 alone, but ptxas folds it into the
+        // logic instruction that reads it (LOP3 takes any truth table):
+        // priced as free, a rule gains nothing by absorbing it (measured: a
+        // `lop3` that absorbed `not` + `and` over a shared `xor` cost one
+        // SASS instruction more).
+        let folded_not = ins.opcode == ptx_ir::isa::Opcode::NOT && ins.ty().is_some_and(|t| matches!(t, ptx_ir::isa::ScalarType::B16 | ptx_ir::isa::ScalarType::B32 | ptx_ir::isa::ScalarType::B64));
+        let sass = if folded_not { 0 } else { self.table.cost(ins) as u64 };
+        let c = sass * SCALE + shapes.made_by_rule(s) as u64;
         let mut m = self.memo.borrow_mut();
         if m.len() <= k {
             m.resize(k + 1, None);

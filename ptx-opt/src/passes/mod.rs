@@ -23,7 +23,8 @@ pub fn pipeline(level: OptLevel) -> &'static [&'static str] {
     match level {
         OptLevel::O0 => &[],
         OptLevel::O1 => &["egraph"],
-        OptLevel::O2 | OptLevel::O3 => &["egraph", "div-bypass"],
+        OptLevel::O2 => &["egraph"],
+        OptLevel::O3 => &["egraph", "div-bypass"],
     }
 }
 
