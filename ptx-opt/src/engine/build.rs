@@ -268,13 +268,17 @@ fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
     eg[id].nodes.iter().any(|n| matches!(n, Node::Leaf(l) if matches!(homes[l.0 as usize], LeafHome::Materialize { .. })))
 }
 
-/// Builds the e-graph of a function with a body.
-pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect, sm: u32) -> Built {
+/// Builds the e-graph of a function with a body. The statements `pinned`
+/// marks (instructions naming registers of `{ }` blocks) stay skeleton.
+pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect, sm: u32, pinned: &[bool]) -> Built {
     let body = f.body.as_deref().unwrap_or(&[]);
     // Instructions naming variables of nested blocks are never moved.
     let lead = body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count();
     let any_block_vars = body[lead..].iter().any(|s| matches!(s, Stmt::Decl(d) if d.space != ptx_ir::isa::StateSpace::Reg));
-    let block_vars = if any_block_vars { ptx_ir::ir::scopes::block_variable_users(f) } else { vec![false; body.len()] };
+    let mut block_vars = if any_block_vars { ptx_ir::ir::scopes::block_variable_users(f) } else { vec![false; body.len()] };
+    for (b, p) in block_vars.iter_mut().zip(pinned) {
+        *b |= *p;
+    }
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
     let mut physical: FxHashSet<RegId> = FxHashSet::default();
@@ -353,6 +357,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
                     let imms: SmallVec<[bool; 3]> = srcs.iter().map(|s| matches!(s, Src::Imm(..))).collect();
                     let regs: SmallVec<[Option<RegId>; 3]> = srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect();
+                    let reads_leaf = matches!(srcs.first(), Some(Src::Leaf(..)));
                     for s in srcs {
                         let id = match s {
                             Src::Reg(r) => {
@@ -366,7 +371,9 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     }
                     let width = reg_width(dest);
                     // A `mov` of a special register or symbol is that leaf.
-                    let leaf_mov = ins.opcode == ptx_ir::isa::Opcode::MOV && kids.len() == 1 && matches!(eg[kids[0]].nodes[0], Node::Leaf(_));
+                    // (Not a copy of a register that holds such a leaf: that
+                    // `mov` is the input's own instruction, written back as it was.)
+                    let leaf_mov = reads_leaf && ins.opcode == ptx_ir::isa::Opcode::MOV && kids.len() == 1 && matches!(eg[kids[0]].nodes[0], Node::Leaf(_));
                     let (class, input) = if leaf_mov && eg[kids[0]].data.width == width && is_materialized(&leaf_homes, &eg, kids[0]) {
                         (kids[0], None)
                     } else {

@@ -205,6 +205,13 @@ impl<'a> Emitter<'a> {
         if self.available(class).is_none() {
             return false;
         }
+        // A special register or a symbol's address read again (`mov r,
+        // %tid.x`) is read again as the input does: one S2R or MOV either
+        // way, and sharing the first read keeps a register live across the
+        // kernel (measured: one to three more registers).
+        if input.is_none() && self.is_materialized_leaf(class) {
+            return false;
+        }
         let duplicate = input.is_some_and(|i| self.emitted_inputs.contains(&self.canonical_input(i)));
         if !duplicate {
             // A copy (a `mov`, free in SASS) stays as the input wrote it:
@@ -215,6 +222,12 @@ impl<'a> Emitter<'a> {
         }
         let cost = self.choice.node(self.eg(), class).map_or(0, |n| self.costs.node_cost(self.eg(), n));
         cost >= REUSE_COST * super::cost::SCALE
+    }
+
+    /// Is `class` a value read with a `mov` anywhere (a special register,
+    /// a symbol's address)?
+    fn is_materialized_leaf(&self, class: Id) -> bool {
+        self.eg()[self.find(class)].nodes.iter().any(|n| matches!(n, Node::Leaf(l) if matches!(self.built.leaf_homes[l.0 as usize], LeafHome::Materialize { .. })))
     }
 
     /// Does register `r` hold `class` here?

@@ -81,14 +81,26 @@ pub struct Report {
 /// Optimizes one function; `None` when it is left as it was.
 pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     f.body.as_ref()?;
-    // Every register visible everywhere, so that values can move between
-    // blocks without a name changing its meaning.
+    // Values move between blocks, so a name must mean the same register
+    // wherever a value goes. Registers of `{ }` blocks that shadow nothing
+    // stay where they are declared and the instructions naming them stay
+    // in place; otherwise every name is made unique and every register
+    // visible everywhere first.
     let flat;
+    let mut pinned = Vec::new();
     let f = if declares_registers_in_blocks(f) {
-        let mut g = f.clone();
-        ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
-        flat = g;
-        &flat
+        match ptx_ir::ir::scopes::block_register_users(f) {
+            Some(users) => {
+                pinned = users;
+                f
+            }
+            None => {
+                let mut g = f.clone();
+                ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
+                flat = g;
+                &flat
+            }
+        }
     } else {
         f
     };
@@ -96,7 +108,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     let cfg = Cfg::build(f);
     let dom = DomTree::dominators(&cfg);
     let view = ValueView::build(f, &cfg, &dom);
-    let mut built = build::build(f, &cfg, &dom, &view, config.dialect, config.target.sm);
+    let mut built = build::build(f, &cfg, &dom, &view, config.dialect, config.target.sm, &pinned);
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }

@@ -334,6 +334,52 @@ pub fn block_variable_users(f: &Function) -> Vec<bool> {
     out
 }
 
+/// For each statement: does the instruction name a register declared inside
+/// a `{ }` block (not among the body's leading declarations)? `None` when a
+/// register declaration in a block shadows a name visible where it is
+/// declared (then names differ in meaning across blocks, and a pass that
+/// moves code must [`flatten_names`] first).
+///
+/// With `Some`, a pass may leave the function's names as they are and
+/// still move every instruction that names no block register: such an
+/// instruction names only registers visible everywhere, under names no
+/// block declares again. Instructions that name block registers stay in
+/// their blocks (the call blocks of NVVM output declare `temp_param_reg`
+/// once per call: flattening them gives the function one register per
+/// call, which ptxas's debug mode allocates separately).
+pub fn block_register_users(f: &Function) -> Option<Vec<bool>> {
+    let Some(body) = &f.body else { return Some(Vec::new()) };
+    let lead = leading_decls(body);
+    let mut w = Walk::new(f);
+    let mut out = vec![false; body.len()];
+    let block_reg = |w: &Walk, name: &str| matches!(w.lookup(name), Some(Meaning::Reg(Site::Body { stmt, .. })) if stmt as usize >= lead);
+    for (k, s) in body.iter().enumerate() {
+        if let Stmt::Decl(d) = s {
+            if k >= lead {
+                // A declaration in a block must not shadow a visible name.
+                for n in &d.names {
+                    match n.range {
+                        None if w.lookup(&n.name).is_some() => return None,
+                        Some(count) if count > 4096 => return None,
+                        Some(count) if (0..count).any(|i| w.lookup(&format!("{}{i}", n.name)).is_some()) => return None,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        w.step(k);
+        let Stmt::Instr(ins) = s else { continue };
+        let mut uses = false;
+        ins.for_each_reg(|r, _| {
+            if let Some(reg) = f.regs.get(r.0 as usize) {
+                uses |= block_reg(&w, &reg.name);
+            }
+        });
+        out[k] = uses;
+    }
+    Some(out)
+}
+
 /// Does the instruction at statement `k` name a block's variable (see
 /// [`block_variable_users`], which answers for every statement at once)?
 pub fn names_block_variable(f: &Function, k: usize) -> bool {
