@@ -56,6 +56,9 @@ pub struct InputNode {
     /// leaves): written back, the instruction reads the same register when
     /// it still holds the value, so that no live range grows.
     pub regs: SmallVec<[Option<RegId>; 3]>,
+    /// The literal of each source written as an immediate, as written
+    /// (radix, float spelling), for writing the instruction back unchanged.
+    pub literals: SmallVec<[Option<ptx_ir::ir::Imm>; 3]>,
 }
 
 /// Where a leaf's value can be found.
@@ -81,7 +84,8 @@ pub struct Built {
 /// How a source of a value statement feeds it.
 enum Src {
     Reg(RegId),
-    Imm(u128, u8),
+    /// The bits at the operand's width, the width, and the literal as written.
+    Imm(u128, u8, ptx_ir::ir::Imm),
     Leaf(LeafKey, u8, LeafHome),
 }
 
@@ -145,7 +149,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                     if t == ScalarType::Pred {
                         return None;
                     }
-                    srcs.push(Src::Imm(imm_bits(i, t), type_width(t)));
+                    srcs.push(Src::Imm(imm_bits(i, t), type_width(t), i.clone()));
                     Some(Operand::reg(RegId(n)))
                 }
                 Operand::SReg(s, sel) if !s.is_volatile() => {
@@ -211,7 +215,7 @@ pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, 
         .into_iter()
         .map(|s| match s {
             Src::Reg(r) => SourceOf::Reg(reg_width(r)),
-            Src::Imm(b, w) => SourceOf::Imm(b, w),
+            Src::Imm(b, w, _) => SourceOf::Imm(b, w),
             Src::Leaf(_, w, _) => SourceOf::Leaf(w),
         })
         .collect();
@@ -358,13 +362,14 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     let imms: SmallVec<[bool; 3]> = srcs.iter().map(|s| matches!(s, Src::Imm(..))).collect();
                     let regs: SmallVec<[Option<RegId>; 3]> = srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect();
                     let reads_leaf = matches!(srcs.first(), Some(Src::Leaf(..)));
+                    let literals: SmallVec<[Option<ptx_ir::ir::Imm>; 3]> = srcs.iter().map(|s| if let Src::Imm(_, _, i) = s { Some(i.clone()) } else { None }).collect();
                     for s in srcs {
                         let id = match s {
                             Src::Reg(r) => {
                                 let v = view.read(k, r).unwrap_or(Version { reg: r, def: VersionDef::Entry });
                                 version_class(&mut eg, v, &class_of_stmt, &mut leaf_homes, &mut leaf)
                             }
-                            Src::Imm(bits, w) => eg.add(Node::Const { width: w, bits }),
+                            Src::Imm(bits, w, _) => eg.add(Node::Const { width: w, bits }),
                             Src::Leaf(key, w, home) => leaf(&mut eg, key, w, home, &mut leaf_homes),
                         };
                         kids.push(id);
@@ -378,7 +383,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                         (kids[0], None)
                     } else {
                         let shape: ShapeId = eg.analysis.shapes.intern(tmpl, width);
-                        let input = InputNode { shape, operands: kids.iter().copied().zip(imms).collect(), regs };
+                        let input = InputNode { shape, operands: kids.iter().copied().zip(imms).collect(), regs, literals };
                         (eg.add(Node::Op(shape, kids)), Some(input))
                     };
                     class_of_stmt[k] = Some(class);

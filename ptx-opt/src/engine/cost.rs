@@ -56,7 +56,29 @@ impl NodeCost for CostModel {
     fn node_cost(&self, eg: &EGraph, n: &Node) -> u64 {
         match n {
             Node::Const { .. } | Node::Leaf(_) => 0,
-            Node::Op(s, _) => self.shape_cost(eg, *s),
+            Node::Op(s, kids) => halves_cost(eg, *s, kids).unwrap_or_else(|| self.shape_cost(eg, *s)),
         }
     }
+}
+
+/// A 64-bit `and`/`or`/`xor` with a constant is two 32-bit LOP3s, one per
+/// half, and ptxas drops a half whose constant leaves it as it is (`or`,
+/// `xor` with 0, `and` with all ones) or makes it a constant: the node costs
+/// the halves that remain (measured: `or.b64 x, 0x80000` is one SASS
+/// instruction, `or.b64 x, 0x1000080000` two, so merging two one-half `or`s
+/// into one two-half `or` gains nothing).
+fn halves_cost(eg: &EGraph, s: ShapeId, kids: &[egg::Id]) -> Option<u64> {
+    use ptx_ir::isa::{Opcode, ScalarType};
+    let shapes = &eg.analysis.shapes;
+    let ins = &shapes.get(s).ins;
+    if !matches!(ins.opcode, Opcode::AND | Opcode::OR | Opcode::XOR) || ins.ty() != Some(ScalarType::B64) || kids.len() != 2 {
+        return None;
+    }
+    let c = kids.iter().find_map(|k| eg[*k].data.constant)? as u64;
+    let halves = [c as u32, (c >> 32) as u32];
+    let kept = halves.iter().filter(|h| match ins.opcode {
+        Opcode::AND => **h != u32::MAX && **h != 0,
+        _ => **h != 0,
+    });
+    Some(kept.count() as u64 * SCALE + shapes.made_by_rule(s) as u64)
 }

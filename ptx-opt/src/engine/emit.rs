@@ -142,6 +142,16 @@ pub struct Emitter<'a> {
     emitted_inputs: FxHashSet<Node>,
 }
 
+/// How the input wrote one source of its instruction.
+struct Written {
+    /// As an immediate.
+    imm: bool,
+    /// From this register.
+    reg: Option<RegId>,
+    /// This literal (when an immediate).
+    literal: Option<ptx_ir::ir::Imm>,
+}
+
 impl<'a> Emitter<'a> {
     pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
         // New registers are declared (by `new_reg`) at the top of this copy's
@@ -450,7 +460,7 @@ impl<'a> Emitter<'a> {
                 return None;
             }
         }
-        let written: SmallVec<[(bool, Option<RegId>); 3]> = input.operands.iter().zip(&input.regs).map(|((_, i), r)| (*i, *r)).collect();
+        let written: SmallVec<[Written; 3]> = input.operands.iter().zip(&input.regs).zip(&input.literals).map(|(((_, i), r), l)| Written { imm: *i, reg: *r, literal: l.clone() }).collect();
         let width = self.eg()[class].data.width;
         let r = self.emit_op_with(input.shape, &kids, into, width, Some(&written));
         if r.is_some() {
@@ -471,15 +481,15 @@ impl<'a> Emitter<'a> {
     /// value, which would lengthen that copy's live range), and a constant
     /// the input read from a register is read from a register holding it
     /// when there is one.
-    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[(bool, Option<RegId>)]>) -> Option<RegId> {
+    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[Written]>) -> Option<RegId> {
         let shape = self.eg().analysis.shapes.get(s).clone();
         // Operands first (they may emit instructions).
         let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
-            let from_register = as_input.is_some_and(|w| !w[k].0) && self.available(*kid).is_some();
-            let own = as_input.and_then(|w| w[k].1).filter(|r| self.holds(*r, *kid));
+            let from_register = as_input.is_some_and(|w| !w[k].imm) && self.available(*kid).is_some();
+            let own = as_input.and_then(|w| w[k].reg).filter(|r| self.holds(*r, *kid));
             if let Some(r) = own {
                 let r = self.coerce(r, src.ty, kd.width)?;
                 srcs.push(Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None }));
@@ -490,9 +500,13 @@ impl<'a> Emitter<'a> {
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
                 _ => None,
             };
-            let op = match imm {
-                Some(i) => i,
-                None => {
+            // The input's literal as written (an operand the input wrote as
+            // an immediate is the class of that constant).
+            let literal = as_input.and_then(|w| w[k].literal.clone()).filter(|_| imm.is_some());
+            let op = match (imm, literal) {
+                (Some(_), Some(l)) => Operand::Imm(l),
+                (Some(i), None) => i,
+                (None, _) => {
                     let r = self.elaborate(*kid, None)?;
                     let r = self.coerce(r, src.ty, kd.width)?;
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
