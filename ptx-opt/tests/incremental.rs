@@ -94,7 +94,7 @@ fn editor_style_edits_agree_with_whole_text_updates() {
     // Inside function b: change a constant.
     let at = text.find("mov.u32 %r2, 1;").unwrap() + "mov.u32 %r2, ".len();
     log.lock().unwrap().clear();
-    db.edit(file, at..at + 1, "7");
+    db.edit(file, at..at + 1, "7").unwrap();
     text.replace_range(at..at + 1, "7");
     assert_eq!(db.printed(file).unwrap(), ptx_print::print_module(&ptx_ir::parse("m", text.as_bytes()).unwrap().module));
     assert!(ran_for(&db, a).is_empty() && ran_for(&db, c).is_empty(), "an edit inside b re-ran other functions' queries");
@@ -102,7 +102,7 @@ fn editor_style_edits_agree_with_whole_text_updates() {
     let end = text.len();
     for (range, repl) in [(end..end, ".visible .entry z() { ret; }\n"), (at..at + 1, "7;\n\t{\n"), (at..at + 4, "3")] {
         let range = range.start.min(text.len())..range.end.min(text.len());
-        db.edit(file, range.clone(), repl);
+        db.edit(file, range.clone(), repl).unwrap();
         text.replace_range(range, repl);
         let want = ptx_ir::parse("m.ptx", text.as_bytes()).map(|p| ptx_print::print_module(&p.module)).map_err(|d| d.to_string());
         assert_eq!(db.printed(file).map_err(|d| d.to_string()), want);
