@@ -10,7 +10,7 @@
 //! at item boundaries, invalid ranges), then deterministic random edit
 //! sequences over every corpus file and the fuzz target's texts.
 
-use ptx_tests::corpus::{own_corpus_dir, ptx_files};
+use ptx_tests::corpus::{manifest, own_corpus_dir, ptx_files, shared_corpus_dir};
 use ptx_tests::fuzz_checks::{Edit, EditSession, EDIT_SNIPPETS, INCREMENTAL_TEXTS};
 
 const TEXT: &str = ".version 8.0\n.target sm_80\n.address_size 64\n// the counter\n.global .u32 counter;\n.visible .entry a()\n{\n\t.reg .b32 %r<2>;\n\tmov.u32 %r1, 1;\n\tret;\n}\n// after a\n.visible .entry b() { ret; }\n.visible .entry c()\n{\n\tret;\n}\n";
@@ -200,6 +200,23 @@ fn random_edit_sequences_agree_with_fresh_parses() {
     }
     eprintln!("{total} edits over {} files, {parsed} of the texts parsed", files.len());
     assert!(total > 10_000 && parsed * 3 > total, "{total} edits, {parsed} parsed");
+}
+
+/// The same over the shared corpus (real compiler output, larger files:
+/// slow, so run on demand: `cargo test --profile ci -p ptx-tests --test
+/// incremental_edits -- --ignored`).
+#[test]
+#[ignore]
+fn random_edit_sequences_on_the_shared_corpus() {
+    let Some(dir) = shared_corpus_dir() else { return };
+    let (mut total, mut parsed) = (0, 0);
+    for (k, e) in manifest(&dir).iter().enumerate() {
+        let Ok(text) = std::fs::read_to_string(dir.join(&e.file)) else { continue };
+        let (n, p) = random_sequences(&e.file, &text, 60, 0x5eed ^ k as u64);
+        total += n;
+        parsed += p;
+    }
+    eprintln!("{total} edits, {parsed} of the texts parsed");
 }
 
 /// At -O2 the printed output is the optimized module's (fewer edits: each

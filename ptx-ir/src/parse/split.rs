@@ -356,7 +356,7 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<us
                     is_func_item = false;
                 }
             }
-            b'.' if braces == 0 && parens == 0 && (i == 0 || !is_word_byte(src[i - 1])) => {
+            b'.' if braces == 0 && parens == 0 && dot_starts_token(src, i) => {
                 let s = i;
                 i += 1;
                 while i < n && is_word_byte(src[i]) {
@@ -400,6 +400,26 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<us
         i += 1;
     }
     items
+}
+
+/// Does the `.` at `i` start a token, as the lexer reads it? Always after
+/// a non-word byte or an identifier (`sm_80.entry` is `sm_80` `.entry`);
+/// after a decimal number, unless it continues the number (`1.5`, `1.e3`).
+fn dot_starts_token(src: &[u8], i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && is_word_byte(src[j - 1]) {
+        j -= 1;
+    }
+    let run = &src[j..i];
+    if run.is_empty() || !run[0].is_ascii_digit() {
+        return true;
+    }
+    let prefixed = run.len() > 1 && run[0] == b'0' && matches!(run[1], b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D');
+    if prefixed || !run.iter().all(u8::is_ascii_digit) {
+        return true;
+    }
+    let next = src.get(i + 1).copied().unwrap_or(0);
+    next.is_ascii_alphabetic() && next != b'e' && next != b'E'
 }
 
 /// Is the open item a `.section` (whose `{` opens its data)?
