@@ -29,7 +29,7 @@ const PARSE_INPUTS: u64 = 2000;
 const ROUNDTRIP_INPUTS: u64 = 2000;
 const OPTIMIZE_INPUTS: u64 = 2000;
 const DIFFERENTIAL_INPUTS: u64 = 2000;
-const INCREMENTAL_INPUTS: u64 = 1000;
+const INCREMENTAL_INPUTS: u64 = 600;
 
 /// The generator options for a seed: a mix of sizes and feature sets.
 fn opts_for(seed: u64) -> GenOptions {
@@ -159,7 +159,7 @@ fn differential_generated() {
 fn incremental_edits() {
     for_seeds("incremental", 0..INCREMENTAL_INPUTS, |seed| {
         let mut c = Choices::seeded(seed ^ 0x696e_6372);
-        let n = c.below(400);
+        let n = c.below(300);
         let mut bytes: Vec<u8> = Vec::new();
         if seed % 4 == 3 {
             // The text follows in the input: a generated kernel.
