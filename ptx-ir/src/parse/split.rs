@@ -280,6 +280,9 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<us
     // directive, not the item (the parser reads directives until a `;`,
     // `{` or another item follows).
     let mut after_directive = false;
+    // In a variable's initializer (after `=`, up to the `;`): a dot-word is
+    // a symbol there (`.b32 .debug_abbrev`), not an item.
+    let mut in_init = false;
     let mut i = start;
     while i < n {
         // Inside braces only `{`, `}`, strings and comments matter: skip
@@ -348,7 +351,9 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<us
             }
             b'(' => parens += 1,
             b')' => parens = (parens - 1).max(0),
+            b'=' if braces == 0 && parens == 0 && open == Open::Other => in_init = true,
             b';' if braces == 0 && parens == 0 => {
+                in_init = false;
                 if open == Open::FuncHeader && after_directive {
                     after_directive = false;
                 } else if open != Open::Braced {
@@ -356,7 +361,7 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<us
                     is_func_item = false;
                 }
             }
-            b'.' if braces == 0 && parens == 0 && dot_starts_token(src, i) => {
+            b'.' if braces == 0 && parens == 0 && !in_init && dot_starts_token(src, i) => {
                 let s = i;
                 i += 1;
                 while i < n && is_word_byte(src[i]) {
