@@ -6,12 +6,25 @@
 //! text). [`Database::set_text`] cuts new text into items
 //! ([`ptx_ir::parse::split`]) and updates only the items whose text changed,
 //! keeping the others' inputs (and so every query result that depends on
-//! them). Queries, per item: its declared names, its parse, its function IR,
-//! CFG and analyses, its optimized IR, its printed text; per file: the
-//! module's names, header, diagnostics, the whole parsed module and the
-//! printed module (a concatenation of memoized item texts). The verifier
-//! runs item by item too (`verify.rs`); [`Database::printed`] gives the
-//! first verifier error instead of output.
+//! them); [`Database::edit`] applies an editor's range edit (byte offsets
+//! into the whole current text). Queries, per item: its declared names, its
+//! parse, its function IR, CFG and analyses, its optimized IR, its printed
+//! text; per file: the module's names, header, diagnostics, the whole
+//! parsed module and the printed module (a concatenation of memoized item
+//! texts). The verifier runs item by item too (`verify.rs`);
+//! [`Database::printed`] gives the first verifier error instead of output.
+//!
+//! **The invariant:** after any sequence of edits and `set_text`s, every
+//! answer (`printed`, `module`, `diagnostics`, `verifier_diagnostics`, with
+//! their line:col and messages) is what a fresh [`ptx_ir::parse`] (+
+//! [`ptx_ir::verify::verify`] + [`crate::optimize`] + `print_module`) of the
+//! current text gives. Two things keep it: the cut is always exactly
+//! [`split::split_items`] of the whole current text (an edit keeps it only
+//! when [`split::keeps_cut`] proves the boundaries did not move, else the
+//! text is re-cut), and when the header or an item does not parse on its
+//! own ([`items_parse`]) the answers come from a fresh parse of the whole
+//! text ([`whole`]), so errors are the one-shot parser's, positions and
+//! messages included.
 //!
 //! ```
 //! use ptx_opt::db::Database;
