@@ -222,12 +222,12 @@ fn invalid_edit_ranges_are_errors() {
     let file = db.add_file("m.ptx", &text, OptLevel::O0);
     let e = text.find('é').unwrap();
     let len = text.len();
-    #[allow(clippy::reversed_empty_ranges)]
-    let bad = [len..len + 1, 7..3, e + 1..e + 2, len + 10..len + 10];
+    let reversed = std::ops::Range { start: 7, end: 3 };
+    let bad = [len..len + 1, reversed.clone(), e + 1..e + 2, len + 10..len + 10];
     for r in bad {
         assert!(db.edit(file, r.clone(), "x").is_err(), "{r:?}");
     }
-    assert_eq!(db.edit(file, 7..3, ""), Err(ptx_opt::db::EditError::Reversed { range: 7..3 }));
+    assert_eq!(db.edit(file, reversed.clone(), ""), Err(ptx_opt::db::EditError::Reversed { range: reversed }));
     assert_eq!(db.edit(file, 0..len + 1, ""), Err(ptx_opt::db::EditError::OutOfRange { range: 0..len + 1, len }));
     assert_eq!(db.edit(file, e + 1..e + 1, ""), Err(ptx_opt::db::EditError::NotCharBoundary { offset: e + 1 }));
     assert_eq!(db.text(file), text);

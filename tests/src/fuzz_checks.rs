@@ -285,7 +285,7 @@ pub fn incremental_input(data: &[u8]) -> (String, Vec<Edit>) {
     let mut edits = Vec::new();
     while !b.0.is_empty() && edits.len() < 64 {
         let op = b.byte();
-        let at = floor_boundary(&text, b.u16() * (text.len() + 1) >> 16);
+        let at = floor_boundary(&text, (b.u16() * (text.len() + 1)) >> 16);
         let del = floor_boundary(&text, at + (b.byte() as usize % 24)).max(at);
         let e = match op % 16 {
             0..=8 => Edit::Replace(at..del, EDIT_SNIPPETS[b.byte() as usize % EDIT_SNIPPETS.len()].to_string()),

@@ -61,6 +61,7 @@ fn invalid_ranges_are_refused() {
     let mut s = EditSession::new("t.ptx", &TEXT.replace("// the", "// é the"), ptx_opt::OptLevel::O0);
     let len = s.text.len();
     let in_char = s.text.find('é').unwrap() + 1;
+    #[allow(clippy::reversed_empty_ranges)]
     for r in [len..len + 1, len + 5..len + 9, 5..4, in_char..in_char, 0..in_char, usize::MAX - 1..usize::MAX] {
         assert!(s.db.edit(s.file, r.clone(), "x").is_err(), "{r:?} accepted");
         s.check().unwrap();
