@@ -6,12 +6,25 @@
 //! text). [`Database::set_text`] cuts new text into items
 //! ([`ptx_ir::parse::split`]) and updates only the items whose text changed,
 //! keeping the others' inputs (and so every query result that depends on
-//! them). Queries, per item: its declared names, its parse, its function IR,
-//! CFG and analyses, its optimized IR, its printed text; per file: the
-//! module's names, header, diagnostics, the whole parsed module and the
-//! printed module (a concatenation of memoized item texts). The verifier
-//! runs item by item too (`verify.rs`); [`Database::printed`] gives the
-//! first verifier error instead of output.
+//! them); [`Database::edit`] applies an editor's range edit (byte offsets
+//! into the whole current text). Queries, per item: its declared names, its
+//! parse, its function IR, CFG and analyses, its optimized IR, its printed
+//! text; per file: the module's names, header, diagnostics, the whole
+//! parsed module and the printed module (a concatenation of memoized item
+//! texts). The verifier runs item by item too (`verify.rs`);
+//! [`Database::printed`] gives the first verifier error instead of output.
+//!
+//! **The invariant:** after any sequence of edits and `set_text`s, every
+//! answer (`printed`, `module`, `diagnostics`, `verifier_diagnostics`, with
+//! their line:col and messages) is what a fresh [`ptx_ir::parse`] (+
+//! [`ptx_ir::verify::verify`] + [`crate::optimize`] + `print_module`) of the
+//! current text gives. Two things keep it: the cut is always exactly
+//! [`split::split_items`] of the whole current text (an edit keeps it only
+//! when [`split::keeps_cut`] proves the boundaries did not move, else the
+//! text is re-cut), and when the header or an item does not parse on its
+//! own ([`items_parse`]) the answers come from a fresh parse of the whole
+//! text ([`whole`]), so errors are the one-shot parser's, positions and
+//! messages included.
 //!
 //! ```
 //! use ptx_opt::db::Database;
@@ -28,7 +41,8 @@ use crate::{optimize_function, OptLevel};
 use ptx_ir::analysis::FunctionAnalyses;
 use ptx_ir::ir::{Function, Item, Module};
 use ptx_ir::parse::{parse_header, parse_item, split, GlobalKind, Header, ItemSpans};
-use ptx_ir::source::{Diagnostic, LineIndex};
+use ptx_ir::source::Diagnostic;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 /// A source file: its name, the level it is optimized at, its header text
@@ -152,48 +166,54 @@ pub fn printed_item(db: &dyn salsa::Database, item: ItemSource) -> Option<(bool,
     Some((matches!(&*i, Item::Func(_)), out.into()))
 }
 
-/// Every error of the file, with file positions, in order.
-#[salsa::tracked(returns(ref))]
-pub fn diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    if let Err(d) = header(db, file) {
-        out.push(d.clone());
-    }
-    // Item positions follow from the lengths of the texts before them.
-    let mut offset = file.header_text(db).len();
-    let mut full: Option<String> = None;
-    for item in file.items(db) {
-        if let Err(d) = parsed_item(db, *item) {
-            let text = full.get_or_insert_with(|| full_text(db, file));
-            let lines = LineIndex::new(text.as_bytes());
-            let local = LineIndex::new(item.text(db).as_bytes());
-            // Map the item-relative line:col back to a byte offset, then to the file.
-            let off = offset_of(&local, item.text(db), d.line, d.col) + offset;
-            let (line, col) = lines.line_col(off as u32);
-            out.push(Diagnostic { line, col, ..d.clone() });
-        }
-        offset += item.text(db).len();
-    }
-    out
+/// Do the header and every item parse on their own? Then the file's
+/// answers are assembled from the items' (a cut that equals
+/// [`split::split_items`] of the whole text makes them those of a fresh
+/// parse); otherwise they come from [`whole`].
+#[salsa::tracked(returns(copy))]
+pub fn items_parse(db: &dyn salsa::Database, file: SourceFile) -> bool {
+    header(db, file).is_ok() && file.items(db).iter().all(|i| parsed_item(db, *i).is_ok())
 }
 
-fn offset_of(_lines: &LineIndex, text: &str, line: u32, col: u32) -> usize {
-    let mut l = 1;
-    let mut start = 0;
-    for (i, b) in text.bytes().enumerate() {
-        if l == line {
-            break;
-        }
-        if b == b'\n' {
-            l += 1;
-            start = i + 1;
-        }
+/// What a fresh parse of the whole text gives: the module and the
+/// verifier's diagnostics, or the parse error. Computed only when an item or
+/// the header does not parse on its own ([`items_parse`]), so every answer
+/// about a file that does not parse (the error, its line:col) is exactly the
+/// one-shot parser's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Whole {
+    pub module: Arc<Module>,
+    pub verifier: Vec<Diagnostic>,
+}
+
+/// The fresh parse of the whole text (see [`Whole`]).
+#[salsa::tracked(returns(ref))]
+pub fn whole(db: &dyn salsa::Database, file: SourceFile) -> Result<Whole, Diagnostic> {
+    let text = full_text(db, file);
+    let name = file.name(db);
+    let p = ptx_ir::parse(name, text.as_bytes())?;
+    let verifier = ptx_ir::verify::verify(&p.module, &p.source_map, name, text.as_bytes());
+    Ok(Whole { module: Arc::new(p.module), verifier })
+}
+
+/// The file's parse error with its file position, as a fresh parse of the
+/// whole text gives it (the parser stops at the first error, so there is at
+/// most one); empty when the file parses.
+#[salsa::tracked(returns(ref))]
+pub fn diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
+    if items_parse(db, file) {
+        return Vec::new();
     }
-    start + col as usize - 1
+    match whole(db, file) {
+        Err(d) => vec![d.clone()],
+        Ok(_) => Vec::new(),
+    }
 }
 
 fn full_text(db: &dyn salsa::Database, file: SourceFile) -> String {
-    let mut s = file.header_text(db).clone();
+    let len = file.header_text(db).len() + file.items(db).iter().map(|i| i.text(db).len()).sum::<usize>();
+    let mut s = String::with_capacity(len);
+    s.push_str(file.header_text(db));
     for item in file.items(db) {
         s.push_str(item.text(db));
     }
@@ -203,8 +223,8 @@ fn full_text(db: &dyn salsa::Database, file: SourceFile) -> String {
 /// The whole parsed module (for callers that want the one-shot result).
 #[salsa::tracked(returns(ref))]
 pub fn module(db: &dyn salsa::Database, file: SourceFile) -> Result<Arc<Module>, Diagnostic> {
-    if let Some(d) = diagnostics(db, file).first() {
-        return Err(d.clone());
+    if !items_parse(db, file) {
+        return whole(db, file).as_ref().map(|w| w.module.clone()).map_err(|d| d.clone());
     }
     let h = header(db, file).as_ref().map_err(|d| d.clone())?;
     let mut m = Module { version: h.version, target: h.target.clone(), address_size: h.address_size, items: Vec::new() };
@@ -246,7 +266,11 @@ impl std::fmt::Display for PrintedModule {
 /// The optimized module's text: the header and the memoized text of each item.
 #[salsa::tracked(returns(ref))]
 pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<PrintedModule, Diagnostic> {
-    let first_error = || diagnostics(db, file).first().cloned().expect("an item failed to parse");
+    if !items_parse(db, file) {
+        let w = whole(db, file).as_ref().map_err(|d| d.clone())?;
+        let text = ptx_print::print_module(&crate::optimize((*w.module).clone(), file.level(db)));
+        return Ok(PrintedModule { pieces: vec![text.into()] });
+    }
     let h = header(db, file).as_ref().map_err(|d| d.clone())?;
     let head = Module { version: h.version, target: h.target.clone(), address_size: h.address_size, items: Vec::new() };
     let mut header_text = String::new();
@@ -257,16 +281,12 @@ pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<Prin
     let separator: Arc<str> = Arc::from("\n");
     let mut prev_func = false;
     for item in items {
-        match printed_item(db, *item) {
-            Some((is_func, text)) => {
-                if is_func || prev_func {
-                    pieces.push(separator.clone());
-                }
-                prev_func = is_func;
-                pieces.push(text);
+        if let Some((is_func, text)) = printed_item(db, *item) {
+            if is_func || prev_func {
+                pieces.push(separator.clone());
             }
-            None if parsed_item(db, *item).is_err() => return Err(first_error()),
-            None => {}
+            prev_func = is_func;
+            pieces.push(text);
         }
     }
     Ok(PrintedModule { pieces })
@@ -286,13 +306,41 @@ pub struct Database {
     cuts: rustc_hash::FxHashMap<salsa::Id, Cut>,
 }
 
+/// How a file's text is cut: always what [`split::header_end`] and
+/// [`split::split_items`] give for the whole current text.
 #[derive(Clone)]
 struct Cut {
     /// The file's text; `None` after [`Database::edit`]s (rebuilt from the items when needed).
     text: Option<String>,
     header_end: usize,
-    ranges: Vec<std::ops::Range<usize>>,
+    /// The items' byte ranges, one per [`SourceFile::items`] entry.
+    ranges: Vec<Range<usize>>,
+    /// The length of the text.
+    len: usize,
 }
+
+/// Why [`Database::edit`] refused an edit (the text is left as it was).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EditError {
+    /// The range starts after it ends.
+    Reversed { range: Range<usize> },
+    /// The range ends past the end of the text (`len` bytes).
+    OutOfRange { range: Range<usize>, len: usize },
+    /// An end of the range falls inside a UTF-8 character.
+    NotCharBoundary { offset: usize },
+}
+
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::Reversed { range } => write!(f, "edit range {}..{} starts after it ends", range.start, range.end),
+            EditError::OutOfRange { range, len } => write!(f, "edit range {}..{} ends past the end of the text ({len} bytes)", range.start, range.end),
+            EditError::NotCharBoundary { offset } => write!(f, "edit range boundary {offset} falls inside a UTF-8 character"),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
 
 impl Default for Database {
     fn default() -> Self {
@@ -345,7 +393,7 @@ impl Database {
             }
         }
         let (ranges, same_head, same_tail) = match self.cuts.get(&file.as_id()) {
-            Some(Cut { text: Some(old), header_end: h, ranges }) if *h == header_end && old.as_bytes()[..header_end] == bytes[..header_end] => {
+            Some(Cut { text: Some(old), header_end: h, ranges, .. }) if *h == header_end && old.len() >= header_end && old.as_bytes()[..header_end] == bytes[..header_end] => {
                 let r = split::resplit_items(old.as_bytes(), ranges, bytes, header_end);
                 (r.ranges, r.prefix, r.suffix)
             }
@@ -353,21 +401,32 @@ impl Database {
         };
         let new: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
         let old: Vec<ItemSource> = file.items(self).clone();
-        // Unchanged items at both ends keep their inputs as they are. Items
-        // inside the unchanged bytes need no comparison; others are compared.
+        let old_ranges: Vec<Range<usize>> = match self.cuts.get(&file.as_id()) {
+            Some(c) if c.ranges.len() == old.len() => c.ranges.clone(),
+            // Unknown: compare every item's text.
+            _ => vec![usize::MAX..usize::MAX; old.len()],
+        };
+        let delta = text.len() as isize - self.cuts.get(&file.as_id()).map_or(0, |c| c.len) as isize;
+        // Unchanged items at both ends keep their inputs as they are. An item
+        // cut as before inside the unchanged bytes needs no comparison (one
+        // inside them but cut otherwise, say the rest of an item a comment
+        // swallowed, does); others are compared.
         let prefix = old
             .iter()
+            .zip(&old_ranges)
             .zip(ranges.iter().zip(&new))
-            .take_while(|(o, (r, n))| r.end <= same_head || o.text(self) == **n)
+            .take_while(|((o, or), (r, n))| (r.end <= same_head && *or == *r) || o.text(self) == **n)
             .count();
         let max_suffix = old.len().min(new.len()) - prefix;
         let tail_start = text.len() - same_tail;
+        let moved = |r: &Range<usize>| (r.start as isize + delta) as usize..(r.end as isize + delta) as usize;
         let suffix = old
             .iter()
+            .zip(&old_ranges)
             .rev()
             .zip(ranges.iter().rev().zip(new.iter().rev()))
             .take(max_suffix)
-            .take_while(|(o, (r, n))| r.start >= tail_start || o.text(self) == **n)
+            .take_while(|((o, or), (r, n))| (r.start >= tail_start && or.start != usize::MAX && moved(or) == **r) || o.text(self) == **n)
             .count();
         let mut items: Vec<ItemSource> = old[..prefix].to_vec();
         let (old_mid, new_mid) = (&old[prefix..old.len() - suffix], &new[prefix..new.len() - suffix]);
@@ -391,13 +450,14 @@ impl Database {
             file.set_items(self).to(items);
         }
         // Reuse the cached buffer: a fresh multi-megabyte copy per edit costs page faults.
-        let cut = self.cuts.entry(file.as_id()).or_insert_with(|| Cut { text: None, header_end, ranges: Vec::new() });
+        let cut = self.cuts.entry(file.as_id()).or_insert_with(|| Cut { text: None, header_end, ranges: Vec::new(), len: 0 });
         let mut buffer = cut.text.take().unwrap_or_default();
         buffer.clear();
         buffer.push_str(text);
         cut.text = Some(buffer);
         cut.header_end = header_end;
         cut.ranges = ranges;
+        cut.len = text.len();
     }
 
     pub fn set_level(&mut self, file: SourceFile, level: OptLevel) {
@@ -420,47 +480,137 @@ impl Database {
         printed_module(self, file).as_ref()
     }
 
-    /// Replaces the bytes `range` of the file's text with `replacement`, the
-    /// way an editor reports a change. An edit inside one item touches only
-    /// that item's input; anything else falls back to [`Database::set_text`].
-    pub fn edit(&mut self, file: SourceFile, range: std::ops::Range<usize>, replacement: &str) {
+    /// The file's parse error, if any, with its file position: the error a
+    /// fresh parse of the current text gives (see [`diagnostics`]).
+    pub fn diagnostics(&self, file: SourceFile) -> &[Diagnostic] {
+        diagnostics(self, file)
+    }
+
+    /// The file's current text.
+    pub fn text(&self, file: SourceFile) -> String {
+        use salsa::plumbing::AsId;
+        match self.cuts.get(&file.as_id()) {
+            Some(Cut { text: Some(t), .. }) => t.clone(),
+            _ => full_text(self, file),
+        }
+    }
+
+    /// The length of the file's current text in bytes.
+    pub fn len(&self, file: SourceFile) -> usize {
+        use salsa::plumbing::AsId;
+        match self.cuts.get(&file.as_id()) {
+            Some(c) => c.len,
+            None => full_text(self, file).len(),
+        }
+    }
+
+    /// Replaces the bytes `range` of the file's current text with
+    /// `replacement`, the way an editor reports a change: `range` is a pair
+    /// of byte offsets into the whole current text (the text given to
+    /// [`Database::add_file`] or [`Database::set_text`] with every edit
+    /// since applied, [`Database::text`]), `start <= end <= len`, both on
+    /// UTF-8 character boundaries; otherwise the edit is refused with an
+    /// [`EditError`] and nothing changes. [`Database::item_range`] gives an
+    /// item's current range.
+    ///
+    /// Afterwards every answer of the database is what a fresh parse of the
+    /// new text gives. An edit inside one item that leaves the item
+    /// boundaries where they were (checked by [`split::keeps_cut`]: no
+    /// comment, string, brace or item opened or closed across them) updates
+    /// only that item's input, so only its queries re-run; anything else
+    /// (an edit across items, in the header, one that merges, splits or
+    /// swallows items) re-cuts the text as [`Database::set_text`] does.
+    pub fn edit(&mut self, file: SourceFile, range: Range<usize>, replacement: &str) -> Result<(), EditError> {
         use salsa::plumbing::AsId;
         use salsa::Setter;
+        self.check_range(file, &range)?;
         let Some(cut) = self.cuts.get(&file.as_id()) else {
-            return self.edit_whole(file, range, replacement);
+            self.edit_whole(file, range, replacement);
+            return Ok(());
         };
         // The item holding the edit (an edit at an item's end belongs to it).
         let k = cut.ranges.partition_point(|r| r.end < range.end);
         let fits = cut.ranges.get(k).is_some_and(|r| r.start <= range.start && range.end <= r.end && range.start >= cut.header_end);
         let items = file.items(self).clone();
         if !fits || items.len() != cut.ranges.len() {
-            return self.edit_whole(file, range, replacement);
+            self.edit_whole(file, range, replacement);
+            return Ok(());
         }
-        let r = cut.ranges[k].clone();
+        let (r, header_end) = (cut.ranges[k].clone(), cut.header_end);
         let item = items[k];
         let old = item.text(self);
         let mut text = String::with_capacity(old.len() + replacement.len());
         text.push_str(&old[..range.start - r.start]);
         text.push_str(replacement);
         text.push_str(&old[range.end - r.start..]);
-        // Still one item, closed off: the cut around it stays as it was.
-        if !split::is_self_contained_item(text.as_bytes()) || (k > 0 && split::item_starts_at(text.as_bytes()) != Some(0)) {
-            return self.edit_whole(file, range, replacement);
+        // The cut around the item stays as it was; for the first item, the
+        // header also ends where it did.
+        let next = items.get(k + 1).map_or(&b""[..], |i| i.text(self).as_bytes());
+        let mut same = split::keeps_cut(text.as_bytes(), k == 0, next);
+        if same && k == 0 {
+            let mut head = file.header_text(self).clone();
+            head.push_str(&text);
+            same = split::header_end(head.as_bytes()) == Some(header_end);
+        }
+        if !same {
+            self.edit_whole(file, range, replacement);
+            return Ok(());
         }
         let delta = text.len() as isize - (r.end - r.start) as isize;
         item.set_text(self).to(text);
         let cut = self.cuts.get_mut(&file.as_id()).unwrap();
         // Rebuilt from the items only if a whole-text update needs it.
         cut.text = None;
+        cut.len = (cut.len as isize + delta) as usize;
         cut.ranges[k].end = (cut.ranges[k].end as isize + delta) as usize;
         for later in &mut cut.ranges[k + 1..] {
             later.start = (later.start as isize + delta) as usize;
             later.end = (later.end as isize + delta) as usize;
         }
+        Ok(())
     }
 
-    fn edit_whole(&mut self, file: SourceFile, range: std::ops::Range<usize>, replacement: &str) {
-        let mut text = full_text(self, file);
+    /// Is `range` a range of the file's text [`Database::edit`] takes?
+    fn check_range(&self, file: SourceFile, range: &Range<usize>) -> Result<(), EditError> {
+        use salsa::plumbing::AsId;
+        if range.start > range.end {
+            return Err(EditError::Reversed { range: range.clone() });
+        }
+        let Some(cut) = self.cuts.get(&file.as_id()) else {
+            let text = full_text(self, file);
+            if range.end > text.len() {
+                return Err(EditError::OutOfRange { range: range.clone(), len: text.len() });
+            }
+            return match [range.start, range.end].into_iter().find(|o| !text.is_char_boundary(*o)) {
+                Some(offset) => Err(EditError::NotCharBoundary { offset }),
+                None => Ok(()),
+            };
+        };
+        if range.end > cut.len {
+            return Err(EditError::OutOfRange { range: range.clone(), len: cut.len });
+        }
+        // Each end must fall on a character boundary of the piece holding it.
+        let boundary = |o: usize| -> bool {
+            if let Some(t) = &cut.text {
+                return t.is_char_boundary(o);
+            }
+            if o < cut.header_end {
+                return file.header_text(self).is_char_boundary(o);
+            }
+            let k = cut.ranges.partition_point(|r| r.end <= o);
+            match (cut.ranges.get(k), file.items(self).get(k)) {
+                (Some(r), Some(i)) => i.text(self).is_char_boundary(o - r.start),
+                _ => true,
+            }
+        };
+        match [range.start, range.end].into_iter().find(|o| !boundary(*o)) {
+            Some(offset) => Err(EditError::NotCharBoundary { offset }),
+            None => Ok(()),
+        }
+    }
+
+    fn edit_whole(&mut self, file: SourceFile, range: Range<usize>, replacement: &str) {
+        let mut text = self.text(file);
         text.replace_range(range, replacement);
         self.set_text(file, &text);
     }
@@ -473,6 +623,44 @@ impl Database {
     /// The item defining function `name`.
     pub fn function_item(&self, file: SourceFile, name: &str) -> Option<ItemSource> {
         file.items(self).iter().copied().find(|i| item_names(self, *i).iter().any(|(n, k)| &**n == name && *k == GlobalKind::Func))
+    }
+
+    /// The current byte range, in the whole text, of the item that defines
+    /// the module-level name `name` (a function or a variable): the first
+    /// item declaring it that is a definition (a function with a body, a
+    /// variable that is not `.extern`), else the first declaring it. The
+    /// range runs from the item's first byte to the end of its last token
+    /// (the whitespace and comments after it are not included); for an item
+    /// that does not parse, up to where the next item starts. Pass it (or
+    /// part of it) to [`Database::edit`].
+    pub fn item_range(&self, file: SourceFile, name: &str) -> Option<Range<usize>> {
+        use salsa::plumbing::AsId;
+        let cut = self.cuts.get(&file.as_id())?;
+        let items = file.items(self);
+        let declaring: Vec<usize> = (0..items.len()).filter(|k| item_names(self, items[*k]).iter().any(|(n, _)| &**n == name)).collect();
+        let defines = |k: &usize| match parsed_item(self, items[*k]) {
+            Ok(ParsedItem { item: Some(i), .. }) => match &**i {
+                Item::Func(f) => f.body.is_some(),
+                Item::Var(v) => v.linkage != Some(ptx_ir::ir::Linkage::Extern),
+                _ => false,
+            },
+            _ => false,
+        };
+        let k = declaring.iter().copied().find(defines).or(declaring.first().copied())?;
+        let r = cut.ranges.get(k)?;
+        let text = items[k].text(self);
+        Some(match parsed_item(self, items[k]) {
+            Ok(ParsedItem { item: Some(_), spans }) => r.start + spans.item.start as usize..r.start + spans.item.end as usize,
+            _ => r.start + split::item_starts_at(text.as_bytes()).unwrap_or(0)..r.end,
+        })
+    }
+
+    /// Whether the file's answers come from a fresh parse of the whole text
+    /// because an item or the header does not parse on its own (for tests:
+    /// on text that parses, this means the cut disagrees with the parser).
+    #[doc(hidden)]
+    pub fn answers_from_whole_parse(&self, file: SourceFile) -> bool {
+        !items_parse(self, file)
     }
 
     /// The log recorded by a database made with [`Database::with_log`].

@@ -37,7 +37,7 @@
 //! let before = db.printed(file).unwrap();
 //! // An editor reports a change of bytes 45..48 (`ret` in `b`): only `b` is redone.
 //! let at = text.rfind("ret").unwrap();
-//! db.edit(file, at..at + 3, "exit");
+//! db.edit(file, at..at + 3, "exit").unwrap();
 //! let after = db.printed(file).unwrap();
 //! assert!(before.contains("ret;") && after.contains("exit;"));
 //! ```

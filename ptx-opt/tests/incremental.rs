@@ -94,7 +94,7 @@ fn editor_style_edits_agree_with_whole_text_updates() {
     // Inside function b: change a constant.
     let at = text.find("mov.u32 %r2, 1;").unwrap() + "mov.u32 %r2, ".len();
     log.lock().unwrap().clear();
-    db.edit(file, at..at + 1, "7");
+    db.edit(file, at..at + 1, "7").unwrap();
     text.replace_range(at..at + 1, "7");
     assert_eq!(db.printed(file).unwrap(), ptx_print::print_module(&ptx_ir::parse("m", text.as_bytes()).unwrap().module));
     assert!(ran_for(&db, a).is_empty() && ran_for(&db, c).is_empty(), "an edit inside b re-ran other functions' queries");
@@ -102,7 +102,7 @@ fn editor_style_edits_agree_with_whole_text_updates() {
     let end = text.len();
     for (range, repl) in [(end..end, ".visible .entry z() { ret; }\n"), (at..at + 1, "7;\n\t{\n"), (at..at + 4, "3")] {
         let range = range.start.min(text.len())..range.end.min(text.len());
-        db.edit(file, range.clone(), repl);
+        db.edit(file, range.clone(), repl).unwrap();
         text.replace_range(range, repl);
         let want = ptx_ir::parse("m.ptx", text.as_bytes()).map(|p| ptx_print::print_module(&p.module)).map_err(|d| d.to_string());
         assert_eq!(db.printed(file).map_err(|d| d.to_string()), want);
@@ -159,4 +159,97 @@ fn a_changed_declaration_re_verifies_its_users() {
     let got: Vec<String> = db.verifier_diagnostics(file).iter().map(|d| d.to_string()).collect();
     assert_eq!(got, one_shot_verifier(&two));
     assert!(got[0].contains("call to `f` passes 1 argument(s)"), "{got:?}");
+}
+
+/// What a fresh parse of `text` gives: the printed module or the first error, as `Database::printed` gives them.
+fn fresh(text: &str) -> Result<String, String> {
+    let p = ptx_ir::parse("m.ptx", text.as_bytes()).map_err(|d| d.to_string())?;
+    if let Some(d) = ptx_ir::verify::verify(&p.module, &p.source_map, "m.ptx", text.as_bytes()).into_iter().find(|d| d.is_error()) {
+        return Err(d.to_string());
+    }
+    Ok(ptx_print::print_module(&p.module))
+}
+
+/// Applies `edits` (byte ranges of the current text) to a database and to a
+/// copy of the text, and compares after each.
+fn edits_agree(start: &str, edits: &[(std::ops::Range<usize>, &str)]) {
+    let mut text = start.to_string();
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &text, OptLevel::O0);
+    for (k, (range, with)) in edits.iter().enumerate() {
+        db.edit(file, range.clone(), with).unwrap();
+        text.replace_range(range.clone(), with);
+        assert_eq!(db.text(file), text);
+        assert_eq!(db.printed(file).map_err(|d| d.to_string()), fresh(&text), "after edit {k} the text is:\n{text}");
+        let want_diags: Vec<String> = ptx_ir::parse("m.ptx", text.as_bytes()).err().map(|d| d.to_string()).into_iter().collect();
+        assert_eq!(db.diagnostics(file).iter().map(|d| d.to_string()).collect::<Vec<_>>(), want_diags);
+    }
+}
+
+#[test]
+fn a_comment_that_loses_its_newline_swallows_the_next_function() {
+    let text = format!("{HEAD}.visible .entry a() {{ ret; }}\n// a comment\n.visible .entry b() {{ ret; }}\n");
+    let nl = text.find("// a comment").unwrap() + "// a comment".len();
+    // Swallowed (b is gone, the `}` of b is an error), then given back.
+    edits_agree(&text, &[(nl..nl + 1, ""), (nl..nl, "\n")]);
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &text, OptLevel::O0);
+    db.edit(file, nl..nl + 1, " ").unwrap();
+    assert!(!db.printed(file).unwrap().contains(".entry b"));
+}
+
+#[test]
+fn comments_and_strings_across_items_and_merged_items() {
+    let text = module("\tmov.u32 %r2, 1;\n");
+    let a_end = text.find(".visible .entry b").unwrap();
+    let c_start = text.find(".visible .entry c").unwrap();
+    // `/*` opened before b and closed before c: b is commented out.
+    edits_agree(&text, &[(a_end..a_end, "/*"), (c_start + 2..c_start + 2, "*/"), (a_end..a_end + 2, "")]);
+    // A string opened before b.
+    edits_agree(&text, &[(a_end..a_end, ".pragma \"x"), (a_end + 10..a_end + 10, "\";\n")]);
+    // b's closing brace deleted: b swallows c; then back.
+    let close = c_start - 2;
+    assert_eq!(&text[close..c_start], "}\n");
+    edits_agree(&text, &[(close..close + 1, ""), (close..close, "}")]);
+    // The header broken and mended; everything deleted and written again.
+    edits_agree(&text, &[(0..3, ""), (0..0, ".ve"), (0..text.len(), ""), (0..0, &text)]);
+}
+
+#[test]
+fn invalid_edit_ranges_are_errors() {
+    let text = format!("{HEAD}// é\n.visible .entry a() {{ ret; }}\n");
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &text, OptLevel::O0);
+    let e = text.find('é').unwrap();
+    let len = text.len();
+    let reversed = std::ops::Range { start: 7, end: 3 };
+    let bad = [len..len + 1, reversed.clone(), e + 1..e + 2, len + 10..len + 10];
+    for r in bad {
+        assert!(db.edit(file, r.clone(), "x").is_err(), "{r:?}");
+    }
+    assert_eq!(db.edit(file, reversed.clone(), ""), Err(ptx_opt::db::EditError::Reversed { range: reversed }));
+    assert_eq!(db.edit(file, 0..len + 1, ""), Err(ptx_opt::db::EditError::OutOfRange { range: 0..len + 1, len }));
+    assert_eq!(db.edit(file, e + 1..e + 1, ""), Err(ptx_opt::db::EditError::NotCharBoundary { offset: e + 1 }));
+    assert_eq!(db.text(file), text);
+    assert_eq!(db.printed(file).map_err(|d| d.to_string()), fresh(&text));
+}
+
+#[test]
+fn item_ranges_follow_edits() {
+    let mut text = module("\tmov.u32 %r2, 1;\n");
+    let mut db = Database::default();
+    let file = db.add_file("m.ptx", &text, OptLevel::O0);
+    let b = db.item_range(file, "b").unwrap();
+    assert!(text[b.clone()].starts_with(".visible .entry b(") && text[b.clone()].ends_with('}'), "{:?}", &text[b.clone()]);
+    assert_eq!(&text[db.item_range(file, "counter").unwrap()], ".global .u32 counter;");
+    // An edit in a shifts b's range; replacing b through its range replaces it.
+    let at = text.find("add.u32").unwrap();
+    db.edit(file, at..at, "\t").unwrap();
+    text.insert(at, '\t');
+    let b = db.item_range(file, "b").unwrap();
+    assert!(text[b.clone()].starts_with(".visible .entry b("));
+    db.edit(file, b, ".visible .entry b2() { ret; }").unwrap();
+    assert!(db.item_range(file, "b").is_none());
+    assert!(db.printed(file).unwrap().contains(".entry b2()"));
+    assert!(db.item_range(file, "nothing").is_none());
 }

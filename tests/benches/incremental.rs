@@ -97,7 +97,7 @@ fn run(c: &mut Criterion, extra: usize, label: &str) {
     let mut which = 0;
     let mut edit = |db: &mut Database| {
         which ^= 1;
-        db.edit(file, at..at + 1, if which == 1 { "2" } else { "1" });
+        db.edit(file, at..at + 1, if which == 1 { "2" } else { "1" }).unwrap();
         db.printed_pieces(file).unwrap().len()
     };
     g.bench_function("one function edited", |b| b.iter(|| edit(&mut db)));

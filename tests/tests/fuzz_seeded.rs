@@ -8,7 +8,9 @@
 //! - `optimize`: `ptx_opt::optimize` never panics on generated kernels, and its
 //!   output prints, re-parses and verifies without errors;
 //! - `differential`: generated kernels and their optimized versions compute
-//!   the same buffers on the reference interpreter.
+//!   the same buffers on the reference interpreter;
+//! - `incremental`: edit sequences decoded from bytes leave the incremental
+//!   database agreeing with a fresh parse of the text.
 //!
 //! Plus the generator's own guarantees: generated kernels verify, a sample
 //! assembles with ptxas, the whole instruction catalog assembles with ptxas,
@@ -27,6 +29,7 @@ const PARSE_INPUTS: u64 = 2000;
 const ROUNDTRIP_INPUTS: u64 = 2000;
 const OPTIMIZE_INPUTS: u64 = 2000;
 const DIFFERENTIAL_INPUTS: u64 = 2000;
+const INCREMENTAL_INPUTS: u64 = 600;
 
 /// The generator options for a seed: a mix of sizes and feature sets.
 fn opts_for(seed: u64) -> GenOptions {
@@ -176,6 +179,25 @@ fn differential_generated() {
     assert!(s.runs as u64 == DIFFERENTIAL_INPUTS, "{s}");
     assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
     assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
+}
+
+// ------------------------------------------------------------------------------------------------ incremental
+
+#[test]
+fn incremental_edits() {
+    for_seeds("incremental", 0..INCREMENTAL_INPUTS, |seed| {
+        let mut c = Choices::seeded(seed ^ 0x696e_6372);
+        let n = c.below(300);
+        let mut bytes: Vec<u8> = Vec::new();
+        if seed % 4 == 3 {
+            // The text follows in the input: a generated kernel.
+            bytes.push(fuzz_checks::INCREMENTAL_TEXTS.len() as u8);
+            bytes.extend_from_slice(gen::kernel(seed, &GenOptions::small()).text.as_bytes());
+            bytes.push(0xff);
+        }
+        bytes.extend((0..n).map(|_| c.below(256) as u8));
+        fuzz_checks::incremental(&bytes)
+    });
 }
 
 // ------------------------------------------------------------------------------------------------ the generator

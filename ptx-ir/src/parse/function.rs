@@ -56,10 +56,10 @@ impl<'a> Parser<'a> {
             body = Some(b);
             spans = s;
             patch = p;
-        } else if kind == FuncKind::Entry || !(self.at(TokenKind::DotWord) || self.at(TokenKind::Eof)) {
+        } else if kind == FuncKind::Entry || !(self.at(TokenKind::DotWord) || self.at(TokenKind::Eof) || self.at_dwarf_line()) {
             // Old producers (nvopencc) write `.func` declarations without `;`,
-            // the next directive following directly; ptxas accepts that for
-            // `.func` only.
+            // the next directive (or `@@DWARF` line) following directly;
+            // ptxas accepts that for `.func` only.
             return self.expected("`{` opening the body or `;` ending a declaration");
         }
         let fs = self.func.take().unwrap();

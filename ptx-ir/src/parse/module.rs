@@ -109,17 +109,20 @@ impl<'a> Parser<'a> {
         Ok((list, spans))
     }
 
+    /// At a `@@DWARF` line?
+    pub fn at_dwarf_line(&self) -> bool {
+        let (t, w) = (self.peek(), self.peek_at(2));
+        t.kind == TokenKind::At && self.peek_at(1).kind == TokenKind::At && self.peek_at(1).glued && w.glued && w.kind == TokenKind::Ident && self.text(w).eq_ignore_ascii_case("dwarf")
+    }
+
     fn item(&mut self) -> PResult<(Item, Vec<Span>)> {
         let t = self.peek();
-        if t.kind == TokenKind::At && self.peek_at(1).kind == TokenKind::At && self.peek_at(1).glued && self.peek_at(2).glued {
-            let w = self.peek_at(2);
-            if w.kind == TokenKind::Ident && self.text(w).eq_ignore_ascii_case("dwarf") {
-                self.bump();
-                self.bump();
-                self.bump();
-                let text = self.raw_rest_of_line()?;
-                return Ok((Item::Dwarf(text.into()), Vec::new()));
-            }
+        if self.at_dwarf_line() {
+            self.bump();
+            self.bump();
+            self.bump();
+            let text = self.raw_rest_of_line()?;
+            return Ok((Item::Dwarf(text.into()), Vec::new()));
         }
         if t.kind != TokenKind::DotWord {
             return self.expected("a directive (`.entry`, `.func`, `.global` ...)");

@@ -217,25 +217,48 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 /// Offsets where items start, scanning from `start`; stops (after recording
 /// it) at the first item start for which `stop` returns true.
 fn item_starts(src: &[u8], start: usize, stop: impl FnMut(usize) -> bool) -> Vec<usize> {
-    scan(src, start, stop).0
+    scan(src, start, stop)
 }
 
 /// Where the first item of `text` starts (after whitespace and comments).
 pub fn item_starts_at(text: &[u8]) -> Option<usize> {
-    scan(text, 0, |_| true).0.first().copied()
+    scan(text, 0, |_| true).first().copied()
 }
 
-/// Is `text` at most one item, ending with every brace, parenthesis and
-/// comment closed? Then an edit confined to it cannot change how the items
-/// around it are cut.
-pub fn is_self_contained_item(text: &[u8]) -> bool {
-    let (starts, clean) = scan(text, 0, |_| false);
-    clean && starts.len() <= 1
+/// The longest word that starts an item (`.section`), with the byte after it.
+const START_WORD_MAX: usize = 16;
+
+/// After the text of one item (as [`split_items`] cut it) is replaced by
+/// `text`, do the item boundaries of the whole text stay where they were
+/// (only shifted by the change in length)? `first`: the item is the first
+/// one (its text starts where the header ends, not at its first word);
+/// `next`: the text of the item after it (empty for the last item; only its
+/// first few bytes are read).
+///
+/// True exactly when scanning the new text finds the item's own start (at 0
+/// unless `first`), no other, and then the next item's start right where the
+/// new text ends: the scan is then in its initial state again, so it cuts
+/// everything after as before. A comment or string left open, an open brace
+/// or parenthesis, a linkage directive or a word glued to the next item, a
+/// second item or an item start moved: false.
+pub fn keeps_cut(text: &[u8], first: bool, next: &[u8]) -> bool {
+    if next.is_empty() {
+        let starts = scan(text, 0, |_| false);
+        return if first { !text.is_empty() && starts.len() <= 1 } else { starts == [0] };
+    }
+    let mut buf = Vec::with_capacity(text.len() + START_WORD_MAX);
+    buf.extend_from_slice(text);
+    buf.extend_from_slice(&next[..next.len().min(START_WORD_MAX)]);
+    let end = text.len();
+    let starts = scan(&buf, 0, |at| at >= end);
+    match starts.as_slice() {
+        [s, e] => *e == end && (first || *s == 0),
+        _ => false,
+    }
 }
 
-/// The scan behind [`item_starts`]; also says whether it ended outside any
-/// brace, parenthesis, comment or string.
-fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<usize>, bool) {
+/// The scan behind [`item_starts`].
+fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> Vec<usize> {
     #[derive(PartialEq)]
     enum Open {
         None,
@@ -252,6 +275,14 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<u
     let mut parens = 0i64;
     let mut last_word_linkage = false;
     let mut is_func_item = false;
+    // In a function header: the last word at depth 0 was a directive
+    // (`.maxntid 1, 1, 1`, `.pragma "nounroll"`), so a `;` ends the
+    // directive, not the item (the parser reads directives until a `;`,
+    // `{` or another item follows).
+    let mut after_directive = false;
+    // In a variable's initializer (after `=`, up to the `;`): a dot-word is
+    // a symbol there (`.b32 .debug_abbrev`), not an item.
+    let mut in_init = false;
     let mut i = start;
     while i < n {
         // Inside braces only `{`, `}`, strings and comments matter: skip
@@ -292,7 +323,7 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<u
                 // A PTX 1.x `@@DWARF` line is an item of its own.
                 items.push(i);
                 if stop(i) {
-                    return (items, false);
+                    return items;
                 }
                 while i < n && src[i] != b'\n' {
                     i += 1;
@@ -320,13 +351,17 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<u
             }
             b'(' => parens += 1,
             b')' => parens = (parens - 1).max(0),
+            b'=' if braces == 0 && parens == 0 && open == Open::Other => in_init = true,
             b';' if braces == 0 && parens == 0 => {
-                if open != Open::Braced {
+                in_init = false;
+                if open == Open::FuncHeader && after_directive {
+                    after_directive = false;
+                } else if open != Open::Braced {
                     open = Open::None;
                     is_func_item = false;
                 }
             }
-            b'.' if braces == 0 && parens == 0 && (i == 0 || !is_word_byte(src[i - 1])) => {
+            b'.' if braces == 0 && parens == 0 && !in_init && dot_starts_token(src, i) => {
                 let s = i;
                 i += 1;
                 while i < n && is_word_byte(src[i]) {
@@ -338,15 +373,19 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<u
                     if !continues {
                         items.push(s);
                         if stop(s) {
-                            return (items, false);
+                            return items;
                         }
                         is_func_item = false;
                         open = Open::Other;
+                        after_directive = false;
                     }
                     if word == b".entry" || word == b".func" {
                         open = Open::FuncHeader;
                         is_func_item = true;
                     }
+                }
+                if open == Open::FuncHeader && !starts_item(word) || word == b".pragma" {
+                    after_directive = open == Open::FuncHeader;
                 }
                 last_word_linkage = is_linkage(word);
                 continue;
@@ -356,13 +395,36 @@ fn scan(src: &[u8], start: usize, mut stop: impl FnMut(usize) -> bool) -> (Vec<u
                 if braces == 0 && parens == 0 && is_word_byte(c) {
                     // An identifier or number at depth 0 breaks a linkage chain.
                     last_word_linkage = false;
+                    // An identifier (the function's name) is no directive argument.
+                    if !c.is_ascii_digit() && (i == 0 || !is_word_byte(src[i - 1])) {
+                        after_directive = false;
+                    }
                 }
             }
         }
         i += 1;
     }
-    let clean = braces == 0 && parens == 0 && i == n;
-    (items, clean)
+    items
+}
+
+/// Does the `.` at `i` start a token, as the lexer reads it? Always after
+/// a non-word byte or an identifier (`sm_80.entry` is `sm_80` `.entry`);
+/// after a decimal number, unless it continues the number (`1.5`, `1.e3`).
+fn dot_starts_token(src: &[u8], i: usize) -> bool {
+    let mut j = i;
+    while j > 0 && is_word_byte(src[j - 1]) {
+        j -= 1;
+    }
+    let run = &src[j..i];
+    if run.is_empty() || !run[0].is_ascii_digit() {
+        return true;
+    }
+    let prefixed = run.len() > 1 && run[0] == b'0' && matches!(run[1], b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D');
+    if prefixed || !run.iter().all(u8::is_ascii_digit) {
+        return true;
+    }
+    let next = src.get(i + 1).copied().unwrap_or(0);
+    next.is_ascii_alphabetic() && next != b'e' && next != b'E'
 }
 
 /// Is the open item a `.section` (whose `{` opens its data)?

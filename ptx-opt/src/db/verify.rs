@@ -9,7 +9,7 @@
 //! them; [`Database::printed`] fails on the first verifier error, as the
 //! command does.
 
-use super::{header, parsed_item, Database, ItemSource, ParsedItem, SourceFile};
+use super::{header, items_parse, parsed_item, whole, Database, ItemSource, ParsedItem, SourceFile};
 use ptx_ir::source::Diagnostic;
 use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context, Declarations};
 
@@ -76,6 +76,10 @@ fn extent(text: &str) -> (u32, u32) {
 /// (its parse errors are [`diagnostics`](super::diagnostics)).
 #[salsa::tracked(returns(ref))]
 pub fn verifier_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
+    if !items_parse(db, file) {
+        // What a fresh parse of the whole text gives, verified whole.
+        return whole(db, file).as_ref().map_or_else(|_| Vec::new(), |w| w.verifier.clone());
+    }
     let Ok(h) = header(db, file) else { return Vec::new() };
     let ctx = verify_context(db, file);
     let mut out = verify_header(ctx, h.version, &h.target, &h.spans, file.name(db), file.header_text(db).as_bytes());
