@@ -2,7 +2,7 @@
 //! (parse, analyse, optimize, print everything) against re-running after one
 //! function's text changed. `cargo bench -p ptx-tests --bench incremental`
 //! prints both times and their ratio (the goal is ≤ 1 %), for functions of
-//! about 40 and about 120 instructions.
+//! about 40 and about 120 instructions, at -O0 and at -O2.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use ptx_opt::db::Database;
@@ -72,24 +72,26 @@ fn module(edited: usize, extra: usize) -> String {
 }
 
 fn incremental(c: &mut Criterion) {
-    for (extra, label) in [(0, "~40"), (5, "~120")] {
-        run(c, extra, label);
+    for level in [OptLevel::O0, OptLevel::O2] {
+        for (extra, label) in [(0, "~40"), (5, "~120")] {
+            run(c, level, extra, label);
+        }
     }
 }
 
-fn run(c: &mut Criterion, extra: usize, label: &str) {
+fn run(c: &mut Criterion, level: OptLevel, extra: usize, label: &str) {
     let texts = [module(1, extra), module(2, extra)];
-    let mut g = c.benchmark_group(format!("1000 functions of {label} instructions"));
+    let mut g = c.benchmark_group(format!("1000 functions of {label} instructions at {level:?}"));
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(10));
     g.bench_function("cold: parse, analyse, optimize, print", |b| {
         b.iter_batched(Database::default, |mut db| {
-            let f = db.add_file("m.ptx", &texts[0], OptLevel::O0);
+            let f = db.add_file("m.ptx", &texts[0], level);
             db.printed(f).unwrap().len()
         }, BatchSize::PerIteration)
     });
     let mut db = Database::default();
-    let file = db.add_file("m.ptx", &texts[0], OptLevel::O0);
+    let file = db.add_file("m.ptx", &texts[0], level);
     db.printed(file).unwrap();
     // The edit as an editor reports it: one constant of the middle function.
     let at = texts[0].find(&format!("kernel_{}(", FUNCTIONS / 2)).unwrap();
@@ -114,7 +116,7 @@ fn run(c: &mut Criterion, extra: usize, label: &str) {
     // The ratio, measured here in one run (criterion's figures above are the detailed ones).
     let cold = median(|| {
         let mut db = Database::default();
-        let f = db.add_file("m.ptx", &texts[0], OptLevel::O0);
+        let f = db.add_file("m.ptx", &texts[0], level);
         db.printed_pieces(f).unwrap().len();
     });
     db.set_text(file, &texts[0]);
@@ -122,7 +124,7 @@ fn run(c: &mut Criterion, extra: usize, label: &str) {
         edit(&mut db);
     });
     println!(
-        "incremental, 1000 functions of {label} instructions: cold {:.2} ms, one function edited {:.3} ms: {:.2} % of cold",
+        "incremental at {level:?}, 1000 functions of {label} instructions: cold {:.2} ms, one function edited {:.3} ms: {:.2} % of cold",
         ms(cold),
         ms(edit),
         100.0 * edit.as_secs_f64() / cold.as_secs_f64()
