@@ -218,8 +218,10 @@ impl<'a> Emitter<'a> {
         // A special register or a symbol's address read again (`mov r,
         // %tid.x`) is read again as the input does: one S2R or MOV either
         // way, and sharing the first read keeps a register live across the
-        // kernel (measured: one to three more registers).
-        if input.is_none() && self.is_materialized_leaf(class) {
+        // kernel (measured: one to three more registers). So is an
+        // instruction the rules found equal to one (`add.u64 %rd1, %SPL, 0`
+        // stays: ptxas gave two more SASS instructions without it).
+        if self.is_materialized_leaf(class) {
             return false;
         }
         let duplicate = input.is_some_and(|i| self.emitted_inputs.contains(&self.canonical_input(i)));
@@ -379,11 +381,12 @@ impl<'a> Emitter<'a> {
             return Some(d);
         }
         if let Some(c) = data.constant {
+            // Written where it is read, every time: a constant kept in one
+            // register for the whole function only lengthens a live range
+            // (measured: a folded predicate shared by four readers cost two
+            // registers); ptxas folds a `mov` of a constant into its reader.
             let d = into.unwrap_or_else(|| self.out_f.new_reg(temp_type(data.width)));
             self.materialize_const(d, c, data.width);
-            if into.is_none() {
-                self.record(class, d, None);
-            }
             return Some(d);
         }
         if !self.in_progress.insert(class) {
@@ -454,7 +457,9 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let mine = Node::Op(input.shape, kids.clone());
-        let chosen = self.choice.node(self.eg(), class).cloned();
+        // A value equal to a special register or symbol address is written
+        // as the input wrote it (see `worth_reusing`), whatever it costs.
+        let chosen = self.choice.node(self.eg(), class).cloned().filter(|_| !self.is_materialized_leaf(class));
         if let Some(c) = chosen {
             if c != mine && self.node_cost_here(&mine, 3) > self.node_cost_here(&c, 3) {
                 return None;
