@@ -197,3 +197,20 @@ fn parse_errors_name_the_block() {
     let e = crate::parse("k.ptx", text.as_bytes()).unwrap_err().to_string();
     assert!(e.starts_with("k.ptx:8:1: error: label `L` is already defined in this block (at 7:1)"), "{e}");
 }
+
+#[test]
+fn block_registers_that_shadow_nothing_pin_only_their_users() {
+    // Sibling blocks may reuse a name: each block's register pins the
+    // instructions naming it, nothing else.
+    let f = func("{\n.reg .b32 t;\nadd.u32 t, %r1, 1;\nadd.u32 %r2, t, %r1;\n}\n{\n.reg .b32 t;\nmov.u32 t, %r2;\n}\nadd.u32 %r3, %r2, 4;\nret;");
+    let users = block_register_users(&f).expect("no block register shadows a visible name");
+    let pinned: Vec<usize> = users.iter().enumerate().filter(|(_, u)| **u).map(|(k, _)| k).collect();
+    assert_eq!(pinned, vec![nth_instr(&f, "add", 0), nth_instr(&f, "add", 1), nth_instr(&f, "mov", 0)]);
+    assert!(!users[nth_instr(&f, "add", 2)]);
+    // A block register shadowing an outer one: names must be flattened first.
+    let g = func("{\n.reg .b32 %r1;\nadd.u32 %r1, %r2, 1;\n}\nret;");
+    assert!(block_register_users(&g).is_none());
+    // So must a block range one of whose members is visible.
+    let h = func("{\n.reg .b32 %r<2>;\nadd.u32 %r1, %r1, 1;\n}\nret;");
+    assert!(block_register_users(&h).is_none());
+}
