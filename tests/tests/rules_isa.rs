@@ -108,7 +108,11 @@ fn every_rule_on_every_pure_instruction() {
     }
     assert!(shapes > 1000, "only {shapes} catalog instructions are values");
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures[..failures.len().min(30)].join("\n"));
-    // Every rule fires on some instruction of the ISA.
-    let never: Vec<&str> = rules.iter().zip(&fired).filter(|(_, n)| **n == 0).map(|((_, r), _)| r.name).collect();
+    // Every rule fires on some instruction of the ISA, except those whose
+    // left-hand side is a tree one nested copy cannot make (`lop3-synthesis`
+    // wants a mask and its complement in two `and`s under an `or`; it still
+    // ran, unmatched, against every form here, and its instances prove it).
+    const NEEDS_A_TREE: &[&str] = &["lop3-synthesis"];
+    let never: Vec<&str> = rules.iter().zip(&fired).filter(|(_, n)| **n == 0).map(|((_, r), _)| r.name).filter(|n| !NEEDS_A_TREE.contains(n)).collect();
     assert!(never.is_empty(), "rules that fire on no catalog instruction: {never:?}");
 }

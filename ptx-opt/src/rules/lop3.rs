@@ -5,8 +5,9 @@
 //! The truth table of an input is the usual `lop3` convention: the first
 //! input is `0xF0`, the second `0xCC`, the third `0xAA`; a constant 0 is
 //! `0x00` and all ones `0xFF`. A tree is folded only when it absorbs at
-//! least two operations and exactly one of its inputs is an immediate mask
-//! (SASS LOP3 takes one immediate; a second needs a MOV): ptxas
+//! least two operations and its one immediate input is a mask met with its
+//! complement (a bit-select `(a & m) | (b & ~m)`; SASS LOP3 takes one
+//! immediate, and ptxas fuses trees with a single mask itself): ptxas
 //! fuses register-only trees itself (measured: folding them gave no fewer
 //! SASS instructions, sometimes one more), but not masked ones.
 
@@ -34,6 +35,8 @@ fn is_logic_b32(eg: &EGraph, n: &Node) -> bool {
 struct Expansion {
     inputs: SmallVec<[Id; 3]>,
     ops: u32,
+    /// An immediate and its complement met as one input (`m` and `~m`).
+    complemented: bool,
 }
 
 impl Expansion {
@@ -45,6 +48,7 @@ impl Expansion {
         // input negated (`m` and `~m` of a bit-select take one slot).
         if let Some(c) = constant(eg, id) {
             if let Some(k) = self.inputs.iter().position(|x| constant(eg, *x) == Some(!c & 0xffff_ffff)) {
+                self.complemented = true;
                 return Some(!INPUT_TABLES[k]);
             }
         }
@@ -64,6 +68,13 @@ fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion) -> Option<u8>
         }
         if c == 0xffff_ffff {
             return Some(0xFF);
+        }
+    }
+    // The complement of an immediate input is that input negated (whether
+    // written as a constant or as `not` of one).
+    if let Some(c) = constant(eg, id) {
+        if e.inputs.iter().any(|x| constant(eg, *x) == Some(!c & 0xffff_ffff)) {
+            return e.input(eg, id);
         }
     }
     if depth < MAX_DEPTH {
@@ -127,9 +138,12 @@ fn s_lop3(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     // bit-select `(a & m) | (b & ~m)` stays two LOP3s); folding register-only
     // trees only moved ptxas's choices, and sometimes cost an instruction.
     // One immediate at most: SASS LOP3 takes one, a second costs a MOV
-    // (measured: `(x & 2) ^ 3` as one lop3 was one instruction more).
+    // (measured: `(x & 2) ^ 3` as one lop3 was one instruction more). And
+    // only a mask used with its complement (a bit-select): ptxas fuses a
+    // tree with one mask by itself (measured: `(a & m) | ~b` as one lop3
+    // was one instruction more), but not `m` and `~m` as two immediates.
     let masks = e.inputs.iter().filter(|i| constant(eg, **i).is_some()).count();
-    if e.ops < 2 || masks != 1 {
+    if e.ops < 2 || masks != 1 || !e.complemented {
         return;
     }
     let mut m: Match = e.inputs.iter().copied().collect();
@@ -152,18 +166,15 @@ fn a_lop3(eg: &mut EGraph, m: &Match) -> Option<Id> {
 fn instances() -> Vec<Term> {
     let x = || Term::var(0, 32);
     let y = || Term::var(1, 32);
-    let z = || Term::var(2, 32);
     let m = |c: u128| Term::c(32, c);
     vec![
         // bit-select with an immediate mask: (x & m) | (y & ~m)
         t("or.b32", [t("and.b32", [x(), m(0x00ff_00ff)]), t("and.b32", [y(), m(0xff00_ff00)])]),
         t("or.b32", [t("and.b32", [x(), m(0x0f0f_0f0f)]), t("and.b32", [y(), t("not.b32", [m(0x0f0f_0f0f)])])]),
-        t("xor.b32", [t("xor.b32", [x(), m(0x8000_0000)]), z()]),
-        t("and.b32", [t("not.b32", [x()]), t("or.b32", [y(), m(0x7f)])]),
-        t("not.b32", [t("and.b32", [x(), m(0xffff)])]),
-        t("or.b32", [t("and.b32", [x(), y()]), m(0x100)]),
-        t("xor.b32", [t("lop3.b32", [x(), y(), m(0x55), m(0x96)]), x()]),
-        t("and.b32", [t("or.b32", [x(), m(0)]), t("xor.b32", [y(), m(0x1234)])]),
+        // the same with xor, a complemented register, a nested select
+        t("xor.b32", [t("and.b32", [x(), m(0xffff_0000)]), t("and.b32", [y(), m(0x0000_ffff)])]),
+        t("or.b32", [t("and.b32", [t("not.b32", [x()]), m(0xf0f0_f0f0)]), t("and.b32", [y(), m(0x0f0f_0f0f)])]),
+        t("or.b32", [t("and.b32", [t("xor.b32", [x(), y()]), m(0x8000_0000)]), t("and.b32", [y(), m(0x7fff_ffff)])]),
     ]
 }
 
