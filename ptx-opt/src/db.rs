@@ -16,7 +16,7 @@
 //!
 //! **The invariant:** after any sequence of edits and `set_text`s, every
 //! answer (`printed`, `module`, `diagnostics`, `verifier_diagnostics`, with
-//! their line:col and messages) is what a fresh [`ptx_ir::parse`] (+
+//! their line:col and messages) is what a fresh [`ptx_ir::parse()`] (+
 //! [`ptx_ir::verify::verify`] + [`crate::optimize`] + `print_module`) of the
 //! current text gives. Two things keep it: the cut is always exactly
 //! [`split::split_items`] of the whole current text (an edit keeps it only

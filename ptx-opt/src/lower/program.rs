@@ -26,7 +26,7 @@
 //! carries values' qualities the way the reference interpreter does (a value
 //! computed from an unspecified one is unspecified; a guard that is not
 //! exact makes what its instruction writes unspecified). Build programs with
-//! [`super::build::Builder`].
+//! [`super::builder::Builder`].
 
 use ptx_ir::eval::{self, Dialect, EvalError, Quality, Val};
 use ptx_ir::interp::memory::worst;
