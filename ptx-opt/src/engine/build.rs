@@ -268,7 +268,7 @@ fn rewritable_reads(f: &Function, ins: &Instruction) -> (SmallVec<[RegId; 4]>, S
 }
 
 /// Is `id` a leaf found anywhere by a `mov` (special register, symbol)?
-fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
+pub(super) fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
     eg[id].nodes.iter().any(|n| matches!(n, Node::Leaf(l) if matches!(homes[l.0 as usize], LeafHome::Materialize { .. })))
 }
 

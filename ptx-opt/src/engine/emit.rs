@@ -221,7 +221,7 @@ impl<'a> Emitter<'a> {
         // kernel (measured: one to three more registers). So is an
         // instruction the rules found equal to one (`add.u64 %rd1, %SPL, 0`
         // stays: ptxas gave two more SASS instructions without it).
-        if self.is_materialized_leaf(class) {
+        if self.rewritten_as_input(class) {
             return false;
         }
         let duplicate = input.is_some_and(|i| self.emitted_inputs.contains(&self.canonical_input(i)));
@@ -246,7 +246,7 @@ impl<'a> Emitter<'a> {
     /// `add.u64 %rd, %SP, 0` copies of the frame address better than
     /// direct uses of `%SP` (measured: one or two SASS instructions more
     /// without them).
-    fn is_materialized_leaf(&self, class: Id) -> bool {
+    fn rewritten_as_input(&self, class: Id) -> bool {
         let body = self.f.body.as_deref().unwrap_or(&[]);
         self.eg()[self.find(class)].nodes.iter().any(|n| match n {
             Node::Leaf(l) => match &self.built.leaf_homes[l.0 as usize] {
@@ -256,11 +256,6 @@ impl<'a> Emitter<'a> {
             },
             _ => false,
         })
-    }
-
-    /// Is `class` a special register or a symbol's address (read by `mov`)?
-    fn is_read_by_mov(&self, class: Id) -> bool {
-        self.eg()[self.find(class)].nodes.iter().any(|n| matches!(n, Node::Leaf(l) if matches!(self.built.leaf_homes[l.0 as usize], LeafHome::Materialize { .. })))
     }
 
     /// Does register `r` hold `class` here?
@@ -480,7 +475,7 @@ impl<'a> Emitter<'a> {
         let mine = Node::Op(input.shape, kids.clone());
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
-        let chosen = self.choice.node(self.eg(), class).cloned().filter(|_| !self.is_materialized_leaf(class));
+        let chosen = self.choice.node(self.eg(), class).cloned().filter(|_| !self.rewritten_as_input(class));
         if let Some(c) = chosen {
             if c != mine && self.node_cost_here(&mine, 3) > self.node_cost_here(&c, 3) {
                 return None;
@@ -645,9 +640,9 @@ impl<'a> Emitter<'a> {
                         if physical {
                             // A special register or symbol address is read
                             // again as the input reads it, not copied from
-                            // an earlier read (see `is_materialized_leaf`).
+                            // an earlier read (see `rewritten_as_input`).
                             if self.elaborate_as_input(class, input.as_ref(), Some(dest)).is_none() {
-                                let again = input.is_none() && self.is_read_by_mov(class);
+                                let again = input.is_none() && super::build::is_materialized(&self.built.leaf_homes, self.eg(), self.find(class));
                                 self.elaborate_here(class, Some(dest), again)?;
                             }
                             // The register holds this version from here on.
