@@ -4,49 +4,14 @@
 //! results these identities do not describe.
 
 use super::term::{t, Term};
-use super::{constant, konst, op, width, Match, Rule, Target};
+use super::{constant, konst, op, plain_int, same_shape, shape_id, unshape, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
-use crate::engine::lang::{Node, Shape, ShapeId};
+use crate::engine::lang::{Node, Shape};
 use egg::Id;
 use ptx_ir::eval::bits_mask;
-use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
+use ptx_ir::isa::{Mod, Opcode, TypeClass};
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
-
-/// The scalar integer or bit type of a shape that is a plain (non-saturating,
-/// non-packed, no carry, no operand prefix) integer operation, and its width.
-fn plain_int(s: &Shape) -> Option<(ScalarType, u8)> {
-    use ScalarType::*;
-    let ty = s.ins.ty()?;
-    if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
-        return None;
-    }
-    // Only the type and mul's `.lo`/`.hi`/`.wide` may be written: `.sat`,
-    // `.relu`, `.cc`, `.shiftamt` ... change what the instruction computes.
-    let plain_mod = |(role, m): (ptx_ir::isa::SlotRole, Mod)| role == ptx_ir::isa::SlotRole::Type || m == Mod::LO || m == Mod::HI || m == Mod::WIDE;
-    if !s.ins.modifiers().all(plain_mod) || s.ins.types().len() != 1 {
-        return None;
-    }
-    if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
-        return None;
-    }
-    if s.width as u32 != ty.bits() {
-        return None;
-    }
-    Some((ty, s.width))
-}
-
-/// Encodes a shape in a match (matches carry only class ids).
-fn shape_id(s: ShapeId) -> Id {
-    Id::from(s.0 as usize)
-}
-fn unshape(id: Id) -> ShapeId {
-    ShapeId(usize::from(id) as u32)
-}
-
-fn same_shape(eg: &mut EGraph, s: Id, kids: &[Id]) -> Id {
-    eg.add(Node::Op(unshape(s), kids.iter().copied().collect()))
-}
 
 fn is_op(s: &Shape, o: Opcode) -> bool {
     s.opcode() == o

@@ -17,7 +17,8 @@ pub mod proof;
 pub mod term;
 
 use crate::engine::facts::{EGraph, Facts};
-use crate::engine::lang::{Node, Shape};
+use crate::engine::lang::{Node, Shape, ShapeId};
+use ptx_ir::isa::{Mod, ScalarType};
 use egg::{Id, Rewrite, SearchMatches, Subst, Var};
 use ptx_ir::isa::Opcode;
 use smallvec::SmallVec;
@@ -167,6 +168,42 @@ pub fn konst(eg: &mut EGraph, width: u8, bits: u128) -> Id {
 pub fn mk(eg: &mut EGraph, head: &'static str, kids: &[Id]) -> Id {
     let s = eg.analysis.shapes.of_text(head, kids.len() as u8);
     eg.add(Node::Op(s, kids.iter().copied().collect()))
+}
+
+/// The scalar integer or bit type of a shape that is a plain (non-saturating,
+/// non-packed, no carry, no operand prefix) integer operation, and its width.
+pub fn plain_int(s: &Shape) -> Option<(ScalarType, u8)> {
+    use ScalarType::*;
+    let ty = s.ins.ty()?;
+    if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
+        return None;
+    }
+    // Only the type and mul's `.lo`/`.hi`/`.wide` may be written: `.sat`,
+    // `.relu`, `.cc`, `.shiftamt` ... change what the instruction computes.
+    let plain_mod = |(role, m): (ptx_ir::isa::SlotRole, Mod)| role == ptx_ir::isa::SlotRole::Type || m == Mod::LO || m == Mod::HI || m == Mod::WIDE;
+    if !s.ins.modifiers().all(plain_mod) || s.ins.types().len() != 1 {
+        return None;
+    }
+    if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
+        return None;
+    }
+    if s.width as u32 != ty.bits() {
+        return None;
+    }
+    Some((ty, s.width))
+}
+
+/// Encodes a shape in a match (matches carry only class ids); [`unshape`] decodes it.
+pub fn shape_id(s: ShapeId) -> Id {
+    Id::from(s.0 as usize)
+}
+pub fn unshape(id: Id) -> ShapeId {
+    ShapeId(usize::from(id) as u32)
+}
+
+/// A node of the shape a match carries (see [`shape_id`]) on `kids`.
+pub fn same_shape(eg: &mut EGraph, s: Id, kids: &[Id]) -> Id {
+    eg.add(Node::Op(unshape(s), kids.iter().copied().collect()))
 }
 
 #[cfg(test)]
