@@ -68,6 +68,31 @@ impl SpecialReg {
         &Self::names()[self.0 as usize]
     }
 
+    /// The largest value a read of this register (component `sel`) can give
+    /// on any target (sm_1x's limits are lower still), from the manual's maximum values
+    /// (PTX ISA 8.7, "Special Registers"): `%ntid.{x,y,z}` at most
+    /// 1024/1024/64, so `%tid` below them; `%nctaid.{x,y,z}` at most
+    /// 2^31−1/65535/65535, so `%ctaid` below them; `%laneid` below the warp
+    /// size 32. `None` where the manual gives no bound (or for components
+    /// other than `.x/.y/.z`).
+    pub fn max_value(self, sel: Option<super::Selector>) -> Option<u128> {
+        use super::Selector::{X, Y, Z};
+        let (x, y, z): (u128, u128, u128) = match self {
+            SpecialReg::TID => (1023, 1023, 63),
+            SpecialReg::NTID => (1024, 1024, 64),
+            SpecialReg::CTAID => ((1 << 31) - 2, 65534, 65534),
+            SpecialReg::NCTAID => ((1 << 31) - 1, 65535, 65535),
+            SpecialReg::LANEID => return sel.is_none().then_some(31),
+            _ => return None,
+        };
+        match sel? {
+            X => Some(x),
+            Y => Some(y),
+            Z => Some(z),
+            _ => None,
+        }
+    }
+
     /// Reads a value that changes without any instruction writing it.
     pub fn is_volatile(self) -> bool {
         VOLATILE.contains(&self.name()) || self.name().starts_with("%pm")

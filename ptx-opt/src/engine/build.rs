@@ -327,7 +327,11 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
         if let Some(&id) = leaves.get(&key) {
             return id;
         }
-        let l: LeafId = eg.analysis.new_leaf(width);
+        let known = match &key {
+            LeafKey::Special(s, sel, _) => s.max_value(*sel).map(|m| super::known::Known::at_most(width, m)),
+            _ => None,
+        };
+        let l: LeafId = eg.analysis.new_known_leaf(known.unwrap_or(super::known::Known::top(width)));
         debug_assert_eq!(l.0 as usize, homes.len());
         homes.push(home);
         let id = eg.add(Node::Leaf(l));

@@ -1,5 +1,6 @@
-//! What the e-graph knows about each e-class: its width and, when every
-//! node of some representative folds exactly, its constant value.
+//! What the e-graph knows about each e-class: its width, its constant
+//! value when some node folds exactly, and its known bits and unsigned
+//! range ([`super::known`]).
 //!
 //! Constant folding runs in [`egg::Analysis::make`] through the shapes'
 //! evaluator ([`super::lang::Shape::eval`], i.e. `ptx_ir::eval` under the
@@ -7,10 +8,12 @@
 //! by zero, an approximation, a NaN whose payload is open, or anything the
 //! manual leaves unspecified. A folded class gets a [`Node::Const`] member.
 //!
-//! Two classes of different widths, or two different constants, must never
-//! merge; if a rule were wrong and they did, the analysis records a
-//! contradiction and the engine gives the function back unchanged.
+//! Two classes of different widths, two different constants, or two classes
+//! whose known bits or ranges exclude each other, must never merge; if a
+//! rule were wrong and they did, the analysis records a contradiction and
+//! the engine gives the function back unchanged.
 
+use super::known::Known;
 use super::lang::{LeafId, Node, ShapeTable};
 use egg::{Analysis, DidMerge, Id};
 use ptx_ir::eval::Dialect;
@@ -20,8 +23,8 @@ pub type EGraph = egg::EGraph<Node, Facts>;
 /// The analysis state of one e-graph.
 pub struct Facts {
     pub shapes: ShapeTable,
-    /// Width of each leaf.
-    pub leaf_widths: Vec<u8>,
+    /// What is known of each leaf (its width, and bounds such as `%tid.x < 1024`).
+    pub leaves: Vec<Known>,
     pub dialect: Dialect,
     /// The module's target (`sm_NN`; 0 when unknown), for rules whose
     /// right-hand side depends on it.
@@ -32,13 +35,18 @@ pub struct Facts {
 
 impl Facts {
     pub fn new(dialect: Dialect) -> Facts {
-        Facts { shapes: ShapeTable::default(), leaf_widths: Vec::new(), dialect, sm: 0, contradiction: None }
+        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None }
     }
 
     /// A new leaf of `width` bits.
     pub fn new_leaf(&mut self, width: u8) -> LeafId {
-        self.leaf_widths.push(width);
-        LeafId(self.leaf_widths.len() as u32 - 1)
+        self.new_known_leaf(Known::top(width))
+    }
+
+    /// A new leaf of which `known` holds.
+    pub fn new_known_leaf(&mut self, known: Known) -> LeafId {
+        self.leaves.push(known);
+        LeafId(self.leaves.len() as u32 - 1)
     }
 }
 
@@ -57,6 +65,8 @@ pub struct ClassData {
     pub width: u8,
     /// The value, when known exactly.
     pub constant: Option<u128>,
+    /// Known bits and unsigned range.
+    pub known: Known,
 }
 
 impl Analysis<Node> for Facts {
@@ -64,24 +74,31 @@ impl Analysis<Node> for Facts {
 
     fn make(egraph: &mut EGraph, enode: &Node, _id: Id) -> ClassData {
         match enode {
-            Node::Const { width, bits } => ClassData { width: *width, constant: Some(*bits) },
-            Node::Leaf(l) => ClassData { width: egraph.analysis.leaf_widths[l.0 as usize], constant: None },
+            Node::Const { width, bits } => ClassData { width: *width, constant: Some(*bits), known: Known::exact(*width, *bits) },
+            Node::Leaf(l) => {
+                let known = egraph.analysis.leaves[l.0 as usize];
+                ClassData { width: known.width, constant: known.value(), known }
+            }
             Node::Op(s, kids) => {
                 let shape = egraph.analysis.shapes.get(*s);
                 let mut vals: smallvec::SmallVec<[(u128, u8); 4]> = smallvec::SmallVec::new();
+                let mut knowns: smallvec::SmallVec<[Known; 4]> = smallvec::SmallVec::new();
                 let mut all = true;
                 for k in kids {
                     let d = &egraph[*k].data;
+                    knowns.push(d.known);
                     match d.constant {
                         Some(c) => vals.push((c, d.width)),
-                        None => {
-                            all = false;
-                            break;
-                        }
+                        None => all = false,
                     }
                 }
                 let constant = if all { shape.eval(&egraph.analysis.dialect, &vals) } else { None };
-                ClassData { width: shape.width, constant }
+                let known = match constant {
+                    Some(c) => Known::exact(shape.width, c),
+                    None => super::known::of_op(shape, &knowns),
+                };
+                let constant = constant.or(known.value());
+                ClassData { width: shape.width, constant, known }
             }
         }
     }
@@ -91,18 +108,24 @@ impl Analysis<Node> for Facts {
             self.contradiction.get_or_insert_with(|| format!("merged a {}-bit class with a {}-bit class", a.width, b.width));
             return DidMerge(false, false);
         }
-        match (a.constant, b.constant) {
-            (None, Some(c)) => {
-                a.constant = Some(c);
-                DidMerge(true, false)
+        let known = match a.known.meet(&b.known) {
+            Some(k) => k,
+            None => {
+                self.contradiction.get_or_insert_with(|| format!("merged classes whose known bits exclude each other: {:?} and {:?}", a.known, b.known));
+                return DidMerge(false, false);
             }
-            (Some(_), None) => DidMerge(false, true),
+        };
+        let constant = match (a.constant, b.constant) {
             (Some(x), Some(y)) if x != y => {
                 self.contradiction.get_or_insert_with(|| format!("merged constants {x:#x} and {y:#x}"));
-                DidMerge(false, false)
+                return DidMerge(false, false);
             }
-            _ => DidMerge(false, false),
-        }
+            (x, y) => x.or(y).or(known.value()),
+        };
+        let merged = ClassData { width: a.width, constant, known };
+        let did = DidMerge(merged != *a, merged != b);
+        *a = merged;
+        did
     }
 
     fn modify(egraph: &mut EGraph, id: Id) {

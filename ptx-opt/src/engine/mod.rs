@@ -24,6 +24,7 @@ pub mod cost;
 pub mod emit;
 pub mod extract;
 pub mod facts;
+pub mod known;
 pub mod lang;
 
 use crate::rules;

@@ -44,41 +44,8 @@ pub fn edge_values(w: u8) -> Vec<u128> {
 /// value there (the manual leaves it open), so that class is not compared.
 pub fn check_assignment(eg: &EGraph, leaves: &FxHashMap<Id, u128>, original: &rustc_hash::FxHashSet<Node>) -> Result<(), String> {
     let classes: Vec<Id> = eg.classes().map(|c| c.id).collect();
-    let mut val: FxHashMap<Id, u128> = FxHashMap::default();
-    for (id, v) in leaves {
-        val.insert(eg.find(*id), *v);
-    }
-    let node_value = |n: &Node, val: &FxHashMap<Id, u128>| -> Option<Option<u128>> {
-        match n {
-            Node::Const { bits, .. } => Some(Some(*bits)),
-            Node::Leaf(_) => None,
-            Node::Op(s, kids) => {
-                let mut v = Vec::with_capacity(kids.len());
-                for k in kids {
-                    let k = eg.find(*k);
-                    v.push((*val.get(&k)?, eg[k].data.width));
-                }
-                Some(eg.analysis.shapes.get(*s).eval(&eg.analysis.dialect, &v))
-            }
-        }
-    };
-    // Compute to a fixed point, then compare every computable node.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &c in &classes {
-            if val.contains_key(&c) {
-                continue;
-            }
-            for n in &eg[c].nodes {
-                if let Some(Some(v)) = node_value(n, &val) {
-                    val.insert(c, v);
-                    changed = true;
-                    break;
-                }
-            }
-        }
-    }
+    let val = class_values(eg, leaves);
+    let node_value = |n: &Node, val: &FxHashMap<Id, u128>| node_value(eg, n, val);
     for &c in &classes {
         let Some(&v) = val.get(&c) else { continue };
         let open = eg[c].nodes.iter().any(|n| original.contains(n) && matches!(node_value(n, &val), Some(None)));
@@ -94,6 +61,51 @@ pub fn check_assignment(eg: &EGraph, leaves: &FxHashMap<Id, u128>, original: &ru
         }
     }
     Ok(())
+}
+
+/// The value of a node under the class values `val`: `None` for a leaf or
+/// a node with an input not computed yet, `Some(None)` where its result is
+/// not exactly determined.
+fn node_value(eg: &EGraph, n: &Node, val: &FxHashMap<Id, u128>) -> Option<Option<u128>> {
+    match n {
+        Node::Const { bits, .. } => Some(Some(*bits)),
+        Node::Leaf(_) => None,
+        Node::Op(s, kids) => {
+            let mut v = Vec::with_capacity(kids.len());
+            for k in kids {
+                let k = eg.find(*k);
+                v.push((*val.get(&k)?, eg[k].data.width));
+            }
+            Some(eg.analysis.shapes.get(*s).eval(&eg.analysis.dialect, &v))
+        }
+    }
+}
+
+/// The value of every class whose value some node determines exactly,
+/// given the values of the leaves (computed to a fixed point).
+pub fn class_values(eg: &EGraph, leaves: &FxHashMap<Id, u128>) -> FxHashMap<Id, u128> {
+    let classes: Vec<Id> = eg.classes().map(|c| c.id).collect();
+    let mut val: FxHashMap<Id, u128> = FxHashMap::default();
+    for (id, v) in leaves {
+        val.insert(eg.find(*id), *v);
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &c in &classes {
+            if val.contains_key(&c) {
+                continue;
+            }
+            for n in &eg[c].nodes {
+                if let Some(Some(v)) = node_value(eg, n, &val) {
+                    val.insert(c, v);
+                    changed = true;
+                    break;
+                }
+            }
+        }
+    }
+    val
 }
 
 /// Runs one rule on an e-graph whose leaves are `leaves` and checks every
