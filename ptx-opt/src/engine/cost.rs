@@ -2,7 +2,8 @@
 //! from the measured table ([`crate::cost`]) for the module's target.
 //!
 //! Constants (immediates) and leaves (values already in registers) cost
-//! nothing, and so does a bitwise `not` (ptxas folds it into its reader). Costs are scaled by [`SCALE`] and an instruction a rule made
+//! nothing, and so do a bitwise `not` (ptxas folds it into its reader) and
+//! a zero extension to 64 bits (the high half is `RZ`). Costs are scaled by [`SCALE`] and an instruction a rule made
 //! (rather than one of the input's) costs one unit more: between two
 //! programs of equal SASS cost the extractor keeps the input's, so that a
 //! rewrite is taken only when the table says it is cheaper.
@@ -41,7 +42,12 @@ impl CostModel {
         // `lop3` that absorbed `not` + `and` over a shared `xor` cost one
         // SASS instruction more).
         let folded_not = ins.opcode == ptx_ir::isa::Opcode::NOT && ins.ty().is_some_and(|t| matches!(t, ptx_ir::isa::ScalarType::B16 | ptx_ir::isa::ScalarType::B32 | ptx_ir::isa::ScalarType::B64));
-        let sass = if folded_not { 0 } else { self.table.cost(ins) as u64 };
+        // A zero extension to 64 bits is free where the value is used:
+        // ptxas reads the high half as `RZ` (measured: `cvt.u64.u32` feeding
+        // `shl` + `add` of an address costs no instruction, where
+        // `cvt.s64.s32` costs the shift that makes the sign half).
+        let free_zext = ins.opcode == ptx_ir::isa::Opcode::CVT && matches!(ins.types().as_slice(), [ptx_ir::isa::ScalarType::U64, ptx_ir::isa::ScalarType::U32 | ptx_ir::isa::ScalarType::U16]) && ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type);
+        let sass = if folded_not || free_zext { 0 } else { self.table.cost(ins) as u64 };
         let c = sass * SCALE + shapes.made_by_rule(s) as u64;
         let mut m = self.memo.borrow_mut();
         if m.len() <= k {

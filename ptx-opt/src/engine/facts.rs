@@ -43,6 +43,12 @@ impl Facts {
         self.new_known_leaf(Known::top(width))
     }
 
+    /// What is known of a leaf class's inputs: the facts its leaf node was
+    /// made with (not what merges added), the full range for other classes.
+    pub fn leaves_known(&self, class: &egg::EClass<Node, ClassData>) -> Known {
+        class.nodes.iter().find_map(|n| if let Node::Leaf(l) = n { Some(self.leaves[l.0 as usize]) } else { None }).unwrap_or(Known::top(class.data.width))
+    }
+
     /// A new leaf of which `known` holds.
     pub fn new_known_leaf(&mut self, known: Known) -> LeafId {
         self.leaves.push(known);

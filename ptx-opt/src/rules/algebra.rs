@@ -74,33 +74,6 @@ fn a_zero_of_width(eg: &mut EGraph, m: &Match) -> Option<Id> {
     Some(konst(eg, usize::from(m[0]) as u8, 0))
 }
 
-// ----- absorbing constants -----------------------------------------------------------
-
-fn s_absorb(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
-    let Some((s, kids)) = op(eg, n) else { return };
-    let Some((_, w)) = plain_int(s) else { return };
-    if kids.len() != 2 {
-        return;
-    }
-    let c = constant(eg, kids[1]);
-    let m = bits_mask(w as u32);
-    // 0: the result is zero; 1: all ones.
-    let absorbed = match s.opcode() {
-        Opcode::AND if c == Some(0) => Some(0),
-        Opcode::OR if c == Some(m) => Some(1),
-        Opcode::MUL if c == Some(0) && s.ins.has(Mod::LO) => Some(0),
-        _ => None,
-    };
-    if let Some(v) = absorbed {
-        out.push([Id::from(w as usize), Id::from(v)].into_iter().collect());
-    }
-}
-fn a_absorb(eg: &mut EGraph, m: &Match) -> Option<Id> {
-    let w = usize::from(m[0]) as u8;
-    let v = if usize::from(m[1]) == 1 { bits_mask(w as u32) } else { 0 };
-    Some(konst(eg, w, v))
-}
-
 // ----- constants to the right of commutative operations ------------------------------
 
 fn commutative(s: &Shape) -> bool {
@@ -242,9 +215,10 @@ fn s_double_negation(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     }
 }
 
-/// `shl (shl x, a), b` -> `shl x, a+b` (or 0 once the sum reaches the
-/// width: amounts clamp); the same for `shr.u`/`shr.b` (0 past the width)
-/// and `shr.s` (the amount clamps, filling with the sign).
+/// `shl (shl x, a), b` -> `shl x, a+b`; the same for `shr.u`/`shr.b`
+/// while the sum stays below the width (past it the value is 0, which the
+/// known-bits analysis already folds), and for `shr.s` with the sum
+/// clamped to the width (the sign fill).
 fn s_shift_shift(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Node::Op(sid, kids) = n else { return };
     let s = eg.analysis.shapes.get(*sid);
@@ -253,6 +227,7 @@ fn s_shift_shift(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         return;
     }
     let Some(b) = constant(eg, kids[1]) else { return };
+    let arithmetic = s.opcode() == Opcode::SHR && ty.class() == TypeClass::Signed;
     for inner in &eg[kids[0]].nodes {
         let Node::Op(tid, ik) = inner else { continue };
         if tid != sid || ik.len() != 2 || width(eg, ik[0]) != w {
@@ -260,15 +235,12 @@ fn s_shift_shift(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         }
         let Some(a) = constant(eg, ik[1]) else { continue };
         let sum = (a + b).min(w as u128);
-        let zero = sum >= w as u128 && !(s.opcode() == Opcode::SHR && ty.class() == TypeClass::Signed);
-        out.push([shape_id(*sid), ik[0], Id::from(sum as usize), Id::from(zero as usize)].into_iter().collect());
+        if sum < w as u128 || arithmetic {
+            out.push([shape_id(*sid), ik[0], Id::from(sum as usize)].into_iter().collect());
+        }
     }
 }
 fn a_shift_shift(eg: &mut EGraph, m: &Match) -> Option<Id> {
-    let w = eg.analysis.shapes.get(unshape(m[0])).width;
-    if usize::from(m[3]) == 1 {
-        return Some(konst(eg, w, 0));
-    }
     let k = konst(eg, 32, usize::from(m[2]) as u128);
     Some(same_shape(eg, m[0], &[m[1], k]))
 }
@@ -341,17 +313,11 @@ fn i_idempotent() -> Vec<Term> {
 fn i_self_zero() -> Vec<Term> {
     heads(&SUB).chain(bits3(&XOR)).map(|(h, w)| t(h, [Term::var(0, w), Term::var(0, w)])).collect()
 }
-fn i_absorb() -> Vec<Term> {
-    let mut v: Vec<Term> = bits3(&AND).map(|(h, w)| t(h, [Term::var(0, w), Term::c(w, 0)])).collect();
-    v.extend(bits3(&OR).map(|(h, w)| t(h, [Term::var(0, w), Term::c(w, u128::MAX)])));
-    v.extend(heads(&MUL).map(|(h, w)| t(h, [Term::var(0, w), Term::c(w, 0)])));
-    v
-}
 fn i_const_right() -> Vec<Term> {
     let mut v = Vec::new();
     for (h, w) in heads(&ADD).chain(heads(&MUL)).chain(heads(&MULHI)).chain(heads(&MIN)).chain(heads(&MAX)).chain(bits3(&AND)).chain(bits3(&OR)).chain(bits3(&XOR)) {
         v.push(t(h, [Term::c(w, 0x1234_5678_9abc_def1), Term::var(0, w)]));
-        v.push(t(h, [Term::c(w, u128::MAX), Term::var(0, w)]));
+        v.push(t(h, [Term::c(w, u128::MAX - 1), Term::var(0, w)]));
     }
     for (h, w) in [("mul.wide.u16", 16), ("mul.wide.u32", 32), ("mul.wide.s16", 16), ("mul.wide.s32", 32)] {
         v.push(t(h, [Term::c(w, 0xfedc_ba98), Term::var(0, w)]));
@@ -380,7 +346,8 @@ fn i_double_negation() -> Vec<Term> {
 fn i_shift_shift() -> Vec<Term> {
     let mut v = Vec::new();
     for (h, w) in bits3(&SHL).chain(SHR.iter().copied().zip(W3.iter().cycle().copied())) {
-        for (a, b) in [(1, 2), (3, w as u128 - 3), (w as u128 - 1, 1), (5, 200), (40_000, 7)] {
+        let pairs: &[(u128, u128)] = if h.starts_with("shr.s") { &[(1, 2), (3, w as u128 - 3), (w as u128 - 1, 1), (5, 200), (40_000, 7)] } else { &[(1, 2), (3, w as u128 - 4), (w as u128 - 2, 1)] };
+        for &(a, b) in pairs {
             v.push(t(h, [t(h, [Term::var(0, w), Term::c(32, a)]), Term::c(32, b)]));
         }
     }
@@ -402,7 +369,6 @@ pub static RULES: &[Rule] = &[
     Rule { name: "ones-identity", roots: &[Opcode::AND], search: s_ones_identity, apply: first, instances: i_ones_identity, needs: ANY },
     Rule { name: "idempotent", roots: &[Opcode::AND, Opcode::OR, Opcode::MIN, Opcode::MAX], search: s_idempotent, apply: first, instances: i_idempotent, needs: ANY },
     Rule { name: "self-zero", roots: &[Opcode::SUB, Opcode::XOR], search: s_self_zero, apply: a_zero_of_width, instances: i_self_zero, needs: ANY },
-    Rule { name: "absorb", roots: &[Opcode::AND, Opcode::OR, Opcode::MUL], search: s_absorb, apply: a_absorb, instances: i_absorb, needs: ANY },
     Rule { name: "const-right", roots: &[Opcode::ADD, Opcode::MUL, Opcode::AND, Opcode::OR, Opcode::XOR, Opcode::MIN, Opcode::MAX], search: s_const_right, apply: a_same_shape_swapped, instances: i_const_right, needs: ANY },
     Rule { name: "reassociate-const", roots: &[Opcode::ADD, Opcode::MUL, Opcode::AND, Opcode::OR, Opcode::XOR], search: s_reassociate, apply: a_reassociate, instances: i_reassociate, needs: ANY },
     Rule { name: "sub-const", roots: &[Opcode::SUB], search: s_sub_const, apply: a_sub_const, instances: i_sub_const, needs: ANY },

@@ -14,6 +14,7 @@ pub mod algebra;
 pub mod divide;
 pub mod lop3;
 pub mod proof;
+pub mod ranges;
 pub mod term;
 
 use crate::engine::facts::{EGraph, Facts};
@@ -57,7 +58,7 @@ impl Rule {
 }
 
 /// The rule families: the file each lives in, and its rules.
-pub const FAMILIES: &[(&str, &[Rule])] = &[("algebra", algebra::RULES), ("divide", divide::RULES), ("lop3", lop3::RULES)];
+pub const FAMILIES: &[(&str, &[Rule])] = &[("algebra", algebra::RULES), ("divide", divide::RULES), ("lop3", lop3::RULES), ("ranges", ranges::RULES)];
 
 /// Every rule, with its family.
 pub fn all() -> impl Iterator<Item = (&'static str, &'static Rule)> {

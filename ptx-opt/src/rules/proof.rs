@@ -6,6 +6,7 @@
 
 use super::{rewrite, Rule};
 use crate::engine::facts::{EGraph, Facts};
+use crate::engine::known::Known;
 use crate::engine::lang::Node;
 use egg::Id;
 use ptx_ir::eval::{bits_mask, Dialect};
@@ -108,6 +109,23 @@ pub fn class_values(eg: &EGraph, leaves: &FxHashMap<Id, u128>) -> FxHashMap<Id, 
     val
 }
 
+/// A value of the leaf from the random `r`: `r` itself where the facts admit
+/// it, else `r` brought into the leaf's range.
+fn draw(rng: &mut Rng, k: &Known, r: u128) -> u128 {
+    let r = r & bits_mask(k.width as u32);
+    if k.admits(r) {
+        return r;
+    }
+    let span = k.hi - k.lo;
+    let v = k.lo + (r ^ rng.next() as u128) % span.saturating_add(1).max(1);
+    let v = (v & !k.zero) | k.one;
+    if k.admits(v) {
+        v
+    } else {
+        k.lo
+    }
+}
+
 /// Runs one rule on an e-graph whose leaves are `leaves` and checks every
 /// class on `random` random assignments plus every edge value of each leaf.
 /// Gives whether the rule fired.
@@ -124,22 +142,26 @@ pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize,
         return Ok(false);
     }
     let original: rustc_hash::FxHashSet<Node> = before.into_iter().map(|n| egg::Language::map_children(n, |k| eg.find(k))).collect();
-    let leaf_ids: Vec<(Id, u8)> = leaves.iter().map(|id| (*id, eg[*id].data.width)).collect();
+    // Inputs are drawn within what the analysis knows of each leaf (a bound
+    // like a special register's): rules may rely on it.
+    let leaf_ids: Vec<(Id, Known)> = leaves.iter().map(|id| (*id, eg.analysis.leaves_known(&eg[*id]))).collect();
     let mut assignments: Vec<Vec<u128>> = Vec::new();
-    for (k, (_, w)) in leaf_ids.iter().enumerate() {
-        for e in edge_values(*w) {
-            assignments.push(leaf_ids.iter().enumerate().map(|(j, (_, wj))| if j == k { e } else { rng.next() as u128 & bits_mask(*wj as u32) }).collect());
+    for (k, (_, kk)) in leaf_ids.iter().enumerate() {
+        let mut edges = edge_values(kk.width);
+        edges.extend([kk.lo, kk.hi, kk.hi.saturating_sub(1), kk.lo + 1]);
+        for e in edges.into_iter().filter(|e| kk.admits(*e)) {
+            assignments.push(leaf_ids.iter().enumerate().map(|(j, (_, kj))| if j == k { e } else { let r = rng.next() as u128; draw(rng, kj, r) }).collect());
         }
     }
     for _ in 0..random {
         assignments.push(
             leaf_ids
                 .iter()
-                .map(|(_, w)| {
+                .map(|(_, kk)| {
                     let r = rng.next() as u128;
                     // Small values half of the time: divisions and shifts care.
                     let r = if rng.next() % 2 == 0 { r % 300 } else { r };
-                    r & bits_mask(*w as u32)
+                    draw(rng, kk, r)
                 })
                 .collect(),
         );
