@@ -11,10 +11,15 @@
 //! `ptx-opt/tests/rules.rs`) rewrites and checks on random and edge values.
 
 pub mod algebra;
+pub mod bitfield;
+pub mod convert;
 pub mod divide;
+pub mod float;
 pub mod lop3;
+pub mod multiply;
 pub mod proof;
 pub mod ranges;
+pub mod select;
 pub mod term;
 
 use crate::engine::facts::{EGraph, Facts};
@@ -58,7 +63,7 @@ impl Rule {
 }
 
 /// The rule families: the file each lives in, and its rules.
-pub const FAMILIES: &[(&str, &[Rule])] = &[("algebra", algebra::RULES), ("divide", divide::RULES), ("lop3", lop3::RULES), ("ranges", ranges::RULES)];
+pub const FAMILIES: &[(&str, &[Rule])] = &[("algebra", algebra::RULES), ("divide", divide::RULES), ("lop3", lop3::RULES), ("ranges", ranges::RULES), ("multiply", multiply::RULES), ("select", select::RULES), ("convert", convert::RULES), ("bitfield", bitfield::RULES), ("float", float::RULES)];
 
 /// Every rule, with its family.
 pub fn all() -> impl Iterator<Item = (&'static str, &'static Rule)> {

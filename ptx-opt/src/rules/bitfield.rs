@@ -1,0 +1,64 @@
+//! Bit fields and bytes: `brev` of `brev`, and `prmt` selectors that pick
+//! one whole input. Measured and left alone (no rule): `bfe`/`bfi` with
+//! constant position and length against shift-and-mask chains (ptxas
+//! makes the same SASS of both, sm_80: `bfe.u32 x, 20, 11` and `shr` +
+//! `and` 1 instruction each; an explicit bit-insert chain is 2 more than
+//! `bfi`), and rotations as `shl|shr` against `shf.l.wrap` (the same SASS).
+
+use super::term::{t, Term};
+use super::{op, width, Match, Rule, Target};
+use crate::engine::facts::EGraph;
+use crate::engine::lang::Node;
+use ptx_ir::isa::{Opcode, SlotRole};
+
+const ANY: Target = Target { sm: 0, ptx: (1, 0) };
+
+/// `brev (brev x)` → `x` (`.b32`, `.b64`).
+fn s_brev_brev(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::BREV || kids.len() != 1 || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) || s.sources[0].prefix != ptx_ir::ir::Prefix::None || s.sources[0].sel.is_some() {
+        return;
+    }
+    for inner in &eg[kids[0]].nodes {
+        let Node::Op(tid, ik) = inner else { continue };
+        if Some(tid) == match n { Node::Op(sid, _) => Some(sid), _ => None } && ik.len() == 1 && width(eg, ik[0]) == s.width {
+            out.push([ik[0]].into_iter().collect());
+        }
+    }
+}
+fn i_brev_brev() -> Vec<Term> {
+    vec![t("brev.b32", [t("brev.b32", [Term::var(0, 32)])]), t("brev.b64", [t("brev.b64", [Term::var(0, 64)])])]
+}
+
+/// `prmt.b32 a, b, 0x3210` → `a`; `prmt.b32 a, b, 0x7654` → `b` (the
+/// default mode: each selector nibble picks a byte of `{b, a}`, values
+/// 0–3 from `a`, 4–7 from `b`, the high bit of a nibble asks for sign
+/// replication; only these two selectors name whole inputs).
+fn s_prmt_whole(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::PRMT || kids.len() != 3 || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) || s.width != 32 {
+        return;
+    }
+    if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
+        return;
+    }
+    let Some(c) = eg[kids[2]].data.constant else { return };
+    // Only the low 16 bits of the selector matter.
+    let pick = match c & 0xffff {
+        0x3210 => kids[0],
+        0x7654 => kids[1],
+        _ => return,
+    };
+    if width(eg, pick) == 32 {
+        out.push([pick].into_iter().collect());
+    }
+}
+fn i_prmt_whole() -> Vec<Term> {
+    let (a, b) = (|| Term::var(0, 32), || Term::var(1, 32));
+    vec![t("prmt.b32", [a(), b(), Term::c(32, 0x3210)]), t("prmt.b32", [a(), b(), Term::c(32, 0x7654)]), t("prmt.b32", [a(), b(), Term::c(32, 0xabcd_3210)])]
+}
+
+pub static RULES: &[Rule] = &[
+    Rule { name: "brev-brev", roots: &[Opcode::BREV], search: s_brev_brev, apply: |_, m| Some(m[0]), instances: i_brev_brev, needs: ANY },
+    Rule { name: "prmt-whole", roots: &[Opcode::PRMT], search: s_prmt_whole, apply: |_, m| Some(m[0]), instances: i_prmt_whole, needs: ANY },
+];

@@ -1,0 +1,105 @@
+//! Selection and comparison: `selp` whose arms are equal, and `min`/`max`
+//! formed from a comparison that selects one of the compared values.
+//! Negated predicates are left alone: `not.pred` is free in SASS (ptxas
+//! folds it into the predicate's reader), so swapping arms gains nothing;
+//! nor are `setp` + `and.pred` fused into `setp.CMP.and` (measured: ptxas
+//! already makes one `ISETP` with a combining operation of them).
+
+use super::term::{t, Term};
+use super::{mk, op, width, Match, Rule, Target};
+use crate::engine::facts::EGraph;
+use crate::engine::lang::Node;
+use egg::Id;
+use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole};
+
+const ANY: Target = Target { sm: 0, ptx: (1, 0) };
+
+fn plain_sources(s: &crate::engine::lang::Shape) -> bool {
+    s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) && s.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector)
+}
+
+/// `selp x, x, p` → `x` (selection copies bits: any type, `x` as wide as the result).
+fn s_selp_same(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || kids[0] != kids[1] || !plain_sources(s) {
+        return;
+    }
+    if s.ins.ty().is_some_and(|ty| ty.bits() == s.width as u32) && width(eg, kids[0]) == s.width {
+        out.push([kids[0]].into_iter().collect());
+    }
+}
+fn i_selp_same() -> Vec<Term> {
+    let p = || t("setp.lt.s32", [Term::var(1, 32), Term::var(2, 32)]);
+    vec![
+        t("selp.b32", [Term::var(0, 32), Term::var(0, 32), p()]),
+        t("selp.f32", [Term::var(0, 32), Term::var(0, 32), p()]),
+        t("selp.u64", [Term::var(0, 64), Term::var(0, 64), Term::var(3, 1)]),
+        t("selp.s16", [Term::var(0, 16), Term::var(0, 16), Term::var(3, 1)]),
+    ]
+}
+
+const MINMAX: [[&str; 6]; 2] = [["min.u16", "min.u32", "min.u64", "min.s16", "min.s32", "min.s64"], ["max.u16", "max.u32", "max.u64", "max.s16", "max.s32", "max.s64"]];
+
+/// `selp a, b, (setp.CMP.T a, b)` → `min.T a, b` or `max.T a, b` for
+/// integer `T`: `lt`/`le` select the smaller (`lo`/`ls` unsigned), `gt`/`ge`
+/// the larger; with the arms swapped, the other one. The `selp` copies
+/// bits, so its own type only has to be as wide as `T`.
+fn s_selp_minmax(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || !s.ins.ty().is_some_and(|ty| ty.bits() == s.width as u32) {
+        return;
+    }
+    for pn in &eg[kids[2]].nodes {
+        let Some((p, pk)) = op(eg, pn) else { continue };
+        if p.opcode() != Opcode::SETP || pk.len() != 2 || p.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some()) {
+            continue;
+        }
+        let mut cmp = None;
+        let mut ok = true;
+        for (r, m) in p.ins.modifiers() {
+            match r {
+                SlotRole::Type => {}
+                _ if cmp.is_none() && matches!(m, Mod::LT | Mod::LE | Mod::GT | Mod::GE | Mod::LO | Mod::LS | Mod::HI | Mod::HS) => cmp = Some(m),
+                _ => ok = false,
+            }
+        }
+        let (Some(cmp), Some(ty)) = (cmp, p.ins.ty()) else { continue };
+        use ScalarType::*;
+        let Some(tk) = [U16, U32, U64, S16, S32, S64].iter().position(|t| *t == ty) else { continue };
+        if !ok || ty.bits() != s.width as u32 || width(eg, pk[0]) != s.width || width(eg, pk[1]) != s.width {
+            continue;
+        }
+        // Unsigned comparisons `lo/ls/hi/hs` need an unsigned type; signed types take `lt/le/gt/ge`.
+        if matches!(cmp, Mod::LO | Mod::LS | Mod::HI | Mod::HS) && tk >= 3 {
+            continue;
+        }
+        let smaller_first = matches!(cmp, Mod::LT | Mod::LE | Mod::LO | Mod::LS);
+        let max = if kids[0] == pk[0] && kids[1] == pk[1] {
+            !smaller_first
+        } else if kids[0] == pk[1] && kids[1] == pk[0] {
+            smaller_first
+        } else {
+            continue;
+        };
+        out.push([pk[0], pk[1], Id::from(max as usize), Id::from(tk)].into_iter().collect());
+    }
+}
+fn a_selp_minmax(eg: &mut EGraph, m: &Match) -> Option<Id> {
+    Some(mk(eg, MINMAX[usize::from(m[2])][usize::from(m[3])], &[m[0], m[1]]))
+}
+fn i_selp_minmax() -> Vec<Term> {
+    let mut v = Vec::new();
+    for (sel, setp, w) in [("selp.b32", ["setp.lt.s32", "setp.ge.s32", "setp.lo.u32", "setp.hs.u32"], 32u8), ("selp.u64", ["setp.le.s64", "setp.gt.s64", "setp.ls.u64", "setp.hi.u64"], 64), ("selp.s16", ["setp.lt.s16", "setp.ge.u16", "setp.le.u16", "setp.gt.s16"], 16)] {
+        let (a, b) = (Term::var(0, w), Term::var(1, w));
+        for c in setp {
+            v.push(t(sel, [a.clone(), b.clone(), t(c, [a.clone(), b.clone()])]));
+            v.push(t(sel, [b.clone(), a.clone(), t(c, [a.clone(), b.clone()])]));
+        }
+    }
+    v
+}
+
+pub static RULES: &[Rule] = &[
+    Rule { name: "selp-same", roots: &[Opcode::SELP], search: s_selp_same, apply: |_, m| Some(m[0]), instances: i_selp_same, needs: ANY },
+    Rule { name: "selp-minmax", roots: &[Opcode::SELP], search: s_selp_minmax, apply: a_selp_minmax, instances: i_selp_minmax, needs: ANY },
+];
