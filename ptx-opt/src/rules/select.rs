@@ -1,4 +1,5 @@
-//! Selection and comparison: `selp` whose arms are equal, and `min`/`max`
+//! Selection and comparison: `selp` whose arms are equal or whose
+//! predicate is known, and `min`/`max`
 //! formed from a comparison that selects one of the compared values.
 //! Negated predicates are left alone: `not.pred` is free in SASS (ptxas
 //! folds it into the predicate's reader), so swapping arms gains nothing;
@@ -35,6 +36,30 @@ fn i_selp_same() -> Vec<Term> {
         t("selp.f32", [Term::var(0, 32), Term::var(0, 32), p()]),
         t("selp.u64", [Term::var(0, 64), Term::var(0, 64), Term::var(3, 1)]),
         t("selp.s16", [Term::var(0, 16), Term::var(0, 16), Term::var(3, 1)]),
+    ]
+}
+
+/// `selp a, b, 1` → `a`; `selp a, b, 0` → `b` (a predicate a comparison
+/// was decided to, see `ranges.rs`).
+fn s_selp_known(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || !s.ins.ty().is_some_and(|ty| ty.bits() == s.width as u32) {
+        return;
+    }
+    let pick = match eg[kids[2]].data.constant {
+        Some(1) => kids[0],
+        Some(0) => kids[1],
+        _ => return,
+    };
+    if width(eg, pick) == s.width {
+        out.push([pick].into_iter().collect());
+    }
+}
+fn i_selp_known() -> Vec<Term> {
+    vec![
+        t("selp.b32", [Term::var(0, 32), Term::var(1, 32), Term::c(1, 1)]),
+        t("selp.u64", [Term::var(0, 64), Term::var(1, 64), Term::c(1, 0)]),
+        t("selp.f32", [Term::var(0, 32), Term::c(32, 0x3f80_0000), Term::c(1, 0)]),
     ]
 }
 
@@ -101,5 +126,6 @@ fn i_selp_minmax() -> Vec<Term> {
 
 pub static RULES: &[Rule] = &[
     Rule { name: "selp-same", roots: &[Opcode::SELP], search: s_selp_same, apply: |_, m| Some(m[0]), instances: i_selp_same, needs: ANY },
+    Rule { name: "selp-known", roots: &[Opcode::SELP], search: s_selp_known, apply: |_, m| Some(m[0]), instances: i_selp_known, needs: ANY },
     Rule { name: "selp-minmax", roots: &[Opcode::SELP], search: s_selp_minmax, apply: a_selp_minmax, instances: i_selp_minmax, needs: ANY },
 ];
