@@ -2,8 +2,8 @@
 //! from the measured table ([`crate::cost`]) for the module's target.
 //!
 //! Constants (immediates) and leaves (values already in registers) cost
-//! nothing, and so do a bitwise `not` (ptxas folds it into its reader) and
-//! a zero extension to 64 bits (the high half is `RZ`). Costs are scaled by [`SCALE`] and an instruction a rule made
+//! nothing, and so do a bitwise `not` (ptxas folds it into its reader) and,
+//! at `-O3`, a zero extension to 64 bits (the high half is `RZ`). Costs are scaled by [`SCALE`] and an instruction a rule made
 //! (rather than one of the input's) costs one unit more: between two
 //! programs of equal SASS cost the extractor keeps the input's, so that a
 //! rewrite is taken only when the table says it is cheaper.
@@ -20,13 +20,17 @@ pub const SCALE: u64 = 8;
 /// Costs for one target, memoized per shape.
 pub struct CostModel {
     table: crate::cost::CostModel,
+    /// Price zero extensions to 64 bits as free (with the `-O3` rules that make them).
+    free_zext: bool,
     memo: RefCell<Vec<Option<u64>>>,
 }
 
 impl CostModel {
-    pub fn for_target(target: Target) -> CostModel {
+    /// The model for `target`; with `free_zext`, a zero extension to 64
+    /// bits costs nothing (see [`Self::shape_cost`]).
+    pub fn for_target(target: Target, free_zext: bool) -> CostModel {
         let name = if target.sm == 0 { String::new() } else { format!("sm_{}", target.sm) };
-        CostModel { table: crate::cost::CostModel::for_target(&name), memo: RefCell::default() }
+        CostModel { table: crate::cost::CostModel::for_target(&name), free_zext, memo: RefCell::default() }
     }
 
     fn shape_cost(&self, eg: &EGraph, s: ShapeId) -> u64 {
@@ -45,8 +49,9 @@ impl CostModel {
         // A zero extension to 64 bits is free where the value is used:
         // ptxas reads the high half as `RZ` (measured: `cvt.u64.u32` feeding
         // `shl` + `add` of an address costs no instruction, where
-        // `cvt.s64.s32` costs the shift that makes the sign half).
-        let free_zext = ins.opcode == ptx_ir::isa::Opcode::CVT && matches!(ins.types().as_slice(), [ptx_ir::isa::ScalarType::U64, ptx_ir::isa::ScalarType::U32 | ptx_ir::isa::ScalarType::U16]) && ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type);
+        // `cvt.s64.s32` costs the shift that makes the sign half). Priced so
+        // at `-O3` only, with the rules that make zero extensions.
+        let free_zext = self.free_zext && ins.opcode == ptx_ir::isa::Opcode::CVT && matches!(ins.types().as_slice(), [ptx_ir::isa::ScalarType::U64, ptx_ir::isa::ScalarType::U32 | ptx_ir::isa::ScalarType::U16]) && ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type);
         let sass = if folded_not || free_zext { 0 } else { self.table.cost(ins) as u64 };
         let c = sass * SCALE + shapes.made_by_rule(s) as u64;
         let mut m = self.memo.borrow_mut();

@@ -50,12 +50,14 @@ pub struct Limits {
     /// Functions with more value statements than this are not optimized
     /// by the engine at all (the other passes still run).
     pub max_values: usize,
+    /// Whether the rules taken at `-O3` only run ([`rules::Rule::only_o3`]).
+    pub o3_rules: bool,
 }
 
 impl Limits {
-    pub const O1: Limits = Limits { iterations: 4, nodes_per_value: 4, min_nodes: 2_000, time: Duration::from_millis(200), max_values: 50_000 };
-    pub const O2: Limits = Limits { iterations: 8, nodes_per_value: 8, min_nodes: 5_000, time: Duration::from_millis(500), max_values: 200_000 };
-    pub const O3: Limits = Limits { iterations: 16, nodes_per_value: 16, min_nodes: 10_000, time: Duration::from_secs(2), max_values: 400_000 };
+    pub const O1: Limits = Limits { iterations: 4, nodes_per_value: 4, min_nodes: 2_000, time: Duration::from_millis(200), max_values: 50_000, o3_rules: false };
+    pub const O2: Limits = Limits { iterations: 8, nodes_per_value: 8, min_nodes: 5_000, time: Duration::from_millis(500), max_values: 200_000, o3_rules: false };
+    pub const O3: Limits = Limits { iterations: 16, nodes_per_value: 16, min_nodes: 10_000, time: Duration::from_secs(2), max_values: 400_000, o3_rules: true };
 }
 
 /// What the engine needs to know about the module.
@@ -113,7 +115,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }
-    let costs = cost::CostModel::for_target(config.target);
+    let costs = cost::CostModel::for_target(config.target, config.limits.o3_rules);
     // The input's cost: every value statement once.
     let cost_before: u64 = built.plans.iter().filter_map(|p| match p {
         Plan::Value { class, .. } => Some(*class),
@@ -123,7 +125,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
         eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(&costs, eg, n)).max().unwrap_or(0)
     }).sum();
     let t1 = std::time::Instant::now();
-    let rewrites = rules::rewrites(config.target);
+    let rewrites = rules::rewrites(config.target, config.limits.o3_rules);
     let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
     let egraph = std::mem::replace(&mut built.egraph, facts::EGraph::new(facts::Facts::new(config.dialect)));
     let runner: egg::Runner<lang::Node, facts::Facts, ()> = egg::Runner::new(facts::Facts::new(config.dialect))

@@ -363,16 +363,16 @@ fn i_mov_copy() -> Vec<Term> {
 }
 
 pub static RULES: &[Rule] = &[
-    Rule { name: "mov-copy", roots: &[Opcode::MOV], search: s_mov_copy, apply: first, instances: i_mov_copy, needs: ANY },
-    Rule { name: "zero-identity", roots: &[Opcode::ADD, Opcode::SUB, Opcode::OR, Opcode::XOR, Opcode::SHL, Opcode::SHR], search: s_zero_identity, apply: first, instances: i_zero_identity, needs: ANY },
-    Rule { name: "one-identity", roots: &[Opcode::MUL], search: s_one_identity, apply: first, instances: i_one_identity, needs: ANY },
-    Rule { name: "ones-identity", roots: &[Opcode::AND], search: s_ones_identity, apply: first, instances: i_ones_identity, needs: ANY },
-    Rule { name: "idempotent", roots: &[Opcode::AND, Opcode::OR, Opcode::MIN, Opcode::MAX], search: s_idempotent, apply: first, instances: i_idempotent, needs: ANY },
-    Rule { name: "self-zero", roots: &[Opcode::SUB, Opcode::XOR], search: s_self_zero, apply: a_zero_of_width, instances: i_self_zero, needs: ANY },
-    Rule { name: "const-right", roots: &[Opcode::ADD, Opcode::MUL, Opcode::AND, Opcode::OR, Opcode::XOR, Opcode::MIN, Opcode::MAX], search: s_const_right, apply: a_same_shape_swapped, instances: i_const_right, needs: ANY },
-    Rule { name: "reassociate-const", roots: &[Opcode::ADD, Opcode::MUL, Opcode::AND, Opcode::OR, Opcode::XOR], search: s_reassociate, apply: a_reassociate, instances: i_reassociate, needs: ANY },
-    Rule { name: "sub-const", roots: &[Opcode::SUB], search: s_sub_const, apply: a_sub_const, instances: i_sub_const, needs: ANY },
-    Rule { name: "unsigned-twin", roots: &[Opcode::ADD, Opcode::SUB, Opcode::MUL], search: s_unsigned_twin, apply: a_unsigned_twin, instances: i_unsigned_twin, needs: ANY },
-    Rule { name: "double-negation", roots: &[Opcode::NOT, Opcode::NEG], search: s_double_negation, apply: first, instances: i_double_negation, needs: ANY },
-    Rule { name: "shift-shift", roots: &[Opcode::SHL, Opcode::SHR], search: s_shift_shift, apply: a_shift_shift, instances: i_shift_shift, needs: ANY },
+    Rule { name: "mov-copy", roots: &[Opcode::MOV], search: s_mov_copy, apply: first, instances: i_mov_copy, needs: ANY, only_o3: false },
+    Rule { name: "zero-identity", roots: &[Opcode::ADD, Opcode::SUB, Opcode::OR, Opcode::XOR, Opcode::SHL, Opcode::SHR], search: s_zero_identity, apply: first, instances: i_zero_identity, needs: ANY, only_o3: false },
+    Rule { name: "one-identity", roots: &[Opcode::MUL], search: s_one_identity, apply: first, instances: i_one_identity, needs: ANY, only_o3: false },
+    Rule { name: "ones-identity", roots: &[Opcode::AND], search: s_ones_identity, apply: first, instances: i_ones_identity, needs: ANY, only_o3: false },
+    Rule { name: "idempotent", roots: &[Opcode::AND, Opcode::OR, Opcode::MIN, Opcode::MAX], search: s_idempotent, apply: first, instances: i_idempotent, needs: ANY, only_o3: false },
+    Rule { name: "self-zero", roots: &[Opcode::SUB, Opcode::XOR], search: s_self_zero, apply: a_zero_of_width, instances: i_self_zero, needs: ANY, only_o3: false },
+    Rule { name: "const-right", roots: &[Opcode::ADD, Opcode::MUL, Opcode::AND, Opcode::OR, Opcode::XOR, Opcode::MIN, Opcode::MAX], search: s_const_right, apply: a_same_shape_swapped, instances: i_const_right, needs: ANY, only_o3: false },
+    Rule { name: "reassociate-const", roots: &[Opcode::ADD, Opcode::MUL, Opcode::AND, Opcode::OR, Opcode::XOR], search: s_reassociate, apply: a_reassociate, instances: i_reassociate, needs: ANY, only_o3: false },
+    Rule { name: "sub-const", roots: &[Opcode::SUB], search: s_sub_const, apply: a_sub_const, instances: i_sub_const, needs: ANY, only_o3: false },
+    Rule { name: "unsigned-twin", roots: &[Opcode::ADD, Opcode::SUB, Opcode::MUL], search: s_unsigned_twin, apply: a_unsigned_twin, instances: i_unsigned_twin, needs: ANY, only_o3: false },
+    Rule { name: "double-negation", roots: &[Opcode::NOT, Opcode::NEG], search: s_double_negation, apply: first, instances: i_double_negation, needs: ANY, only_o3: false },
+    Rule { name: "shift-shift", roots: &[Opcode::SHL, Opcode::SHR], search: s_shift_shift, apply: a_shift_shift, instances: i_shift_shift, needs: ANY, only_o3: false },
 ];

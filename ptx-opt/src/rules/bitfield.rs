@@ -59,6 +59,6 @@ fn i_prmt_whole() -> Vec<Term> {
 }
 
 pub static RULES: &[Rule] = &[
-    Rule { name: "brev-brev", roots: &[Opcode::BREV], search: s_brev_brev, apply: |_, m| Some(m[0]), instances: i_brev_brev, needs: ANY },
-    Rule { name: "prmt-whole", roots: &[Opcode::PRMT], search: s_prmt_whole, apply: |_, m| Some(m[0]), instances: i_prmt_whole, needs: ANY },
+    Rule { name: "brev-brev", roots: &[Opcode::BREV], search: s_brev_brev, apply: |_, m| Some(m[0]), instances: i_brev_brev, needs: ANY, only_o3: false },
+    Rule { name: "prmt-whole", roots: &[Opcode::PRMT], search: s_prmt_whole, apply: |_, m| Some(m[0]), instances: i_prmt_whole, needs: ANY, only_o3: false },
 ];

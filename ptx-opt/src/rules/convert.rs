@@ -58,5 +58,5 @@ fn i_ext_trunc() -> Vec<Term> {
 }
 
 pub static RULES: &[Rule] = &[
-    Rule { name: "ext-trunc", roots: &[Opcode::CVT], search: s_ext_trunc, apply: |_, m| Some(m[0]), instances: i_ext_trunc, needs: ANY },
+    Rule { name: "ext-trunc", roots: &[Opcode::CVT], search: s_ext_trunc, apply: |_, m| Some(m[0]), instances: i_ext_trunc, needs: ANY, only_o3: false },
 ];

@@ -110,5 +110,5 @@ fn instances() -> Vec<Term> {
     v
 }
 
-pub static RULES: &[Rule] = &[Rule { name: "div-by-constant", roots: &[Opcode::DIV, Opcode::REM], search: s_div_const, apply: a_div_const, instances, needs: Target { sm: 0, ptx: (1, 0) } }];
+pub static RULES: &[Rule] = &[Rule { name: "div-by-constant", roots: &[Opcode::DIV, Opcode::REM], search: s_div_const, apply: a_div_const, instances, needs: Target { sm: 0, ptx: (1, 0) }, only_o3: false }];
 

@@ -185,4 +185,5 @@ pub static RULES: &[Rule] = &[Rule {
     apply: a_lop3,
     instances,
     needs: Target { sm: 50, ptx: (4, 3) },
+    only_o3: false,
 }];

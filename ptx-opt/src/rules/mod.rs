@@ -54,6 +54,11 @@ pub struct Rule {
     pub instances: fn() -> Vec<Term>,
     /// The oldest target and PTX version the right-hand side's instructions need.
     pub needs: Target,
+    /// Taken at `-O3` only: fewer SASS instructions, but measured to cost
+    /// ptxas registers on some kernels (a value shared or widened where the
+    /// input kept it narrow or recomputed), so not at `-O2`, which is never
+    /// worse in instructions or registers on the corpus.
+    pub only_o3: bool,
 }
 
 impl Rule {
@@ -70,9 +75,10 @@ pub fn all() -> impl Iterator<Item = (&'static str, &'static Rule)> {
     FAMILIES.iter().flat_map(|(f, rules)| rules.iter().map(move |r| (*f, r)))
 }
 
-/// The rules available on a target, as egg rewrites.
-pub fn rewrites(t: Target) -> Vec<Rewrite<Node, Facts>> {
-    all().filter(|(_, r)| r.available(t)).map(|(_, r)| rewrite(r)).collect()
+/// The rules available on a target, as egg rewrites; with `o3`, also
+/// those taken at `-O3` only ([`Rule::only_o3`]).
+pub fn rewrites(t: Target, o3: bool) -> Vec<Rewrite<Node, Facts>> {
+    all().filter(|(_, r)| r.available(t) && (o3 || !r.only_o3)).map(|(_, r)| rewrite(r)).collect()
 }
 
 /// One rule as an egg rewrite.

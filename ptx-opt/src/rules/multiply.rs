@@ -143,6 +143,6 @@ fn i_wide_mul() -> Vec<Term> {
 }
 
 pub static RULES: &[Rule] = &[
-    Rule { name: "wide-shift", roots: &[Opcode::SHL], search: s_wide_shift, apply: a_wide_shift, instances: i_wide_shift, needs: ANY },
-    Rule { name: "wide-mul", roots: &[Opcode::MUL], search: s_wide_mul, apply: a_wide_mul, instances: i_wide_mul, needs: ANY },
+    Rule { name: "wide-shift", roots: &[Opcode::SHL], search: s_wide_shift, apply: a_wide_shift, instances: i_wide_shift, needs: ANY, only_o3: true },
+    Rule { name: "wide-mul", roots: &[Opcode::MUL], search: s_wide_mul, apply: a_wide_mul, instances: i_wide_mul, needs: ANY, only_o3: true },
 ];

@@ -258,9 +258,9 @@ fn first(_: &mut EGraph, m: &Match) -> Option<Id> {
 }
 
 pub static RULES: &[Rule] = &[
-    Rule { name: "nonneg-div", roots: &[Opcode::DIV, Opcode::REM], search: s_nonneg_div, apply: a_nonneg_div, instances: i_nonneg_div, needs: ANY },
-    Rule { name: "nonneg-sext", roots: &[Opcode::CVT], search: s_nonneg_sext, apply: a_nonneg_sext, instances: i_nonneg_sext, needs: ANY },
-    Rule { name: "redundant-mask", roots: &[Opcode::AND, Opcode::OR], search: s_redundant_mask, apply: first, instances: i_redundant_mask, needs: ANY },
-    Rule { name: "decided-minmax", roots: &[Opcode::MIN, Opcode::MAX], search: s_decided_minmax, apply: first, instances: i_decided_minmax, needs: ANY },
-    Rule { name: "decided-setp", roots: &[Opcode::SETP], search: s_decided_setp, apply: a_pred_const, instances: i_decided_setp, needs: ANY },
+    Rule { name: "nonneg-div", roots: &[Opcode::DIV, Opcode::REM], search: s_nonneg_div, apply: a_nonneg_div, instances: i_nonneg_div, needs: ANY, only_o3: false },
+    Rule { name: "nonneg-sext", roots: &[Opcode::CVT], search: s_nonneg_sext, apply: a_nonneg_sext, instances: i_nonneg_sext, needs: ANY, only_o3: true },
+    Rule { name: "redundant-mask", roots: &[Opcode::AND, Opcode::OR], search: s_redundant_mask, apply: first, instances: i_redundant_mask, needs: ANY, only_o3: true },
+    Rule { name: "decided-minmax", roots: &[Opcode::MIN, Opcode::MAX], search: s_decided_minmax, apply: first, instances: i_decided_minmax, needs: ANY, only_o3: false },
+    Rule { name: "decided-setp", roots: &[Opcode::SETP], search: s_decided_setp, apply: a_pred_const, instances: i_decided_setp, needs: ANY, only_o3: false },
 ];

@@ -125,7 +125,7 @@ fn i_selp_minmax() -> Vec<Term> {
 }
 
 pub static RULES: &[Rule] = &[
-    Rule { name: "selp-same", roots: &[Opcode::SELP], search: s_selp_same, apply: |_, m| Some(m[0]), instances: i_selp_same, needs: ANY },
-    Rule { name: "selp-known", roots: &[Opcode::SELP], search: s_selp_known, apply: |_, m| Some(m[0]), instances: i_selp_known, needs: ANY },
-    Rule { name: "selp-minmax", roots: &[Opcode::SELP], search: s_selp_minmax, apply: a_selp_minmax, instances: i_selp_minmax, needs: ANY },
+    Rule { name: "selp-same", roots: &[Opcode::SELP], search: s_selp_same, apply: |_, m| Some(m[0]), instances: i_selp_same, needs: ANY, only_o3: false },
+    Rule { name: "selp-known", roots: &[Opcode::SELP], search: s_selp_known, apply: |_, m| Some(m[0]), instances: i_selp_known, needs: ANY, only_o3: false },
+    Rule { name: "selp-minmax", roots: &[Opcode::SELP], search: s_selp_minmax, apply: a_selp_minmax, instances: i_selp_minmax, needs: ANY, only_o3: false },
 ];
