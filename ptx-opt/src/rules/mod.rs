@@ -14,6 +14,7 @@ pub mod algebra;
 pub mod divide;
 pub mod lop3;
 pub mod proof;
+pub mod smt;
 pub mod term;
 
 use crate::engine::facts::{EGraph, Facts};

@@ -96,10 +96,10 @@ pub fn check_assignment(eg: &EGraph, leaves: &FxHashMap<Id, u128>, original: &ru
     Ok(())
 }
 
-/// Runs one rule on an e-graph whose leaves are `leaves` and checks every
-/// class on `random` random assignments plus every edge value of each leaf.
-/// Gives whether the rule fired.
-pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize, rng: &mut Rng) -> Result<bool, String> {
+/// Runs one rule on an e-graph (a few iterations, as the proofs do): gives
+/// the e-graph and the nodes it held before (with canonical children), or
+/// `None` when the rule did not fire.
+pub fn run_rule(rule: &'static Rule, eg: EGraph) -> Result<Option<(EGraph, rustc_hash::FxHashSet<Node>)>, String> {
     let rw = [rewrite(rule)];
     let before: Vec<Node> = eg.classes().flat_map(|c| c.nodes.iter().cloned()).collect();
     let runner: egg::Runner<Node, Facts, ()> = egg::Runner::new(Facts::new(Dialect::MODERN)).with_egraph(eg).with_iter_limit(4).with_node_limit(10_000).run(&rw);
@@ -109,9 +109,17 @@ pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize,
         return Err(format!("contradiction: {c}"));
     }
     if applied == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     let original: rustc_hash::FxHashSet<Node> = before.into_iter().map(|n| egg::Language::map_children(n, |k| eg.find(k))).collect();
+    Ok(Some((eg, original)))
+}
+
+/// Runs one rule on an e-graph whose leaves are `leaves` and checks every
+/// class on `random` random assignments plus every edge value of each leaf.
+/// Gives whether the rule fired.
+pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize, rng: &mut Rng) -> Result<bool, String> {
+    let Some((eg, original)) = run_rule(rule, eg)? else { return Ok(false) };
     let leaf_ids: Vec<(Id, u8)> = leaves.iter().map(|id| (*id, eg[*id].data.width)).collect();
     let mut assignments: Vec<Vec<u128>> = Vec::new();
     for (k, (_, w)) in leaf_ids.iter().enumerate() {
