@@ -82,7 +82,7 @@ fn inputs(sources: &[SourceOf], random: usize, rng: &mut Rng) -> Vec<Vec<u128>> 
         let r = (rng.next() as u128) << 64 | rng.next() as u128;
         let r = match rng.next() % 4 {
             0 => r % 300,
-            1 => bits_mask(w as u32) - r % 40,
+            1 => bits_mask(w as u32).wrapping_sub(r % 40),
             _ => r,
         };
         r & bits_mask(w as u32)

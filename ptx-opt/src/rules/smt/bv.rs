@@ -242,6 +242,15 @@ impl Ctx {
             Op2::Eq | Op2::Ult | Op2::Ule | Op2::Slt | Op2::Sle => 1,
             _ => wa.max(wb),
         };
+        if a == b {
+            match op {
+                Op2::Eq | Op2::Ule | Op2::Sle => return self.c(1, 1),
+                Op2::Ult | Op2::Slt => return self.c(1, 0),
+                Op2::Sub | Op2::Xor => return self.c(w, 0),
+                Op2::And | Op2::Or => return a,
+                _ => {}
+            }
+        }
         // Identities with one constant operand (the bits of the result are
         // the other operand's, or the constant's).
         let ones = m(w);

@@ -27,6 +27,8 @@ use egg::Id;
 use ptx_ir::eval::Dialect;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+static DUMPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// What became of one instance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -112,6 +114,10 @@ pub fn prove_instance(z3: &mut Z3, rule: &'static Rule, term: &Term) -> Status {
     let roots: Vec<Bv> = queries.iter().map(|q| q.0).collect();
     let run = |z3: &mut Z3| -> Result<Status, String> {
         z3.send(&format!("(push)\n{}", cx.smt_defs(&roots)))?;
+        if let Ok(d) = std::env::var("SMT_DUMP") {
+            let q = queries.iter().map(|(b, _)| format!("(push)\n(assert (= {} #b1))\n(check-sat)\n(pop)\n", cx.smt_ref(*b))).collect::<String>();
+            let _ = std::fs::write(format!("{d}/{}-{}.smt2", rule.name, DUMPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)), format!("(set-logic QF_BV)\n{}{q}", cx.smt_defs(&roots)));
+        }
         let mut unknown = Vec::new();
         let mut refuted = None;
         for (bad, what) in &queries {
