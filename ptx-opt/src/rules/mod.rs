@@ -20,6 +20,7 @@ pub mod multiply;
 pub mod proof;
 pub mod ranges;
 pub mod select;
+pub mod smt;
 pub mod term;
 
 use crate::engine::facts::{EGraph, Facts};

@@ -126,10 +126,10 @@ fn draw(rng: &mut Rng, k: &Known, r: u128) -> u128 {
     }
 }
 
-/// Runs one rule on an e-graph whose leaves are `leaves` and checks every
-/// class on `random` random assignments plus every edge value of each leaf.
-/// Gives whether the rule fired.
-pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize, rng: &mut Rng) -> Result<bool, String> {
+/// Runs one rule on an e-graph (a few iterations, as the proofs do): gives
+/// the e-graph and the nodes it held before (with canonical children), or
+/// `None` when the rule did not fire.
+pub fn run_rule(rule: &'static Rule, eg: EGraph) -> Result<Option<(EGraph, rustc_hash::FxHashSet<Node>)>, String> {
     let rw = [rewrite(rule)];
     let before: Vec<Node> = eg.classes().flat_map(|c| c.nodes.iter().cloned()).collect();
     let runner: egg::Runner<Node, Facts, ()> = egg::Runner::new(Facts::new(Dialect::MODERN)).with_egraph(eg).with_iter_limit(4).with_node_limit(10_000).run(&rw);
@@ -139,9 +139,17 @@ pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize,
         return Err(format!("contradiction: {c}"));
     }
     if applied == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     let original: rustc_hash::FxHashSet<Node> = before.into_iter().map(|n| egg::Language::map_children(n, |k| eg.find(k))).collect();
+    Ok(Some((eg, original)))
+}
+
+/// Runs one rule on an e-graph whose leaves are `leaves` and checks every
+/// class on `random` random assignments plus every edge value of each leaf.
+/// Gives whether the rule fired.
+pub fn check_rule(rule: &'static Rule, eg: EGraph, leaves: &[Id], random: usize, rng: &mut Rng) -> Result<bool, String> {
+    let Some((eg, original)) = run_rule(rule, eg)? else { return Ok(false) };
     // Inputs are drawn within what the analysis knows of each leaf (a bound
     // like a special register's): rules may rely on it.
     let leaf_ids: Vec<(Id, Known)> = leaves.iter().map(|id| (*id, eg.analysis.leaves_known(&eg[*id]))).collect();
