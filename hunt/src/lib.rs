@@ -36,6 +36,9 @@ pub struct Options {
     /// Stop starting new searches after this long.
     pub time_budget: Duration,
     pub search: Config,
+    /// Two-instruction candidates only for this many patterns (the most
+    /// promising); one instruction for the rest.
+    pub deep: usize,
 }
 
 /// One missed rewrite.
@@ -118,7 +121,8 @@ pub fn hunt(opts: &Options) -> Outcome {
     let t1 = Instant::now();
     let table = ptx_opt::cost::CostModel::for_target(&opts.target);
     let ops = ops::candidate_ops(&table);
-    let searcher = Searcher { ops: &ops, table: &table, dialect: ptx_ir::eval::Dialect::MODERN, config: opts.search };
+    let deep = Searcher { ops: &ops, table: &table, dialect: ptx_ir::eval::Dialect::MODERN, config: opts.search };
+    let shallow = Searcher { config: Config { two_insns: false, ..opts.search }, ..deep };
     // Most promising first: occurrences times cost (the most that can be saved).
     let mut order: Vec<(u64, usize)> = patterns
         .list
@@ -136,6 +140,7 @@ pub fn hunt(opts: &Options) -> Outcome {
             return;
         }
         let p = &patterns.list[order[i].1];
+        let searcher = if i < opts.deep { &deep } else { &shallow };
         let f = searcher.search(&p.dag, seed_of(&p.text));
         searched.fetch_add(1, Ordering::Relaxed);
         if f.is_some() {

@@ -11,9 +11,10 @@ const USAGE: &str = "usage: ptx-hunt [options] PATH...
   --limit N          findings to print (default 40)
   --target sm_NN     cost table and candidate set of this target (default sm_80)
   --jobs N           threads (default 2)
-  --time-budget S    stop starting searches after S seconds (default 300)
+  --time-budget S    stop starting searches after S seconds (default 240)
   --verify N         random inputs a candidate is verified on (default 100000)
-  --one-insn         candidates of at most one instruction
+  --deep N           two-instruction candidates for the N most promising patterns (default 1000)
+  --one-insn         candidates of at most one instruction for every pattern
   --json             JSON instead of text";
 
 fn parse_num<T: std::str::FromStr>(flag: &str, v: Option<String>) -> Result<T, String> {
@@ -28,8 +29,9 @@ fn run() -> Result<(), String> {
         target: "sm_80".into(),
         jobs: 2,
         min_count: 2,
-        time_budget: Duration::from_secs(300),
+        time_budget: Duration::from_secs(240),
         search: Config::default(),
+        deep: 1000,
     };
     let mut limit = 40;
     let mut json = false;
@@ -49,6 +51,7 @@ fn run() -> Result<(), String> {
             "--time-budget" => opts.time_budget = Duration::from_secs_f64(parse_num(&a, args.next())?),
             "--verify" => opts.search.verify = parse_num(&a, args.next())?,
             "--one-insn" => opts.search.two_insns = false,
+            "--deep" => opts.deep = parse_num(&a, args.next())?,
             "--json" => json = true,
             s if s.starts_with('-') && s.len() > 1 => return Err(format!("unknown option `{s}`\n{USAGE}")),
             path => opts.files.extend(ptx_hunt::corpus::files_of(path)?),

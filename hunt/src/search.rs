@@ -24,6 +24,9 @@ use ptx_ir::eval::{bits_mask, Dialect};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+/// Constant leaves per width, at most (the pattern's own first).
+const MAX_CONSTANTS: usize = 24;
+
 /// How hard to look.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -41,7 +44,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Config {
-        Config { fingerprint: 24, verify: 100_000, exhaustive_bits: 16, two_insns: true, budget: 3_000_000 }
+        Config { fingerprint: 16, verify: 100_000, exhaustive_bits: 16, two_insns: true, budget: 200_000 }
     }
 }
 
@@ -117,18 +120,23 @@ impl Searcher<'_> {
                     continue;
                 }
                 let lists: Vec<Vec<&Val>> = op.widths.iter().map(|&w| leaves.iter().filter(|l| l.width == w).collect()).collect();
-                let keep = op.arity() <= 2;
                 for_each_combo(&lists, |kids| {
                     if kids.iter().all(|k| k.support == 0) || (op.commutative && kid_order(kids[0]) > kid_order(kids[1])) {
+                        return;
+                    }
+                    let supp = kids.iter().fold(0, |s, k| s | k.support);
+                    // Ternaries are only tried as the top instruction.
+                    if op.arity() > 2 && supp & support != support {
                         return;
                     }
                     let cost = self.op_cost(op, kids.iter().map(|k| &k.expr));
                     if cost >= bound(&best) {
                         return;
                     }
-                    let supp = kids.iter().fold(0, |s, k| s | k.support);
-                    if !keep {
-                        // Ternaries are only tried as the top instruction.
+                    // Kept for level two only if a one-instruction outer
+                    // can still make a cheaper candidate of it.
+                    let store = op.arity() <= 2 && self.config.two_insns && (cost == 0 || cost + 1 < bound(&best));
+                    if !store {
                         if op.shape.width == width && supp & support == support && self.matches(op, kids.iter().map(|k| &k.vec[..]), &tests, &target) {
                             let e = Expr::Op { op: oi, kids: kids.iter().map(|k| k.expr.clone()).collect() };
                             if self.verify(dag, &e, seed) {
@@ -244,32 +252,32 @@ impl Searcher<'_> {
             .collect();
         for &w in &widths {
             let m = bits_mask(w as u32);
+            let mine: Vec<u128> = consts.iter().filter(|(b, cw)| *cw == w || *b <= m).map(|(b, _)| b & m).collect();
             let mut cs: Vec<u128> = vec![0, 1];
             if w > 1 {
-                cs.extend([2, m, w as u128 - 1, w as u128, 1 << (w - 1)]);
+                cs.extend([m, 2]);
             }
-            let mine: Vec<u128> = consts.iter().filter(|(b, cw)| *cw == w || *b <= m).map(|(b, _)| b & m).collect();
-            for &c in &mine {
-                if w > 1 {
-                    cs.extend([c, !c & m, c.wrapping_neg() & m, c.wrapping_add(1) & m, c.wrapping_sub(1) & m]);
+            cs.extend(&mine);
+            if w > 1 {
+                for &c in &mine {
+                    cs.extend([!c & m, c.wrapping_neg() & m, c.wrapping_add(1) & m, c.wrapping_sub(1) & m]);
                     if c < w as u128 {
                         cs.push(w as u128 - c);
                     }
-                } else {
-                    cs.push(c);
                 }
-            }
-            for (i, &a) in mine.iter().enumerate() {
-                for &b in &mine[i + 1..] {
-                    cs.extend([a | b, a & b, a ^ b, a.wrapping_add(b) & m, a.wrapping_sub(b) & m, b.wrapping_sub(a) & m]);
-                    if w > 1 && b < w as u128 {
-                        cs.push((a << b) & m);
+                for (i, &a) in mine.iter().enumerate() {
+                    for &b in &mine[i + 1..] {
+                        cs.extend([a | b, a & b, a ^ b, a.wrapping_add(b) & m, a.wrapping_sub(b) & m, b.wrapping_sub(a) & m]);
+                        if b < w as u128 {
+                            cs.push((a << b) & m);
+                        }
                     }
                 }
+                cs.extend([w as u128 - 1, w as u128, 1 << (w - 1)]);
             }
             let mut seen = rustc_hash::FxHashSet::default();
             for c in cs {
-                if seen.insert(c) && seen.len() <= 48 {
+                if seen.insert(c) && seen.len() <= MAX_CONSTANTS {
                     out.push(Val { vec: vec![c; tests.len()], width: w, cost: 0, expr: Expr::Leaf { width: w, input: None, bits: c }, support: 0 });
                 }
             }
