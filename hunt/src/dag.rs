@@ -69,6 +69,24 @@ impl Dag {
         vals.last().copied()
     }
 
+    /// Every node's value (`None` where not exactly determined), for inputs
+    /// derived from what the DAG computes.
+    pub fn values(&self, dialect: &Dialect, inputs: &[u128]) -> Vec<Option<u128>> {
+        let mut vals: Vec<Option<u128>> = Vec::with_capacity(self.nodes.len());
+        for n in &self.nodes {
+            let v = match n {
+                Node::Input { index, .. } => Some(inputs[*index as usize]),
+                Node::Const { bits, .. } => Some(*bits),
+                Node::Op { shape, kids } => {
+                    let args: Option<smallvec::SmallVec<[(u128, u8); 3]>> = kids.iter().map(|&k| Some((vals[k]?, self.nodes[k].width()))).collect();
+                    args.and_then(|a| shape.eval(dialect, &a))
+                }
+            };
+            vals.push(v);
+        }
+        vals
+    }
+
     /// SASS instructions under the engine's extraction convention
     /// ([`ptx_opt::engine::cost::sass_cost`]): inputs and constants free,
     /// each instruction once.

@@ -7,8 +7,10 @@
 //! missed rewrite is found at the smallest DAG that shows it.
 //!
 //! An input is a register version that is not expanded (a φ, the entry
-//! value, a skeleton instruction's result, or a definition left out by the
-//! limits); constants are kept. Instructions reading special registers or
+//! value, a skeleton instruction's result, a value with readers outside the
+//! DAG, or a definition left out by the limits); constants are kept. Only
+//! values read by the DAG alone are expanded, so the DAG's cost is what a
+//! rewrite of it would save. Instructions reading special registers or
 //! symbols (the engine's leaves, read only by `mov`) are never expanded.
 
 use crate::dag::{printable, Dag, Node};
@@ -75,7 +77,18 @@ pub fn harvest_function(f: &Function, limits: &Limits) -> Vec<Vec<Dag>> {
             _ => None,
         })
         .collect();
-    let h = Harvester { f, view: &view, values: &values };
+    let mut readers: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    for k in 0..body.len() {
+        for (_, v) in view.reads(k) {
+            if let VersionDef::Def(j) = v.def {
+                let r = readers.entry(j).or_default();
+                if r.last() != Some(&k) {
+                    r.push(k);
+                }
+            }
+        }
+    }
+    let h = Harvester { f, view: &view, values: &values, readers: &readers };
     let mut out = Vec::new();
     for k in 0..body.len() {
         if values[k].is_some() {
@@ -92,12 +105,24 @@ struct Harvester<'a> {
     f: &'a Function,
     view: &'a ValueView,
     values: &'a [Option<Value>],
+    /// The statements that read the value each statement writes.
+    readers: &'a FxHashMap<usize, Vec<usize>>,
 }
 
 impl Harvester<'_> {
     /// The version statement `k` reads from `r`.
     fn read(&self, k: usize, r: RegId) -> Version {
         self.view.read(k, r).unwrap_or(Version { reg: r, def: VersionDef::Entry })
+    }
+
+    /// Is the value `j` writes read only by the statements `within` (and
+    /// by one at least, and never through a φ)? Only then does replacing
+    /// the DAG remove `j`: a value with other readers stays an input, so that
+    /// a DAG's cost is what a rewrite of it saves.
+    fn only_read_by(&self, j: usize, within: &[usize]) -> bool {
+        let Some(rs) = self.readers.get(&j) else { return false };
+        let through_phi = self.view.reads(rs[0]).iter().any(|(r, v)| v.def == VersionDef::Def(j) && self.view.reg(*r).read_at_phi);
+        !through_phi && rs.iter().all(|k| within.contains(k))
     }
 
     /// The value statements `k` reads.
@@ -127,7 +152,7 @@ impl Harvester<'_> {
             if expanded.len() >= limits.max_insns {
                 break;
             }
-            if expanded.contains(&j) {
+            if expanded.contains(&j) || !self.only_read_by(j, &expanded) {
                 continue;
             }
             expanded.push(j);

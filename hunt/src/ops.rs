@@ -61,6 +61,9 @@ fn heads() -> Vec<(String, usize, bool)> {
         for c in CMPS_SIGNED {
             add(format!("setp.{c}.s{w}"), 2, matches!(c, "eq" | "ne"));
         }
+        for c in ["eq", "ne"] {
+            add(format!("setp.{c}.b{w}"), 2, true);
+        }
         for c in CMPS_UNSIGNED {
             add(format!("setp.{c}.u{w}"), 2, false);
         }

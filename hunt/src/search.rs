@@ -94,7 +94,15 @@ impl Searcher<'_> {
         let mut gen = InputGen::new(&dag.inputs, seed);
         let tests: Vec<Vec<u128>> = match exhaustive(&dag.inputs, 6) {
             Some(all) => all,
-            None => (0..self.config.fingerprint).map(|_| gen.next()).collect(),
+            None => {
+                let mut t: Vec<Vec<u128>> = (0..self.config.fingerprint).map(|_| gen.next()).collect();
+                let base = gen.next();
+                let mut rel = self.relational(dag, &base);
+                // A spread of them: every third, at most half the fingerprint again.
+                rel = rel.into_iter().step_by(3).take(self.config.fingerprint / 2).collect();
+                t.extend(rel);
+                t
+            }
         };
         let target: Vec<Option<u128>> = tests.iter().map(|t| dag.eval(&self.dialect, t)).collect();
         if target.iter().filter(|t| t.is_some()).count() < tests.len().min(4) {
@@ -355,7 +363,33 @@ impl Searcher<'_> {
             return all.iter().all(|t| same(t));
         }
         let mut gen = InputGen::new(&dag.inputs, seed ^ 0x5eed_0f_7e57);
-        (0..1000.min(self.config.verify)).all(|_| same(&gen.next())) && (1000..self.config.verify).all(|_| same(&gen.next()))
+        (0..1000.min(self.config.verify)).all(|_| same(&gen.next()))
+            && (0..200).all(|_| self.relational(dag, &gen.next()).iter().all(|t| same(t)))
+            && (1000..self.config.verify).all(|_| same(&gen.next()))
+    }
+
+    /// Inputs derived from `base` by setting one input to a value the DAG
+    /// holds (a node's value or a constant, and one either side of it) at
+    /// `base`: random bits almost never make `rcp(x) == y` or `x + 1 == 3`
+    /// true, these do, so a claim that such a compare is constant fails.
+    fn relational(&self, dag: &Dag, base: &[u128]) -> Vec<Vec<u128>> {
+        let vals = dag.values(&self.dialect, base);
+        let mut out = Vec::new();
+        for (k, &w) in dag.inputs.iter().enumerate() {
+            let m = bits_mask(w as u32);
+            for (n, v) in dag.nodes.iter().zip(&vals) {
+                let Some(v) = *v else { continue };
+                if n.width() != w || matches!(n, Node::Input { index, .. } if *index as usize == k) {
+                    continue;
+                }
+                for d in [0u128, 1, m] {
+                    let mut u = base.to_vec();
+                    u[k] = v.wrapping_add(d) & m;
+                    out.push(u);
+                }
+            }
+        }
+        out
     }
 
     /// The candidate as a DAG over the pattern's inputs (numbered as in the pattern).
