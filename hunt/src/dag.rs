@@ -109,6 +109,21 @@ impl Dag {
             .sum()
     }
 
+    /// The heads of the DAG's instructions the cost table has no
+    /// measurement for (priced at the table's default).
+    pub fn unmeasured(&self, table: &ptx_opt::cost::CostModel) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Op { shape, .. } if table.lookup(&shape.ins).source == ptx_opt::cost::Source::Unmeasured => Some(ptx_print::instruction_head(&shape.ins)),
+                _ => None,
+            })
+            .collect();
+        v.dedup();
+        v
+    }
+
     /// The canonical text: one PTX line per instruction, inputs `%a0..`,
     /// temporaries `%t0..`, constants as hexadecimal immediates, preceded
     /// by a line naming the inputs and their widths. Equal texts mean equal

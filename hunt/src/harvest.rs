@@ -11,7 +11,8 @@
 //! DAG, or a definition left out by the limits); constants are kept. Only
 //! values read by the DAG alone are expanded, so the DAG's cost is what a
 //! rewrite of it would save. Instructions reading special registers or
-//! symbols (the engine's leaves, read only by `mov`) are never expanded.
+//! symbols (the engine's leaves, read only by `mov`) are never expanded, and
+//! a `mov` copy of a register is never a root.
 
 use crate::dag::{printable, Dag, Node};
 use ptx_ir::analysis::DomTree;
@@ -142,6 +143,13 @@ impl Harvester<'_> {
 
     fn grow(&self, root: usize, limits: &Limits) -> Vec<Dag> {
         let mut stages = Vec::new();
+        // A copy of a register (`mov` of one register) is a root the output
+        // needs (a register that must be written, the emitter's re-reads):
+        // it is an identity, not a missed rewrite.
+        let v = self.values[root].as_ref().expect("a value statement");
+        if v.shape.ins.opcode == ptx_ir::isa::Opcode::MOV && matches!(v.srcs[..], [Src::Reg(_)]) {
+            return stages;
+        }
         let mut expanded = vec![root];
         match self.dag(root, &expanded) {
             Some(d) if d.inputs.len() <= limits.max_inputs => stages.push(d),

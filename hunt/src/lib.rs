@@ -53,6 +53,9 @@ pub struct Finding {
     /// Occurrences of the pattern in all (including roots attributed to a
     /// smaller stage with the same saving).
     pub total: u64,
+    /// Heads of the pattern the cost table has not measured (their cost is
+    /// the table's default: the saving may be an artefact).
+    pub unmeasured: Vec<String>,
 }
 
 impl Finding {
@@ -156,7 +159,7 @@ pub fn hunt(opts: &Options) -> Outcome {
         .filter_map(|(i, f)| {
             let f = f?;
             let a = &attributed[i];
-            (a.count > 0).then(|| Finding { pattern: patterns.list[i].text.clone(), found: f, count: a.count, files: a.files, kernels: a.kernels, total: patterns.list[i].count })
+            (a.count > 0).then(|| Finding { pattern: patterns.list[i].text.clone(), found: f, count: a.count, files: a.files, kernels: a.kernels, total: patterns.list[i].count, unmeasured: patterns.list[i].dag.unmeasured(&table) })
         })
         .collect();
     findings.sort_by(|a, b| b.score().cmp(&a.score()).then(b.count.cmp(&a.count)).then(a.pattern.cmp(&b.pattern)));

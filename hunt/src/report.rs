@@ -56,6 +56,9 @@ pub fn text(o: &Outcome, limit: usize) -> String {
             f.found.cost_before,
             f.found.cost_after
         );
+        if !f.unmeasured.is_empty() {
+            let _ = writeln!(out, "  note: not measured in the cost table (priced at its default): {}", f.unmeasured.join(", "));
+        }
         out.push_str("  pattern:\n");
         out.push_str(&indent(&f.pattern));
         out.push_str("  cheaper:\n");
@@ -86,7 +89,7 @@ fn json_str(s: &str) -> String {
 
 fn json_finding(f: &Finding) -> String {
     format!(
-        "{{\"score\":{},\"occurrences\":{},\"files\":{},\"functions\":{},\"total\":{},\"cost_before\":{},\"cost_after\":{},\"pattern\":{},\"candidate\":{}}}",
+        "{{\"score\":{},\"occurrences\":{},\"files\":{},\"functions\":{},\"total\":{},\"cost_before\":{},\"cost_after\":{},\"unmeasured\":[{}],\"pattern\":{},\"candidate\":{}}}",
         f.score(),
         f.count,
         f.files,
@@ -94,6 +97,7 @@ fn json_finding(f: &Finding) -> String {
         f.total,
         f.found.cost_before,
         f.found.cost_after,
+        f.unmeasured.iter().map(|h| json_str(h)).collect::<Vec<_>>().join(","),
         json_str(&f.pattern),
         json_str(&candidate_text(&f.found.candidate))
     )
