@@ -109,14 +109,23 @@ impl Dag {
             .sum()
     }
 
-    /// The heads of the DAG's instructions the cost table has no
-    /// measurement for (priced at the table's default).
+    /// The heads of the DAG's instructions the cost table has no cell for
+    /// (priced by a fallback: another head of the same opcode, or the
+    /// default), each with the head that priced it.
     pub fn unmeasured(&self, table: &ptx_opt::cost::CostModel) -> Vec<String> {
+        use ptx_opt::cost::Source;
         let mut v: Vec<String> = self
             .nodes
             .iter()
             .filter_map(|n| match n {
-                Node::Op { shape, .. } if table.lookup(&shape.ins).source == ptx_opt::cost::Source::Unmeasured => Some(ptx_print::instruction_head(&shape.ins)),
+                Node::Op { shape, .. } => {
+                    let head = ptx_print::instruction_head(&shape.ins);
+                    match table.lookup(&shape.ins).source {
+                        Source::Measured | Source::OtherFamily(_) => None,
+                        Source::SameTypes(h) | Source::SameOpcode(h) => Some(format!("{head} (priced as {h})")),
+                        Source::Unmeasured => Some(format!("{head} (default)")),
+                    }
+                }
                 _ => None,
             })
             .collect();

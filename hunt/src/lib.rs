@@ -53,8 +53,8 @@ pub struct Finding {
     /// Occurrences of the pattern in all (including roots attributed to a
     /// smaller stage with the same saving).
     pub total: u64,
-    /// Heads of the pattern the cost table has not measured (their cost is
-    /// the table's default: the saving may be an artefact).
+    /// Heads of the pattern the cost table has no cell for (priced by a
+    /// fallback: the saving may be an artefact).
     pub unmeasured: Vec<String>,
 }
 

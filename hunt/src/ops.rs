@@ -46,10 +46,11 @@ fn heads() -> Vec<(String, usize, bool)> {
     let mut v: Vec<(String, usize, bool)> = Vec::new();
     let mut add = |h: String, n: usize, comm: bool| v.push((h, n, comm));
     for w in [16, 32, 64] {
-        for (op, comm) in [("add.u", true), ("sub.u", false), ("mul.lo.u", true), ("mul.hi.u", true), ("mul.hi.s", true), ("min.u", true), ("min.s", true), ("max.u", true), ("max.s", true)] {
+        // Simplest first: among candidates of equal cost the first found is kept.
+        for (op, comm) in [("and.b", true), ("or.b", true), ("xor.b", true), ("shl.b", false), ("shr.u", false), ("shr.s", false)] {
             add(format!("{op}{w}"), 2, comm);
         }
-        for (op, comm) in [("and.b", true), ("or.b", true), ("xor.b", true), ("shl.b", false), ("shr.u", false), ("shr.s", false)] {
+        for (op, comm) in [("add.u", true), ("sub.u", false), ("min.u", true), ("min.s", true), ("max.u", true), ("max.s", true), ("mul.lo.u", true), ("mul.hi.u", true), ("mul.hi.s", true)] {
             add(format!("{op}{w}"), 2, comm);
         }
         for op in ["not.b", "neg.s", "abs.s", "popc.b", "clz.b", "cnot.b"] {

@@ -57,7 +57,7 @@ pub fn text(o: &Outcome, limit: usize) -> String {
             f.found.cost_after
         );
         if !f.unmeasured.is_empty() {
-            let _ = writeln!(out, "  note: not measured in the cost table (priced at its default): {}", f.unmeasured.join(", "));
+            let _ = writeln!(out, "  note: no cell in the cost table: {}", f.unmeasured.join(", "));
         }
         out.push_str("  pattern:\n");
         out.push_str(&indent(&f.pattern));
