@@ -91,8 +91,8 @@ pub fn harvest_function(f: &Function, limits: &Limits) -> Vec<Vec<Dag>> {
     }
     let h = Harvester { f, view: &view, values: &values, readers: &readers };
     let mut out = Vec::new();
-    for k in 0..body.len() {
-        if values[k].is_some() {
+    for (k, v) in values.iter().enumerate() {
+        if v.is_some() {
             let stages = h.grow(k, limits);
             if !stages.is_empty() {
                 out.push(stages);

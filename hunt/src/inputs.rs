@@ -35,7 +35,7 @@ impl InputGen {
     }
 
     /// One assignment of every input.
-    pub fn next(&mut self) -> Vec<u128> {
+    pub fn assignment(&mut self) -> Vec<u128> {
         (0..self.widths.len()).map(|k| self.value(k)).collect()
     }
 
@@ -87,7 +87,7 @@ mod tests {
     fn values_fit_their_widths() {
         let mut g = InputGen::new(&[1, 16, 64], 7);
         for _ in 0..1000 {
-            let v = g.next();
+            let v = g.assignment();
             assert!(v[0] <= 1 && v[1] <= 0xffff && v[2] <= u64::MAX as u128);
         }
     }
