@@ -222,6 +222,15 @@ pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, 
     Some((tmpl, reg_width(dest), sources))
 }
 
+/// The register each source of [`value_shape`] reads, in the same order
+/// (`None` for immediates, special registers and symbols), or `None` if
+/// `ins` is skeleton. For tools that follow a source to its definition
+/// through the [`ValueView`] (the peephole hunter, `ptx-hunt`).
+pub fn value_regs(f: &Function, ins: &Instruction) -> Option<Vec<Option<RegId>>> {
+    let (_, _, srcs) = as_value(f, ins)?;
+    Some(srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect())
+}
+
 /// Reads of `ins` the emitter can rewrite: (operand index, element index)
 /// of plain scalar register sources, address bases and the guard.
 fn rewritable_reads(f: &Function, ins: &Instruction) -> (SmallVec<[RegId; 4]>, SmallVec<[RegId; 4]>) {

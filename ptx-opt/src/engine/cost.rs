@@ -45,14 +45,13 @@ impl CostModel {
         // priced as free, a rule gains nothing by absorbing it (measured: a
         // `lop3` that absorbed `not` + `and` over a shared `xor` cost one
         // SASS instruction more).
-        let folded_not = ins.opcode == ptx_ir::isa::Opcode::NOT && ins.ty().is_some_and(|t| matches!(t, ptx_ir::isa::ScalarType::B16 | ptx_ir::isa::ScalarType::B32 | ptx_ir::isa::ScalarType::B64));
         // A zero extension to 64 bits is free where the value is used:
         // ptxas reads the high half as `RZ` (measured: `cvt.u64.u32` feeding
         // `shl` + `add` of an address costs no instruction, where
         // `cvt.s64.s32` costs the shift that makes the sign half). Priced so
         // at `-O3` only, with the rules that make zero extensions.
         let free_zext = self.free_zext && ins.opcode == ptx_ir::isa::Opcode::CVT && matches!(ins.types().as_slice(), [ptx_ir::isa::ScalarType::U64, ptx_ir::isa::ScalarType::U32 | ptx_ir::isa::ScalarType::U16]) && ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type);
-        let sass = if folded_not || free_zext { 0 } else { self.table.cost(ins) as u64 };
+        let sass = if folded_not(ins) || free_zext { 0 } else { self.table.cost(ins) as u64 };
         let c = sass * SCALE + shapes.made_by_rule(s) as u64;
         let mut m = self.memo.borrow_mut();
         if m.len() <= k {
@@ -85,11 +84,46 @@ fn halves_cost(eg: &EGraph, s: ShapeId, kids: &[egg::Id]) -> Option<u64> {
     if !matches!(ins.opcode, Opcode::AND | Opcode::OR | Opcode::XOR) || ins.ty() != Some(ScalarType::B64) || kids.len() != 2 {
         return None;
     }
-    let c = kids.iter().find_map(|k| eg[*k].data.constant)? as u64;
+    let c = kids.iter().find_map(|k| eg[*k].data.constant)?;
+    Some(logic_halves(ins.opcode, c) as u64 * SCALE + shapes.made_by_rule(s) as u64)
+}
+
+/// Is `ins` a bitwise `not` of a `.b16`/`.b32`/`.b64` value (free: ptxas
+/// folds it into its reader, see [`CostModel`])?
+pub fn folded_not(ins: &ptx_ir::ir::Instruction) -> bool {
+    use ptx_ir::isa::{Opcode, ScalarType};
+    ins.opcode == Opcode::NOT && ins.ty().is_some_and(|t| matches!(t, ScalarType::B16 | ScalarType::B32 | ScalarType::B64))
+}
+
+/// SASS instructions of a 64-bit `and`/`or`/`xor` (`op`) with the constant
+/// `c`: the 32-bit halves the constant does not leave unchanged.
+fn logic_halves(op: ptx_ir::isa::Opcode, c: u128) -> u32 {
+    let c = c as u64;
     let halves = [c as u32, (c >> 32) as u32];
-    let kept = halves.iter().filter(|h| match ins.opcode {
-        Opcode::AND => **h != u32::MAX && **h != 0,
-        _ => **h != 0,
-    });
-    Some(kept.count() as u64 * SCALE + shapes.made_by_rule(s) as u64)
+    halves
+        .iter()
+        .filter(|h| match op {
+            ptx_ir::isa::Opcode::AND => **h != u32::MAX && **h != 0,
+            _ => **h != 0,
+        })
+        .count() as u32
+}
+
+/// SASS instructions of one instruction under the extraction's convention,
+/// outside an e-graph: `ins` is a shape (sources are placeholders) and
+/// `constants[k]` the constant its k-th source is, if any. The table's
+/// count, except a free bitwise `not` ([`folded_not`]) and a 64-bit logic
+/// instruction with a constant ([`halves_cost`]'s halves). For tools that
+/// price small programs the way the engine does (`ptx-hunt`).
+pub fn sass_cost(table: &crate::cost::CostModel, ins: &ptx_ir::ir::Instruction, constants: &[Option<u128>]) -> u32 {
+    use ptx_ir::isa::{Opcode, ScalarType};
+    if folded_not(ins) {
+        return 0;
+    }
+    if matches!(ins.opcode, Opcode::AND | Opcode::OR | Opcode::XOR) && ins.ty() == Some(ScalarType::B64) && constants.len() == 2 {
+        if let Some(c) = constants.iter().flatten().next() {
+            return logic_halves(ins.opcode, *c);
+        }
+    }
+    table.cost(ins)
 }
