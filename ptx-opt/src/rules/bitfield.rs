@@ -9,6 +9,7 @@ use super::term::{t, Term};
 use super::{op, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
+use egg::Id;
 use ptx_ir::isa::{Opcode, SlotRole};
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
@@ -58,7 +59,47 @@ fn i_prmt_whole() -> Vec<Term> {
     vec![t("prmt.b32", [a(), b(), Term::c(32, 0x3210)]), t("prmt.b32", [a(), b(), Term::c(32, 0x7654)]), t("prmt.b32", [a(), b(), Term::c(32, 0xabcd_3210)])]
 }
 
+/// `and.bN (shr.sN x, k), 2^(N−k) − 1` → `shr.uN x, k` for a constant
+/// `0 < k < N`: the mask clears exactly the sign fill (measured: one SASS
+/// instruction less; found by `ptx-hunt`).
+fn s_sign_fill_mask(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    let Some((_, w)) = super::plain_int(s) else { return };
+    if s.opcode() != Opcode::AND || kids.len() != 2 {
+        return;
+    }
+    let Some(m) = eg[kids[1]].data.constant else { return };
+    for inner in &eg[kids[0]].nodes {
+        let Some((sh, sk)) = op(eg, inner) else { continue };
+        let Some((ty, sw)) = super::plain_int(sh) else { continue };
+        if sh.opcode() != Opcode::SHR || ty.class() != ptx_ir::isa::TypeClass::Signed || sw != w || sk.len() != 2 || width(eg, sk[0]) != w {
+            continue;
+        }
+        let Some(k) = eg[sk[1]].data.constant else { continue };
+        if k > 0 && k < w as u128 && m == ptx_ir::eval::bits_mask(w as u32 - k as u32) {
+            out.push([sk[0], sk[1], Id::from(w as usize)].into_iter().collect());
+        }
+    }
+}
+fn a_sign_fill_mask(eg: &mut EGraph, m: &Match) -> Option<Id> {
+    let head = match usize::from(m[2]) {
+        16 => "shr.u16",
+        32 => "shr.u32",
+        _ => "shr.u64",
+    };
+    Some(super::mk(eg, head, &[m[0], m[1]]))
+}
+fn i_sign_fill_mask() -> Vec<Term> {
+    vec![
+        t("and.b32", [t("shr.s32", [Term::var(0, 32), Term::c(32, 24)]), Term::c(32, 0xff)]),
+        t("and.b32", [t("shr.s32", [Term::var(0, 32), Term::c(32, 1)]), Term::c(32, 0x7fff_ffff)]),
+        t("and.b16", [t("shr.s16", [Term::var(0, 16), Term::c(32, 4)]), Term::c(16, 0xfff)]),
+        t("and.b64", [t("shr.s64", [Term::var(0, 64), Term::c(32, 40)]), Term::c(64, 0xff_ffff)]),
+    ]
+}
+
 pub static RULES: &[Rule] = &[
     Rule { name: "brev-brev", roots: &[Opcode::BREV], search: s_brev_brev, apply: |_, m| Some(m[0]), instances: i_brev_brev, needs: ANY, only_o3: false },
+    Rule { name: "sign-fill-mask", roots: &[Opcode::AND], search: s_sign_fill_mask, apply: a_sign_fill_mask, instances: i_sign_fill_mask, needs: ANY, only_o3: false },
     Rule { name: "prmt-whole", roots: &[Opcode::PRMT], search: s_prmt_whole, apply: |_, m| Some(m[0]), instances: i_prmt_whole, needs: ANY, only_o3: false },
 ];

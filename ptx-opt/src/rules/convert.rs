@@ -57,6 +57,25 @@ fn i_ext_trunc() -> Vec<Term> {
     ]
 }
 
+/// `cvt.D.S x` between integer types of one size (no `.sat`) → `x`: the
+/// bits do not change (found by `ptx-hunt`: `cvt.u32.u32` in real code).
+fn s_same_size(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    let Some((d, f)) = int_cvt(s) else { return };
+    if kids.len() == 1 && d.bits() == f.bits() && s.width as u32 == d.bits() && width(eg, kids[0]) == s.width {
+        out.push([kids[0]].into_iter().collect());
+    }
+}
+fn i_same_size() -> Vec<Term> {
+    vec![
+        t("cvt.u32.u32", [Term::var(0, 32)]),
+        t("cvt.s32.u32", [Term::var(0, 32)]),
+        t("cvt.u64.s64", [Term::var(0, 64)]),
+        t("cvt.s16.u16", [Term::var(0, 16)]),
+    ]
+}
+
 pub static RULES: &[Rule] = &[
-    Rule { name: "ext-trunc", roots: &[Opcode::CVT], search: s_ext_trunc, apply: |_, m| Some(m[0]), instances: i_ext_trunc, needs: ANY, only_o3: false },
+    Rule { name: "same-size", roots: &[Opcode::CVT], search: s_same_size, apply: |_, m| Some(m[0]), instances: i_same_size, needs: ANY, only_o3: false },
+    Rule { name: "ext-trunc", roots: &[Opcode::CVT], search: s_ext_trunc, apply: |_, m| Some(m[0]), instances: i_ext_trunc, needs: ANY, only_o3: true },
 ];

@@ -68,4 +68,4 @@ fn i_sign_of_sign() -> Vec<Term> {
     v
 }
 
-pub static RULES: &[Rule] = &[Rule { name: "sign-of-sign", roots: &[Opcode::NEG, Opcode::ABS], search: s_sign_of_sign, apply: a_sign_of_sign, instances: i_sign_of_sign, needs: ANY, only_o3: false }];
+pub static RULES: &[Rule] = &[Rule { name: "sign-of-sign", roots: &[Opcode::NEG, Opcode::ABS], search: s_sign_of_sign, apply: a_sign_of_sign, instances: i_sign_of_sign, needs: ANY, only_o3: true }];

@@ -183,6 +183,20 @@ pub fn mk(eg: &mut EGraph, head: &'static str, kids: &[Id]) -> Id {
     eg.add(Node::Op(s, kids.iter().copied().collect()))
 }
 
+/// A node of the instruction `opcode` with modifiers `mods` (in the
+/// manual's order) on `kids`, for rules whose right-hand side's modifiers
+/// come from the matched instruction; `None` if the tables have no such
+/// form. The width is the destination type's.
+pub fn mk_with(eg: &mut EGraph, opcode: ptx_ir::isa::Opcode, mods: &[Mod], kids: &[Id]) -> Option<Id> {
+    use crate::engine::lang::{type_width, DEST};
+    use ptx_ir::ir::{Instruction, Operand, RegId};
+    let operands = std::iter::once(Operand::reg(DEST)).chain((0..kids.len()).map(|k| Operand::reg(RegId(k as u32))));
+    let ins = Instruction::new(opcode, mods, operands).ok()?;
+    let width = ins.operand_type(0).map(type_width).unwrap_or(32);
+    let s = eg.analysis.shapes.intern_for_rule(ins, width);
+    Some(eg.add(Node::Op(s, kids.iter().copied().collect())))
+}
+
 /// The scalar integer or bit type of a shape that is a plain (non-saturating,
 /// non-packed, no carry, no operand prefix) integer operation, and its width.
 pub fn plain_int(s: &Shape) -> Option<(ScalarType, u8)> {

@@ -63,6 +63,119 @@ fn i_selp_known() -> Vec<Term> {
     ]
 }
 
+/// `setp.{eq,ne}.T (selp a, b, p), c` with constants `a`, `b`, `c` → `p`,
+/// `not.pred p` or a constant: the comparison's outcome for each arm
+/// (measured: a predicate turned into `1`/`0` and compared back costs one
+/// SASS instruction).
+fn s_setp_of_selp(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::SETP || kids.len() != 2 || s.width != 1 || !s.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector) {
+        return;
+    }
+    let mut eq = None;
+    for (r, m) in s.ins.modifiers() {
+        match (r, m) {
+            (SlotRole::Type, _) => {}
+            (_, Mod::EQ) if eq.is_none() => eq = Some(true),
+            (_, Mod::NE) if eq.is_none() => eq = Some(false),
+            _ => return,
+        }
+    }
+    let (Some(eq), Some(ty)) = (eq, s.ins.ty()) else { return };
+    use ScalarType::*;
+    if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) || width(eg, kids[0]) as u32 != ty.bits() {
+        return;
+    }
+    let Some(c) = eg[kids[1]].data.constant else { return };
+    for sn in &eg[kids[0]].nodes {
+        let Some((sel, sk)) = op(eg, sn) else { continue };
+        if sel.opcode() != Opcode::SELP || sk.len() != 3 || !plain_sources(sel) || sel.width as u32 != ty.bits() {
+            continue;
+        }
+        let (Some(a), Some(b)) = (eg[sk[0]].data.constant, eg[sk[1]].data.constant) else { continue };
+        let m = ptx_ir::eval::bits_mask(ty.bits());
+        let holds = |v: u128| ((v & m) == (c & m)) == eq;
+        // 0: false, 1: true, 2: p, 3: not p.
+        let code = match (holds(a), holds(b)) {
+            (false, false) => 0,
+            (true, true) => 1,
+            (true, false) => 2,
+            (false, true) => 3,
+        };
+        out.push([sk[2], Id::from(code)].into_iter().collect());
+    }
+}
+fn a_setp_of_selp(eg: &mut EGraph, m: &Match) -> Option<Id> {
+    Some(match usize::from(m[1]) {
+        0 => super::konst(eg, 1, 0),
+        1 => super::konst(eg, 1, 1),
+        2 => m[0],
+        _ => mk(eg, "not.pred", &[m[0]]),
+    })
+}
+fn i_setp_of_selp() -> Vec<Term> {
+    let p = || t("setp.lt.s32", [Term::var(0, 32), Term::var(1, 32)]);
+    let sel = |h: &'static str, w: u8, a: u128, b: u128| t(h, [Term::c(w, a), Term::c(w, b), p()]);
+    vec![
+        t("setp.ne.u32", [sel("selp.u32", 32, 1, 0), Term::c(32, 0)]),
+        t("setp.eq.u32", [sel("selp.u32", 32, 1, 0), Term::c(32, 0)]),
+        t("setp.eq.s32", [sel("selp.b32", 32, 0, 0xffff_ffff), Term::c(32, 0xffff_ffff)]),
+        t("setp.ne.b16", [sel("selp.b16", 16, 5, 6), Term::c(16, 5)]),
+        t("setp.eq.u64", [sel("selp.u64", 64, 3, 4), Term::c(64, 7)]),
+        t("setp.ne.s64", [sel("selp.s64", 64, 3, 4), Term::c(64, 7)]),
+    ]
+}
+
+/// `neg.s32 (set.CMP.u32.T a, b)` (or `.s32` destination) → `selp.u32 1, 0,
+/// (setp.CMP.T a, b)`: `set` writes all ones or zero, its negation one or
+/// zero (measured: one SASS instruction less). The comparison keeps its
+/// modifiers (`.ftz`, the source type).
+fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    let Some((s, kids)) = op(eg, n) else { return };
+    if s.opcode() != Opcode::NEG || kids.len() != 1 || s.ins.ty() != Some(ScalarType::S32) || !plain_sources(s) || s.width != 32 {
+        return;
+    }
+    for sn in &eg[kids[0]].nodes {
+        let Node::Op(sid, sk) = sn else { continue };
+        let set = eg.analysis.shapes.get(*sid);
+        if set.opcode() != Opcode::SET || sk.len() != 2 || set.width != 32 || !set.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector) {
+            continue;
+        }
+        // `set.CMP{.ftz}.DTYPE.STYPE`: an integer destination type, no combining operation.
+        let types = set.ins.types();
+        if types.len() != 2 || !matches!(types[0], ScalarType::U32 | ScalarType::S32) || set.ins.modifiers().any(|(r, _)| r == SlotRole::Bool) {
+            continue;
+        }
+        out.push([super::shape_id(*sid), sk[0], sk[1]].into_iter().collect());
+    }
+}
+fn a_neg_set(eg: &mut EGraph, m: &Match) -> Option<Id> {
+    let set = eg.analysis.shapes.get(super::unshape(m[0])).ins.clone();
+    // The `setp` modifiers: those of `set` without its destination type.
+    let mut mods: Vec<Mod> = Vec::new();
+    let mut dropped = false;
+    for (r, md) in set.modifiers() {
+        if r == SlotRole::Type && !dropped {
+            dropped = true;
+            continue;
+        }
+        mods.push(md);
+    }
+    let p = super::mk_with(eg, Opcode::SETP, &mods, &[m[1], m[2]])?;
+    let (one, zero) = (super::konst(eg, 32, 1), super::konst(eg, 32, 0));
+    Some(mk(eg, "selp.u32", &[one, zero, p]))
+}
+fn i_neg_set() -> Vec<Term> {
+    let (a, b) = (|| Term::var(0, 32), || Term::var(1, 32));
+    vec![
+        t("neg.s32", [t("set.le.u32.s32", [a(), b()])]),
+        t("neg.s32", [t("set.gt.s32.u32", [a(), b()])]),
+        t("neg.s32", [t("set.ne.u32.b32", [a(), b()])]),
+        t("neg.s32", [t("set.ltu.ftz.u32.f32", [a(), b()])]),
+        t("neg.s32", [t("set.lt.u32.s64", [Term::var(0, 64), Term::var(1, 64)])]),
+    ]
+}
+
 const MINMAX: [[&str; 6]; 2] = [["min.u16", "min.u32", "min.u64", "min.s16", "min.s32", "min.s64"], ["max.u16", "max.u32", "max.u64", "max.s16", "max.s32", "max.s64"]];
 
 /// `selp a, b, (setp.CMP.T a, b)` → `min.T a, b` or `max.T a, b` for
@@ -127,5 +240,7 @@ fn i_selp_minmax() -> Vec<Term> {
 pub static RULES: &[Rule] = &[
     Rule { name: "selp-same", roots: &[Opcode::SELP], search: s_selp_same, apply: |_, m| Some(m[0]), instances: i_selp_same, needs: ANY, only_o3: false },
     Rule { name: "selp-known", roots: &[Opcode::SELP], search: s_selp_known, apply: |_, m| Some(m[0]), instances: i_selp_known, needs: ANY, only_o3: false },
+    Rule { name: "setp-of-selp", roots: &[Opcode::SETP], search: s_setp_of_selp, apply: a_setp_of_selp, instances: i_setp_of_selp, needs: ANY, only_o3: false },
+    Rule { name: "neg-set", roots: &[Opcode::NEG], search: s_neg_set, apply: a_neg_set, instances: i_neg_set, needs: ANY, only_o3: false },
     Rule { name: "selp-minmax", roots: &[Opcode::SELP], search: s_selp_minmax, apply: a_selp_minmax, instances: i_selp_minmax, needs: ANY, only_o3: false },
 ];
