@@ -60,8 +60,8 @@ fn i_prmt_whole() -> Vec<Term> {
 }
 
 /// `and.bN (shr.sN x, k), 2^(N−k) − 1` → `shr.uN x, k` for a constant
-/// `0 < k < N`: the mask clears exactly the sign fill (measured: one SASS
-/// instruction less; found by `ptx-hunt`).
+/// `0 < k < N − 1`: the mask clears exactly the sign fill (measured: one
+/// SASS instruction less for `k = 24`; found by `ptx-hunt`).
 fn s_sign_fill_mask(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
     let Some((_, w)) = super::plain_int(s) else { return };
@@ -76,7 +76,10 @@ fn s_sign_fill_mask(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
             continue;
         }
         let Some(k) = eg[sk[1]].data.constant else { continue };
-        if k > 0 && k < w as u128 && m == ptx_ir::eval::bits_mask(w as u32 - k as u32) {
+        // Not `k = N − 1` (the sign as 0 or 1): measured, ptxas made two
+        // SASS instructions and two registers more of `shr.u x, 31` than of
+        // `shr.s` + `and 1` in two kernels.
+        if k > 0 && k < w as u128 - 1 && m == ptx_ir::eval::bits_mask(w as u32 - k as u32) {
             out.push([sk[0], sk[1], Id::from(w as usize)].into_iter().collect());
         }
     }
@@ -93,6 +96,7 @@ fn i_sign_fill_mask() -> Vec<Term> {
     vec![
         t("and.b32", [t("shr.s32", [Term::var(0, 32), Term::c(32, 24)]), Term::c(32, 0xff)]),
         t("and.b32", [t("shr.s32", [Term::var(0, 32), Term::c(32, 1)]), Term::c(32, 0x7fff_ffff)]),
+        t("and.b32", [t("shr.s32", [Term::var(0, 32), Term::c(32, 30)]), Term::c(32, 3)]),
         t("and.b16", [t("shr.s16", [Term::var(0, 16), Term::c(32, 4)]), Term::c(16, 0xfff)]),
         t("and.b64", [t("shr.s64", [Term::var(0, 64), Term::c(32, 40)]), Term::c(64, 0xff_ffff)]),
     ]
