@@ -322,6 +322,18 @@ impl<'m> Program<'m> {
         if threads > 1024 {
             return Err(RunError::Launch(format!("a block of {threads} threads is more than 1024")));
         }
+        // The manual's maximum values of `%ntid` and `%nctaid` per dimension
+        // (the optimizer relies on them: `SpecialReg::max_value`).
+        use crate::ir::{Selector, SpecialReg};
+        for (d, (sel, axis)) in [(Selector::X, "x"), (Selector::Y, "y"), (Selector::Z, "z")].into_iter().enumerate() {
+            let (b, g) = (launch.block[d] as u128, launch.grid[d] as u128);
+            if let Some(max) = SpecialReg::NTID.max_value(Some(sel)).filter(|m| b > *m) {
+                return Err(RunError::Launch(format!("a block dimension of {b} is more than {max}, the largest %ntid.{axis}")));
+            }
+            if let Some(max) = SpecialReg::NCTAID.max_value(Some(sel)).filter(|m| g > *m) {
+                return Err(RunError::Launch(format!("a grid dimension of {g} is more than {max}, the largest %nctaid.{axis}")));
+            }
+        }
         // Quality of every byte of global memory (for the outputs).
         let mut global = std::mem::take(&mut self.global_mem);
         let mut depends_on_unspecified = None;
@@ -388,4 +400,20 @@ pub fn arg_bytes(a: &KernelArg, buffer_addrs: &[u64]) -> Vec<u8> {
 /// Width in bytes of a scalar type in memory.
 pub fn type_bytes(t: ScalarType) -> usize {
     (t.bits().max(8) / 8) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::interp::{run, Launch, RunError};
+
+    #[test]
+    fn launches_beyond_the_manuals_limits_are_refused() {
+        let text = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+        let parsed = crate::parse("k.ptx", text.as_bytes()).unwrap();
+        let go = |grid: [u32; 3], block: [u32; 3]| run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &Launch::new("k", grid, block));
+        assert!(go([1, 1, 1], [1, 1, 64]).is_ok());
+        assert!(matches!(go([1, 1, 1], [1, 1, 65]), Err(RunError::Launch(m)) if m.contains("%ntid.z")));
+        assert!(matches!(go([1, 65_536, 1], [1, 1, 1]), Err(RunError::Launch(m)) if m.contains("%nctaid.y")));
+        assert!(matches!(go([1, 1, 1], [1025, 1, 1]), Err(RunError::Launch(_))));
+    }
 }
