@@ -1248,6 +1248,22 @@ pub fn catalog_module() -> String {
     probe_module(&lines)
 }
 
+/// The kernel of [`catalog_module`], parsed: every pure instruction of the
+/// catalog, for tests that run something over each of them.
+pub fn catalog_kernel() -> ptx_ir::ir::Function {
+    let text = catalog_module();
+    let parsed = ptx_ir::parse("catalog.ptx", text.as_bytes()).expect("the catalog module parses");
+    parsed
+        .module
+        .items
+        .into_iter()
+        .find_map(|i| match i {
+            ptx_ir::ir::Item::Func(f) if f.body.is_some() => Some(*f),
+            _ => None,
+        })
+        .expect("the catalog kernel")
+}
+
 /// The evaluator's opcodes no catalog template uses (the generator never
 /// produces them), by name.
 pub fn uncovered_opcodes() -> Vec<&'static str> {

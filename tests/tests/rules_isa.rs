@@ -11,7 +11,7 @@
 //! fails here.
 
 use ptx_opt::engine::Id;
-use ptx_ir::ir::{Item, Stmt};
+use ptx_ir::ir::Stmt;
 use ptx_opt::engine::build::{value_shape, SourceOf};
 use ptx_opt::engine::facts::{EGraph, Facts};
 use ptx_opt::engine::lang::Node;
@@ -81,12 +81,7 @@ fn interesting(w: u8) -> Vec<u128> {
 
 #[test]
 fn every_rule_on_every_pure_instruction() {
-    let text = ptx_tests::gen::catalog_module();
-    let parsed = ptx_ir::parse("catalog.ptx", text.as_bytes()).expect("the catalog module parses");
-    let f = parsed.module.items.iter().find_map(|i| match i {
-        Item::Func(f) if f.body.is_some() => Some(f),
-        _ => None,
-    }).expect("the catalog kernel");
+    let f = &ptx_tests::gen::catalog_kernel();
     let rules: Vec<(&str, &'static ptx_opt::rules::Rule)> = ptx_opt::rules::all().collect();
     let mut rng = Rng(0x15a);
     let mut failures: Vec<String> = Vec::new();

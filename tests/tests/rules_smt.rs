@@ -8,7 +8,7 @@
 //! concrete evaluation by z3 itself, so that a printing bug cannot hide.
 
 use ptx_ir::eval::{bits_mask, Dialect};
-use ptx_ir::ir::{Item, Stmt};
+use ptx_ir::ir::Stmt;
 use ptx_opt::engine::build::{value_shape, SourceOf};
 use ptx_opt::engine::lang::Shape;
 use ptx_opt::rules::proof::{edge_values, Rng};
@@ -19,17 +19,7 @@ use std::collections::BTreeMap;
 
 /// Every value shape of the catalog: its text, shape and sources.
 fn catalog() -> Vec<(String, Shape, Vec<SourceOf>)> {
-    let text = ptx_tests::gen::catalog_module();
-    let parsed = ptx_ir::parse("catalog.ptx", text.as_bytes()).expect("the catalog module parses");
-    let f = parsed
-        .module
-        .items
-        .iter()
-        .find_map(|i| match i {
-            Item::Func(f) if f.body.is_some() => Some(f),
-            _ => None,
-        })
-        .expect("the catalog kernel");
+    let f = &ptx_tests::gen::catalog_kernel();
     let mut out = Vec::new();
     for s in f.body.as_ref().unwrap() {
         let Stmt::Instr(ins) = s else { continue };
