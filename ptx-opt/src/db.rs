@@ -149,7 +149,7 @@ pub fn optimized_item(db: &dyn salsa::Database, item: ItemSource) -> Option<Arc<
                 return Some(parsed);
             }
             let Ok(h) = header(db, file) else { return Some(parsed) };
-            let ctx = crate::ModuleContext::new(h.version, &h.target);
+            let ctx = crate::ModuleContext::new(h.version, &h.target, h.address_size);
             Some(Arc::new(Item::Func(Box::new(optimize_function(f, &ctx, level)))))
         }
         _ => Some(parsed),

@@ -82,18 +82,20 @@ pub struct ModuleContext {
     /// The `sm_NN` number of the first `.target` (0 when there is none).
     pub sm: u32,
     pub dialect: ptx_ir::eval::Dialect,
+    /// `.address_size` (32 when not written, as the manual says).
+    pub address_size: u32,
 }
 
 impl ModuleContext {
     pub fn of_module(m: &Module) -> ModuleContext {
-        ModuleContext::new(m.version, &m.target)
+        ModuleContext::new(m.version, &m.target, m.address_size)
     }
 
-    /// From a module's `.version` and `.target` list.
-    pub fn new(version: Version, target: &[Box<str>]) -> ModuleContext {
-        let head = Module { version, target: target.to_vec(), address_size: None, items: Vec::new() };
+    /// From a module's `.version`, `.target` list and `.address_size`.
+    pub fn new(version: Version, target: &[Box<str>], address_size: Option<u32>) -> ModuleContext {
+        let head = Module { version, target: target.to_vec(), address_size, items: Vec::new() };
         let sm = ptx_ir::verify::Target::of_module(&head).map_or(0, |t| t.number);
-        ModuleContext { version, sm, dialect: ptx_ir::eval::Dialect::of_module(&head) }
+        ModuleContext { version, sm, dialect: ptx_ir::eval::Dialect::of_module(&head), address_size: address_size.unwrap_or(32) }
     }
 }
 

@@ -2,6 +2,7 @@
 //! pass; a pass takes a function and gives the optimized function, or
 //! `None` when it changes nothing.
 
+pub mod address_space;
 pub mod div_bypass;
 pub mod egraph;
 
@@ -16,15 +17,15 @@ pub struct Pass {
 }
 
 /// Every pass, by name.
-pub const PASSES: &[Pass] = &[egraph::PASS, div_bypass::PASS];
+pub const PASSES: &[Pass] = &[address_space::PASS, egraph::PASS, div_bypass::PASS];
 
 /// The passes of a level, in order.
 pub fn pipeline(level: OptLevel) -> &'static [&'static str] {
     match level {
         OptLevel::O0 => &[],
-        OptLevel::O1 => &["egraph"],
-        OptLevel::O2 => &["egraph"],
-        OptLevel::O3 => &["egraph", "div-bypass"],
+        OptLevel::O1 => &["address-space", "egraph"],
+        OptLevel::O2 => &["address-space", "egraph"],
+        OptLevel::O3 => &["address-space", "egraph", "div-bypass"],
     }
 }
 

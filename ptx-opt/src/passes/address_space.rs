@@ -1,0 +1,267 @@
+//! `address-space`: generic loads and stores whose address provably lies in
+//! one state space become accesses of that space.
+//!
+//! ptxas leaves every generic `ld`/`st` generic (`LD.E`/`ST.E`, which pay
+//! for the generic-to-space translation; for the stack, `LDL`/`STL` are the
+//! cheap forms); it does not look through `cvta`. This pass does: an
+//! address is *in space S at `x + c`* when it is
+//!
+//! - the result of `cvta.S.uN g, x` (the generic address of the S-space
+//!   address `x`, a register or a symbol), or
+//! - a copy (`mov`) of such an address, or such an address plus an
+//!   immediate or a register (`add`), or minus an immediate (`sub`),
+//!
+//! each through one definition (the value view's versions: never through a
+//! φ, so two spaces never meet). A generic `ld`/`st` (any qualifiers:
+//! `.volatile`, `.relaxed.scope`, vectors, cache operators) of `[g+off]`
+//! then becomes the S-space access of `[x + c + off]`: registers added on
+//! the way are added again just before the access (from the same versions:
+//! every register read must still hold the value it held where the address
+//! was formed), immediates fold into the offset while it fits in a signed
+//! 32-bit immediate. Spaces handled: `.global`, `.shared`, `.local`,
+//! `.const`. Forms the tables do not have for a space (`.v8` outside
+//! `.global`) are left generic.
+//!
+//! Measured (ptxas 12.9): a `clang -O0` kernel's stack slots reached
+//! through `%SP` = `cvta.local %SPL` become `ld.local`/`st.local` (`LDL`/`STL`
+//! instead of `LD.E`/`ST.E`).
+
+use super::Pass;
+use crate::values::{ValueView, Version, VersionDef};
+use crate::{ModuleContext, OptLevel};
+use ptx_ir::analysis::DomTree;
+use ptx_ir::cfg::Cfg;
+use ptx_ir::ir::{Address, AddrBase, Function, Instruction, Name, Operand, Prefix, RegId, Stmt};
+use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole, StateSpace};
+use rustc_hash::FxHashMap;
+
+pub const PASS: Pass = Pass {
+    name: "address-space",
+    description: "generic ld/st whose address comes from cvta (through mov/add) become .global/.shared/.local/.const accesses",
+    run,
+};
+
+/// Where a space address starts.
+#[derive(Clone, Debug, PartialEq)]
+enum Base {
+    Reg(RegId, VersionDef),
+    Sym(Name, i64),
+}
+
+/// A generic address known to be `base + regs + offset` in `space`.
+#[derive(Clone, Debug, PartialEq)]
+struct Origin {
+    space: StateSpace,
+    base: Base,
+    /// Registers added on the way, with the version each add read.
+    regs: Vec<(RegId, VersionDef)>,
+    offset: i64,
+}
+
+/// A plain register operand (no prefix, selector or vector) of `width` bits.
+fn plain_reg(f: &Function, o: &Operand, width: u32) -> Option<RegId> {
+    match o {
+        Operand::Reg(r) if r.prefix == Prefix::None && r.sel.is_none() => {
+            let reg = f.regs.get(r.reg.0 as usize)?;
+            (reg.vector.is_none() && reg.ty.bits() == width).then_some(r.reg)
+        }
+        _ => None,
+    }
+}
+
+/// An integer immediate of type `ty`, as a signed number.
+fn imm(o: &Operand, ty: ScalarType) -> Option<i64> {
+    match o {
+        Operand::Imm(i @ ptx_ir::ir::Imm::Int(_)) => Some(ptx_ir::eval::sext(ptx_ir::eval::imm_bits(i, ty), ty.bits()) as i64),
+        _ => None,
+    }
+}
+
+/// The origin an instruction gives its destination, from the origins of
+/// the versions it reads (`k`: its statement).
+fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, k: usize, ins: &Instruction, width: u32) -> Option<(RegId, Origin)> {
+    if ins.guard.is_some() || ins.operands.len() < 2 {
+        return None;
+    }
+    let ty = ins.ty()?;
+    let dest = plain_reg(f, &ins.operands[0], width)?;
+    let read = |r: RegId| -> Option<(VersionDef, Option<&Origin>)> {
+        let v = view.read(k, r)?;
+        Some((v.def, origins.get(&v)))
+    };
+    match ins.opcode {
+        Opcode::CVTA if !ins.has(Mod::TO) && ty.bits() == width && ins.operands.len() == 2 => {
+            let space = match ins.space() {
+                s @ (StateSpace::Global | StateSpace::Shared | StateSpace::Local | StateSpace::Const) => s,
+                _ => return None,
+            };
+            let base = match &ins.operands[1] {
+                Operand::Sym(n, off) => Base::Sym(n.clone(), *off),
+                o => {
+                    let x = plain_reg(f, o, width)?;
+                    Base::Reg(x, read(x)?.0)
+                }
+            };
+            Some((dest, Origin { space, base, regs: Vec::new(), offset: 0 }))
+        }
+        Opcode::MOV if ins.operands.len() == 2 && ty.bits() == width => {
+            let src = plain_reg(f, &ins.operands[1], width)?;
+            Some((dest, read(src)?.1?.clone()))
+        }
+        Opcode::ADD | Opcode::SUB if ins.operands.len() == 3 && ty.bits() == width && ins.modifiers().all(|(r, _)| r == SlotRole::Type) => {
+            // The generic address is one operand; the other an immediate or a register.
+            let sides: &[(usize, usize)] = if ins.opcode == Opcode::ADD { &[(1, 2), (2, 1)] } else { &[(1, 2)] };
+            for &(a, b) in sides {
+                let Some(ra) = plain_reg(f, &ins.operands[a], width) else { continue };
+                let Some((_, Some(o))) = read(ra) else { continue };
+                let mut o = o.clone();
+                if let Some(c) = imm(&ins.operands[b], ty) {
+                    let c = if ins.opcode == Opcode::SUB { c.checked_neg()? } else { c };
+                    o.offset = o.offset.checked_add(c)?;
+                } else if ins.opcode == Opcode::ADD {
+                    let rb = plain_reg(f, &ins.operands[b], width)?;
+                    o.regs.push((rb, read(rb)?.0));
+                } else {
+                    continue;
+                }
+                return Some((dest, o));
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    // New instructions name registers at their uses: every name must mean
+    // its register everywhere.
+    if crate::engine::declares_registers_in_blocks(f) {
+        return None;
+    }
+    let width = ctx.address_size;
+    let cfg = Cfg::build(f);
+    let dom = DomTree::dominators(&cfg);
+    let view = ValueView::build(f, &cfg, &dom);
+    // Origins of versions, to a fixed point (a definition may come after its
+    // readers in the text when blocks are laid out out of dominance order).
+    let mut origins: FxHashMap<Version, Origin> = FxHashMap::default();
+    loop {
+        let before = origins.len();
+        for (k, s) in body.iter().enumerate() {
+            let Stmt::Instr(ins) = s else { continue };
+            if !view.reachable(k) {
+                continue;
+            }
+            if let Some((dest, o)) = origin_of(f, &view, &origins, k, ins, width) {
+                origins.insert(Version { reg: dest, def: VersionDef::Def(k) }, o);
+            }
+        }
+        if origins.len() == before {
+            break;
+        }
+    }
+    if origins.is_empty() {
+        return None;
+    }
+    // The accesses to rewrite: statement, the new instruction's space and
+    // address parts.
+    let mut sites: Vec<(usize, Origin, i64, bool)> = Vec::new();
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Instr(ins) = s else { continue };
+        if !matches!(ins.opcode, Opcode::LD | Opcode::ST) || ins.space() != StateSpace::Generic || !view.reachable(k) {
+            continue;
+        }
+        let Some(a) = ins.operands.iter().find_map(|o| if let Operand::Addr(a) = o { Some(a) } else { None }) else { continue };
+        let AddrBase::Reg(g) = a.base else { continue };
+        if a.unified {
+            continue;
+        }
+        let Some(v) = view.read(k, g) else { continue };
+        let Some(o) = origins.get(&v) else { continue };
+        // Every register the address was formed from must still hold that value here.
+        let holds = |r: RegId, d: VersionDef| view.version_at(r, k) == d;
+        if let Base::Reg(x, d) = &o.base {
+            if !holds(*x, *d) {
+                continue;
+            }
+        }
+        if !o.regs.iter().all(|(r, d)| holds(*r, *d)) {
+            continue;
+        }
+        let Some(offset) = o.offset.checked_add(a.offset).filter(|c| i32::try_from(*c).is_ok()) else { continue };
+        sites.push((k, o.clone(), offset, a.zero_written));
+    }
+    if sites.is_empty() {
+        return None;
+    }
+    let mut g = f.clone();
+    let reg_ty = if width == 64 { ScalarType::U64 } else { ScalarType::U32 };
+    let add_mods = [if width == 64 { Mod::S64 } else { Mod::S32 }];
+    // Registers for the sums, allocated first (their declarations go at the top).
+    let temps: Vec<Vec<RegId>> = sites.iter().map(|(_, o, _, _)| o.regs.iter().map(|_| g.new_reg(reg_ty)).collect()).collect();
+    let added = g.body.as_ref().map_or(0, |b| b.len()) - body.len();
+    let old = g.body.take().unwrap_or_default();
+    let mut out = Vec::with_capacity(old.len() + sites.len());
+    let mut next = 0;
+    let mut changed = false;
+    for (k, s) in old.into_iter().enumerate() {
+        let Some((site, o, offset, zero_written)) = sites.get(next).filter(|(site, ..)| *site + added == k) else {
+            out.push(s);
+            continue;
+        };
+        let _ = site;
+        let regs = &temps[next];
+        next += 1;
+        let Stmt::Instr(ins) = &s else {
+            out.push(s);
+            continue;
+        };
+        match rewrite(ins, o, *offset, *zero_written, regs, &add_mods) {
+            Some(seq) => {
+                out.extend(seq.into_iter().map(|i| Stmt::Instr(Box::new(i))));
+                changed = true;
+            }
+            None => out.push(s),
+        }
+    }
+    g.body = Some(out);
+    changed.then_some(g)
+}
+
+/// The access in its space, preceded by the adds of the registers the
+/// address was formed with; `None` if the tables have no such form.
+fn rewrite(ins: &Instruction, o: &Origin, offset: i64, zero_written: bool, temps: &[RegId], add_mods: &[Mod]) -> Option<Vec<Instruction>> {
+    // `.v8`, and `.v4` of 64-bit elements, exist for `.global` only.
+    let wide_vector = ins.has(Mod::V8) || (ins.has(Mod::V4) && ins.ty().is_some_and(|t| t.bits() == 64));
+    if wide_vector && o.space != StateSpace::Global {
+        return None;
+    }
+    // A symbol is an operand of `mov` only: registers are not added to one.
+    if matches!(o.base, Base::Sym(..)) && !o.regs.is_empty() {
+        return None;
+    }
+    let mut seq = Vec::with_capacity(temps.len() + 1);
+    let mut base = o.base.clone();
+    for ((r, _), t) in o.regs.iter().zip(temps) {
+        let from = match &base {
+            Base::Reg(x, _) => Operand::reg(*x),
+            Base::Sym(n, off) => Operand::Sym(n.clone(), *off),
+        };
+        seq.push(Instruction::new(Opcode::ADD, add_mods, [Operand::reg(*t), from, Operand::reg(*r)]).ok()?);
+        base = Base::Reg(*t, VersionDef::Entry);
+    }
+    let addr = match base {
+        // `[r+0]` stays spelled so (ptxas reads the two spellings differently in debug builds).
+        Base::Reg(x, _) => Address { base: AddrBase::Reg(x), offset, unified: false, zero_written: zero_written && offset == 0 },
+        Base::Sym(n, off) => Address { base: AddrBase::Sym(n), offset: off.checked_add(offset).filter(|c| i32::try_from(*c).is_ok())?, unified: false, zero_written: false },
+    };
+    let space = Mod::from_text(o.space.text())?;
+    let mut mods: Vec<Mod> = ins.modifiers().map(|(_, m)| m).collect();
+    mods.push(space);
+    let operands = ins.operands.iter().map(|op| if let Operand::Addr(_) = op { Operand::Addr(Box::new(addr.clone())) } else { op.clone() });
+    let mut new = Instruction::new(ins.opcode, &mods, operands).ok()?;
+    new.guard = ins.guard;
+    seq.push(new);
+    Some(seq)
+}
