@@ -1,5 +1,5 @@
-//! `address-space`: generic loads and stores whose address provably lies in
-//! one state space become accesses of that space.
+//! `address-space`: generic loads, stores, atomics and prefetches whose
+//! address provably lies in one state space become accesses of that space.
 //!
 //! ptxas leaves every generic `ld`/`st` generic (`LD.E`/`ST.E`, which pay
 //! for the generic-to-space translation; for the stack, `LDL`/`STL` are the
@@ -12,13 +12,17 @@
 //!   immediate or a register (`add`), or minus an immediate (`sub`),
 //!
 //! each through one definition (the value view's versions: never through a
-//! φ, so two spaces never meet). A generic `ld`/`st` (any qualifiers:
-//! `.volatile`, `.relaxed.scope`, vectors, cache operators) of `[g+off]`
-//! then becomes the S-space access of `[x + c + off]`: registers added on
+//! φ, so two spaces never meet). A generic `ld`/`st`/`atom`/`red`/
+//! `prefetch` (any qualifiers: `.volatile`, `.relaxed.scope`, vectors,
+//! cache operators) of `[g+off]` then becomes the S-space access of
+//! `[x + c + off]` (where the instruction has that space: `st` not to
+//! `.const`, `atom`/`red` to `.global`/`.shared`, `prefetch` to
+//! `.global`/`.local`): registers added on
 //! the way are added again just before the access (from the same versions:
 //! every register read must still hold the value it held where the address
-//! was formed), immediates fold into the offset while it fits in a signed
-//! 32-bit immediate. Spaces handled: `.global`, `.shared`, `.local`,
+//! was formed, and none is a register declared inside a `{ }` block),
+//! immediates fold into the offset while it fits in a signed 32-bit
+//! immediate. Spaces handled: `.global`, `.shared`, `.local`,
 //! `.const`. Forms the tables do not have for a space (`.v8` outside
 //! `.global`) are left generic.
 //!
@@ -37,7 +41,7 @@ use rustc_hash::FxHashMap;
 
 pub const PASS: Pass = Pass {
     name: "address-space",
-    description: "generic ld/st whose address comes from cvta (through mov/add) become .global/.shared/.local/.const accesses",
+    description: "generic ld/st/atom/red/prefetch whose address comes from cvta (through mov/add) become .global/.shared/.local/.const accesses",
     run,
 };
 
@@ -134,11 +138,10 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
 
 fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    // New instructions name registers at their uses: every name must mean
-    // its register everywhere.
-    if crate::engine::declares_registers_in_blocks(f) {
-        return None;
-    }
+    // New instructions name registers at their uses: a register declared
+    // inside a `{ }` block (whose name may mean another register elsewhere,
+    // or nothing) is never named by a rewrite.
+    let in_blocks = block_declared_names(body);
     let width = ctx.address_size;
     let cfg = Cfg::build(f);
     let dom = DomTree::dominators(&cfg);
@@ -169,7 +172,7 @@ fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> 
     let mut sites: Vec<(usize, Origin, i64, bool)> = Vec::new();
     for (k, s) in body.iter().enumerate() {
         let Stmt::Instr(ins) = s else { continue };
-        if !matches!(ins.opcode, Opcode::LD | Opcode::ST) || ins.space() != StateSpace::Generic || !view.reachable(k) {
+        if !matches!(ins.opcode, Opcode::LD | Opcode::ST | Opcode::ATOM | Opcode::RED | Opcode::PREFETCH) || ins.space() != StateSpace::Generic || !view.reachable(k) {
             continue;
         }
         let Some(a) = ins.operands.iter().find_map(|o| if let Operand::Addr(a) = o { Some(a) } else { None }) else { continue };
@@ -179,6 +182,16 @@ fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> 
         }
         let Some(v) = view.read(k, g) else { continue };
         let Some(o) = origins.get(&v) else { continue };
+        // The spaces each instruction has (the manual's forms).
+        let has_space = match ins.opcode {
+            Opcode::LD => true,
+            Opcode::ST => o.space != StateSpace::Const,
+            Opcode::ATOM | Opcode::RED => matches!(o.space, StateSpace::Global | StateSpace::Shared),
+            _ => matches!(o.space, StateSpace::Global | StateSpace::Local),
+        };
+        if !has_space {
+            continue;
+        }
         // Every register the address was formed from must still hold that value here.
         let holds = |r: RegId, d: VersionDef| view.version_at(r, k) == d;
         if let Base::Reg(x, d) = &o.base {
@@ -187,6 +200,10 @@ fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> 
             }
         }
         if !o.regs.iter().all(|(r, d)| holds(*r, *d)) {
+            continue;
+        }
+        let named = |r: RegId| in_blocks.contains(f.regs[r.0 as usize].name.as_ref());
+        if matches!(&o.base, Base::Reg(x, _) if named(*x)) || o.regs.iter().any(|(r, _)| named(*r)) {
             continue;
         }
         let Some(offset) = o.offset.checked_add(a.offset).filter(|c| i32::try_from(*c).is_ok()) else { continue };
@@ -227,6 +244,31 @@ fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> 
     }
     g.body = Some(out);
     changed.then_some(g)
+}
+
+/// Names of the registers declared inside `{ }` blocks (members of a
+/// range declaration `%r<N>` included).
+fn block_declared_names(body: &[Stmt]) -> rustc_hash::FxHashSet<String> {
+    let mut names = rustc_hash::FxHashSet::default();
+    let mut depth = 0usize;
+    for s in body {
+        match s {
+            Stmt::ScopeBegin => depth += 1,
+            Stmt::ScopeEnd => depth = depth.saturating_sub(1),
+            Stmt::Decl(d) if depth > 0 && d.space == StateSpace::Reg => {
+                for n in &d.names {
+                    match n.range {
+                        Some(count) => names.extend((0..count).map(|i| format!("{}{i}", n.name))),
+                        None => {
+                            names.insert(n.name.to_string());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names
 }
 
 /// The access in its space, preceded by the adds of the registers the
