@@ -79,7 +79,9 @@ pub fn run_outcome(input: &str) -> String {
 }
 
 /// The outcome of optimizing: the first line names the passes
-/// (`// PASSES: egraph, dce`) or a level (`// PASSES: -O2`); the printed
+/// (`// PASSES: egraph, dce`, run at `-O2`'s settings, or at another level's
+/// with the level last: `// PASSES: address-space, -O3`) or a level alone
+/// (`// PASSES: -O2`, the whole pipeline); the printed
 /// module. When the input has a `// RUN:` line, the original and the
 /// optimized module also run on the reference interpreter with that launch
 /// and must leave the same buffers (a differential check of the case).
@@ -102,10 +104,19 @@ pub fn opt_outcome(input: &str) -> String {
             };
             ptx_opt::optimize(parsed.module, level)
         }
-        _ => match ptx_opt::passes::run_named(parsed.module, &names, ptx_opt::OptLevel::O2) {
-            Ok(m) => m,
-            Err(e) => return format!("UNEXPECTED: {e}"),
-        },
+        [passes @ .., last] => {
+            let (passes, level) = match *last {
+                "-O1" => (passes, ptx_opt::OptLevel::O1),
+                "-O2" => (passes, ptx_opt::OptLevel::O2),
+                "-O3" => (passes, ptx_opt::OptLevel::O3),
+                _ => (names.as_slice(), ptx_opt::OptLevel::O2),
+            };
+            match ptx_opt::passes::run_named(parsed.module, passes, level) {
+                Ok(m) => m,
+                Err(e) => return format!("UNEXPECTED: {e}"),
+            }
+        }
+        [] => return "UNEXPECTED: no pass named".into(),
     };
     let printed = ptx_print::print_module(&out);
     if input.lines().any(|l| l.trim().starts_with("// RUN:")) {

@@ -136,7 +136,7 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
     }
 }
 
-fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+fn run(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
     // New instructions name registers at their uses: a register declared
     // inside a `{ }` block (whose name may mean another register elsewhere,
@@ -200,6 +200,15 @@ fn run(f: &Function, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> 
             }
         }
         if !o.regs.iter().all(|(r, d)| holds(*r, *d)) {
+            continue;
+        }
+        // Below `-O3`, only `.global`, `.shared` and `.const` addresses that
+        // need no new instruction (the space address itself, or a symbol,
+        // plus a constant): measured over the corpus, the adds made again
+        // before accesses cost ptxas two registers in some kernels (Kokkos
+        // kernels 30 → 32), and `.local` accesses of a functor copied to the
+        // stack two registers or up to 12 instructions in others.
+        if (!o.regs.is_empty() || o.space == StateSpace::Local) && level != OptLevel::O3 {
             continue;
         }
         let named = |r: RegId| in_blocks.contains(f.regs[r.0 as usize].name.as_ref());
