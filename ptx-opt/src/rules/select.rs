@@ -43,7 +43,7 @@ fn i_selp_same() -> Vec<Term> {
 /// was decided to, see `ranges.rs`).
 fn s_selp_known(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || !s.ins.ty().is_some_and(|ty| ty.bits() == s.width as u32) {
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ins.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
         return;
     }
     let pick = match eg[kids[2]].data.constant {
@@ -185,7 +185,7 @@ const MINMAX: [[&str; 6]; 2] = [["min.u16", "min.u32", "min.u64", "min.s16", "mi
 /// bits, so its own type only has to be as wide as `T`.
 fn s_selp_minmax(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || !s.ins.ty().is_some_and(|ty| ty.bits() == s.width as u32) {
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ins.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
         return;
     }
     for pn in &eg[kids[2]].nodes {
