@@ -79,8 +79,13 @@ pub fn optimize_text(name: &str, text: &str) -> Result<Option<String>, String> {
 /// re-parses, prints back to the same text and verifies without errors. Returns the
 /// optimized text.
 pub fn optimize(k: &GeneratedKernel) -> Result<String, String> {
+    optimize_at(k, LEVEL)
+}
+
+/// [`optimize`] at another level.
+pub fn optimize_at(k: &GeneratedKernel, level: ptx_opt::OptLevel) -> Result<String, String> {
     let parsed = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| format!("a generated kernel does not parse: {d}\n--- kernel ---\n{}", k.text))?;
-    let out = ptx_opt::optimize(parsed.module, LEVEL);
+    let out = ptx_opt::optimize(parsed.module, level);
     check_optimized(&k.text, &ptx_print::print_module(&out))
 }
 
@@ -108,7 +113,12 @@ fn check_optimized(input: &str, printed: &str) -> Result<String, String> {
 /// same buffers on the reference interpreter, for one launch shape and
 /// input seed.
 pub fn differential(k: &GeneratedKernel, shape: Shape, input_seed: u64, max_steps: u64) -> Result<DiffStats, String> {
-    let optimized = optimize(k)?;
+    differential_at(k, shape, input_seed, max_steps, LEVEL)
+}
+
+/// [`differential`] at another level.
+pub fn differential_at(k: &GeneratedKernel, shape: Shape, input_seed: u64, max_steps: u64, level: ptx_opt::OptLevel) -> Result<DiffStats, String> {
+    let optimized = optimize_at(k, level)?;
     let opts = DiffOptions { shapes: vec![shape], max_steps };
     differential::same_behaviour_with(&k.text, &optimized, &k.spec, &[input_seed], &opts).map_err(|e| format!("{e}\n--- kernel ---\n{}\n--- optimized ---\n{optimized}", k.text))
 }

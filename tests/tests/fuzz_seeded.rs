@@ -7,8 +7,9 @@
 //! - `roundtrip`: generated kernels are a print∘parse fixed point;
 //! - `optimize`: `ptx_opt::optimize` never panics on generated kernels, and its
 //!   output prints, re-parses and verifies without errors;
-//! - `differential`: generated kernels and their optimized versions compute
-//!   the same buffers on the reference interpreter;
+//! - `differential`: generated kernels and their optimized versions (at
+//!   `-O2`, and at `-O3` for other seeds) compute the same buffers on the
+//!   reference interpreter;
 //! - `incremental`: edit sequences decoded from bytes leave the incremental
 //!   database agreeing with a fresh parse of the text.
 //!
@@ -177,6 +178,24 @@ fn differential_generated() {
     eprintln!("differential: {s}");
     // The comparison must not be vacuous.
     assert!(s.runs as u64 == DIFFERENTIAL_INPUTS, "{s}");
+    assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
+    assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
+}
+
+/// The same at `-O3`, whose rules and passes `-O2` leaves out (widening
+/// multiplies, `.local` accesses, the division bypass).
+#[test]
+fn differential_generated_o3() {
+    let stats = std::sync::Mutex::new(DiffStats::default());
+    for_seeds("differential -O3", 40_000..40_000 + DIFFERENTIAL_INPUTS / 2, |seed| {
+        let shape = SHAPES[(seed % SHAPES.len() as u64) as usize];
+        let s = fuzz_checks::differential_at(&kernel_for(seed), shape, seed, DiffOptions::default().max_steps, ptx_opt::OptLevel::O3)?;
+        stats.lock().unwrap().add(s);
+        Ok(())
+    });
+    let s = *stats.lock().unwrap();
+    eprintln!("differential -O3: {s}");
+    assert!(s.runs as u64 == DIFFERENTIAL_INPUTS / 2, "{s}");
     assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
     assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
 }
