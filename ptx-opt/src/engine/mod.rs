@@ -174,7 +174,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
 
 /// Does the body declare registers inside `{ }` blocks (where a name may
 /// mean another register than elsewhere)?
-pub(crate) fn declares_registers_in_blocks(f: &Function) -> bool {
+fn declares_registers_in_blocks(f: &Function) -> bool {
     let mut depth = 0usize;
     for s in f.body.iter().flatten() {
         match s {

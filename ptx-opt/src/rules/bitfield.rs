@@ -6,18 +6,18 @@
 //! `bfi`), and rotations as `shl|shr` against `shf.l.wrap` (the same SASS).
 
 use super::term::{t, Term};
-use super::{op, width, Match, Rule, Target};
+use super::{op, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
 use egg::Id;
-use ptx_ir::isa::{Opcode, SlotRole};
+use ptx_ir::isa::Opcode;
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
 /// `brev (brev x)` → `x` (`.b32`, `.b64`).
 fn s_brev_brev(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::BREV || kids.len() != 1 || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) || s.sources[0].prefix != ptx_ir::ir::Prefix::None || s.sources[0].sel.is_some() {
+    if s.opcode() != Opcode::BREV || kids.len() != 1 || !types_only(s) || !plain_operands(s) {
         return;
     }
     for inner in &eg[kids[0]].nodes {
@@ -37,10 +37,7 @@ fn i_brev_brev() -> Vec<Term> {
 /// replication; only these two selectors name whole inputs).
 fn s_prmt_whole(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::PRMT || kids.len() != 3 || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) || s.width != 32 {
-        return;
-    }
-    if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
+    if s.opcode() != Opcode::PRMT || kids.len() != 3 || !types_only(s) || !plain_operands(s) || s.width != 32 {
         return;
     }
     let Some(c) = eg[kids[2]].data.constant else { return };

@@ -5,10 +5,10 @@
 //! also stop hiding the 32-bit value from the other rules.)
 
 use super::term::{t, Term};
-use super::{op, width, Match, Rule, Target};
+use super::{op, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
-use ptx_ir::isa::{Opcode, ScalarType, SlotRole};
+use ptx_ir::isa::{Opcode, ScalarType};
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
@@ -16,10 +16,7 @@ const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 /// selector): its destination and source types.
 fn int_cvt(s: &crate::engine::lang::Shape) -> Option<(ScalarType, ScalarType)> {
     use ScalarType::*;
-    if s.opcode() != Opcode::CVT || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
-        return None;
-    }
-    if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
+    if s.opcode() != Opcode::CVT || !types_only(s) || !plain_operands(s) {
         return None;
     }
     let int = |t: ScalarType| matches!(t, U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | B8 | B16 | B32 | B64);

@@ -17,7 +17,7 @@ const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
 fn float_sign_op(s: &Shape) -> bool {
     let ty = matches!(s.ins.ty(), Some(ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2));
-    ty && matches!(s.opcode(), Opcode::NEG | Opcode::ABS) && s.sources.len() == 1 && s.sources[0].prefix == ptx_ir::ir::Prefix::None && s.sources[0].sel.is_none() && !s.sources[0].in_vector
+    ty && matches!(s.opcode(), Opcode::NEG | Opcode::ABS) && s.sources.len() == 1 && super::plain_operands(s)
 }
 
 /// `neg (neg x)` → `x` (not with `.ftz`); `abs (neg x)` → `abs x`;

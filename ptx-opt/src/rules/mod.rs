@@ -183,6 +183,36 @@ pub fn mk(eg: &mut EGraph, head: &'static str, kids: &[Id]) -> Id {
     eg.add(Node::Op(s, kids.iter().copied().collect()))
 }
 
+/// No source of the shape has an operand prefix (`!p`, `-x`), a selector
+/// or a place in a vector operand.
+pub fn plain_operands(s: &Shape) -> bool {
+    s.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector)
+}
+
+/// The shape's modifiers are its types only.
+pub fn types_only(s: &Shape) -> bool {
+    s.ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type)
+}
+
+/// The comparison of a `setp`/`set`/`selp`-like shape whose modifiers are
+/// that comparison and types only (no `.ftz`, no combining operation), with
+/// plain operands.
+pub fn plain_compare(s: &Shape) -> Option<Mod> {
+    use ptx_ir::isa::SlotRole;
+    if !plain_operands(s) {
+        return None;
+    }
+    let mut cmp = None;
+    for (role, m) in s.ins.modifiers() {
+        match role {
+            SlotRole::Type => {}
+            SlotRole::Cmp if cmp.is_none() => cmp = Some(m),
+            _ => return None,
+        }
+    }
+    cmp
+}
+
 /// A node of the instruction `opcode` with modifiers `mods` (in the
 /// manual's order) on `kids`, for rules whose right-hand side's modifiers
 /// come from the matched instruction; `None` if the tables have no such

@@ -7,11 +7,11 @@
 //! 4 more; `mul.lo.s64` of two extensions 2 more than `mul.wide.u32`).
 
 use super::term::{t, Term};
-use super::{konst, mk, op, width, Match, Rule, Target};
+use super::{konst, mk, op, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
 use egg::Id;
-use ptx_ir::isa::{Opcode, ScalarType, SlotRole};
+use ptx_ir::isa::{Opcode, ScalarType};
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
@@ -23,11 +23,7 @@ fn extensions(eg: &EGraph, id: Id, w: u8) -> Vec<(Id, bool)> {
     let mut v = Vec::new();
     for n in &eg[id].nodes {
         let Some((s, kids)) = op(eg, n) else { continue };
-        if s.opcode() != Opcode::CVT || kids.len() != 1 || s.width != w || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
-            continue;
-        }
-        let src = s.sources[0];
-        if src.prefix != ptx_ir::ir::Prefix::None || src.sel.is_some() || src.in_vector || width(eg, kids[0]) != w / 2 {
+        if s.opcode() != Opcode::CVT || kids.len() != 1 || s.width != w || !types_only(s) || !plain_operands(s) || width(eg, kids[0]) != w / 2 {
             continue;
         }
         use ScalarType::*;
@@ -59,7 +55,7 @@ fn s_wide_shift(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::SHL || kids.len() != 2 || !matches!(s.ins.ty(), Some(ScalarType::B64 | ScalarType::B32)) || s.width as u32 != s.ins.ty().unwrap().bits() {
         return;
     }
-    if !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) || s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
+    if !types_only(s) || !plain_operands(s) {
         return;
     }
     let Some(k) = eg[kids[1]].data.constant else { return };

@@ -5,13 +5,13 @@
 //! become constants.
 
 use super::term::{t, Term};
-use super::{konst, mk, op, plain_int, Match, Rule, Target};
+use super::{konst, mk, op, plain_compare, plain_int, plain_operands, types_only, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::known::Known;
 use crate::engine::lang::Node;
 use egg::Id;
 use ptx_ir::eval::bits_mask;
-use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole, TypeClass};
+use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
@@ -36,7 +36,7 @@ fn code(w: u8) -> usize {
 fn s_nonneg_div(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
     let Some((ty, w)) = plain_int(s) else { return };
-    if ty.class() != TypeClass::Signed || kids.len() != 2 || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
+    if ty.class() != TypeClass::Signed || kids.len() != 2 || !types_only(s) {
         return;
     }
     let (x, y) = (known(eg, kids[0]), known(eg, kids[1]));
@@ -72,11 +72,7 @@ fn i_nonneg_div() -> Vec<Term> {
 /// arithmetic).
 fn s_nonneg_sext(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::CVT || kids.len() != 1 || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
-        return;
-    }
-    let src = s.sources[0];
-    if src.prefix != ptx_ir::ir::Prefix::None || src.sel.is_some() || src.in_vector {
+    if s.opcode() != Opcode::CVT || kids.len() != 1 || !types_only(s) || !plain_operands(s) {
         return;
     }
     use ScalarType::*;
@@ -157,7 +153,7 @@ fn i_redundant_mask() -> Vec<Term> {
 fn s_decided_minmax(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
     let Some((ty, w)) = plain_int(s) else { return };
-    if kids.len() != 2 || !matches!(s.opcode(), Opcode::MIN | Opcode::MAX) || !s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
+    if kids.len() != 2 || !matches!(s.opcode(), Opcode::MIN | Opcode::MAX) || !types_only(s) {
         return;
     }
     let (x, y) = (known(eg, kids[0]), known(eg, kids[1]));
@@ -193,20 +189,7 @@ fn s_decided_setp(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::SETP || kids.len() != 2 || s.width != 1 {
         return;
     }
-    if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {
-        return;
-    }
-    let mut cmp = None;
-    for (role, m) in s.ins.modifiers() {
-        match (role, m) {
-            (SlotRole::Type, _) => {}
-            (_, m) => match m {
-                Mod::EQ | Mod::NE | Mod::LT | Mod::LE | Mod::GT | Mod::GE | Mod::LO | Mod::LS | Mod::HI | Mod::HS if cmp.is_none() => cmp = Some(m),
-                _ => return,
-            },
-        }
-    }
-    let (Some(cmp), Some(ty)) = (cmp, s.ins.ty()) else { return };
+    let (Some(cmp), Some(ty)) = (plain_compare(s), s.ins.ty()) else { return };
     use ScalarType::*;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
         return;

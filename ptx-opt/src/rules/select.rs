@@ -7,7 +7,7 @@
 //! already makes one `ISETP` with a combining operation of them).
 
 use super::term::{t, Term};
-use super::{mk, op, width, Match, Rule, Target};
+use super::{mk, op, plain_compare, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
 use egg::Id;
@@ -15,8 +15,9 @@ use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole};
 
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
+/// Type modifiers only and plain operands.
 fn plain_sources(s: &crate::engine::lang::Shape) -> bool {
-    s.ins.modifiers().all(|(r, _)| r == SlotRole::Type) && s.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector)
+    types_only(s) && plain_operands(s)
 }
 
 /// `selp x, x, p` → `x` (selection copies bits: any type, `x` as wide as the result).
@@ -70,19 +71,15 @@ fn i_selp_known() -> Vec<Term> {
 /// predicate came out two instructions longer in one kernel: `-O3` only).
 fn s_setp_of_selp(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::SETP || kids.len() != 2 || s.width != 1 || !s.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector) {
+    if s.opcode() != Opcode::SETP || kids.len() != 2 || s.width != 1 {
         return;
     }
-    let mut eq = None;
-    for (r, m) in s.ins.modifiers() {
-        match (r, m) {
-            (SlotRole::Type, _) => {}
-            (_, Mod::EQ) if eq.is_none() => eq = Some(true),
-            (_, Mod::NE) if eq.is_none() => eq = Some(false),
-            _ => return,
-        }
-    }
-    let (Some(eq), Some(ty)) = (eq, s.ins.ty()) else { return };
+    let eq = match plain_compare(s) {
+        Some(Mod::EQ) => true,
+        Some(Mod::NE) => false,
+        _ => return,
+    };
+    let Some(ty) = s.ins.ty() else { return };
     use ScalarType::*;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) || width(eg, kids[0]) as u32 != ty.bits() {
         return;
@@ -139,7 +136,7 @@ fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     for sn in &eg[kids[0]].nodes {
         let Node::Op(sid, sk) = sn else { continue };
         let set = eg.analysis.shapes.get(*sid);
-        if set.opcode() != Opcode::SET || sk.len() != 2 || set.width != 32 || !set.sources.iter().all(|x| x.prefix == ptx_ir::ir::Prefix::None && x.sel.is_none() && !x.in_vector) {
+        if set.opcode() != Opcode::SET || sk.len() != 2 || set.width != 32 || !plain_operands(set) {
             continue;
         }
         // `set.CMP{.ftz}.DTYPE.STYPE`: an integer destination type, no combining operation.
@@ -190,22 +187,14 @@ fn s_selp_minmax(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     }
     for pn in &eg[kids[2]].nodes {
         let Some((p, pk)) = op(eg, pn) else { continue };
-        if p.opcode() != Opcode::SETP || pk.len() != 2 || p.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some()) {
+        if p.opcode() != Opcode::SETP || pk.len() != 2 {
             continue;
         }
-        let mut cmp = None;
-        let mut ok = true;
-        for (r, m) in p.ins.modifiers() {
-            match r {
-                SlotRole::Type => {}
-                _ if cmp.is_none() && matches!(m, Mod::LT | Mod::LE | Mod::GT | Mod::GE | Mod::LO | Mod::LS | Mod::HI | Mod::HS) => cmp = Some(m),
-                _ => ok = false,
-            }
-        }
-        let (Some(cmp), Some(ty)) = (cmp, p.ins.ty()) else { continue };
+        let Some(cmp) = plain_compare(p).filter(|m| matches!(*m, Mod::LT | Mod::LE | Mod::GT | Mod::GE | Mod::LO | Mod::LS | Mod::HI | Mod::HS)) else { continue };
+        let Some(ty) = p.ins.ty() else { continue };
         use ScalarType::*;
         let Some(tk) = [U16, U32, U64, S16, S32, S64].iter().position(|t| *t == ty) else { continue };
-        if !ok || ty.bits() != s.width as u32 || width(eg, pk[0]) != s.width || width(eg, pk[1]) != s.width {
+        if ty.bits() != s.width as u32 || width(eg, pk[0]) != s.width || width(eg, pk[1]) != s.width {
             continue;
         }
         // Unsigned comparisons `lo/ls/hi/hs` need an unsigned type; signed types take `lt/le/gt/ge`.
