@@ -2,7 +2,7 @@
 //! writing the output atomically (a temporary file renamed into place, and
 //! only when everything succeeded).
 
-use crate::{optimize, OptLevel};
+use crate::OptLevel;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -24,15 +24,25 @@ optimizes it and writes PTX.
 options:
   -o PATH        write the output to PATH (default: standard output);
                  written only on success, through a temporary file
-  -O0            no optimization: parse, verify and print back (default,
-                 as in compilers)
-  -O1            the e-graph engine (algebra, constant folding, value
-                 numbering, dead values, division by constants, lop3),
-                 small limits
-  -O2            the e-graph engine with larger limits
-  -O3            -O2 with the largest limits, plus a 32-bit fast path for
-                 64-bit division by a run-time value (faster when operands
-                 fit 32 bits; may cost registers)
+  -O0            no optimization: parse, verify and print back
+  -O1            cheap clean-up: stack slots to registers, the e-graph
+                 engine with small limits, dead code, branches, declarations
+  -O2            every pass that never made a corpus kernel worse in SASS
+                 instructions or registers (the default)
+  -O3            -O2 with the largest limits and -O3-only rules, a 32-bit
+                 fast path for 64-bit division, ptxas free to unroll loops
+                 of promoted slots, passes to a fixed point (faster code,
+                 possibly more static instructions or registers)
+  --passes=LIST  run these passes, in order, instead of a level's pipeline
+                 (comma-separated; limits of the -O level given); see
+                 --list-passes
+  --list-passes  print every pass with a one-line description
+  --print-after-all     print each function after each pass (stderr)
+  --validate-after-all  verify and re-parse each function after each pass;
+                 a failure names the pass and the function (exit 1)
+  --time-passes  print time per pass, summed over functions (stderr)
+  --opt-bisect-limit=N  run only the first N pass×function steps (each
+                 step is logged on stderr: `BISECT: running pass (3) ...`)
   --verify       parse and verify only (types, targets, versions ...);
                  diagnostics on stderr, nothing written
   --no-verify    skip the verifier (for input verified before); by default
@@ -57,6 +67,31 @@ pub struct Options {
     /// Do not verify before optimizing.
     pub no_verify: bool,
     pub emit: Emit,
+    /// `--passes`: these passes instead of the level's pipeline.
+    pub passes: Option<Vec<String>>,
+    pub print_after_all: bool,
+    pub validate_after_all: bool,
+    pub time_passes: bool,
+    pub bisect_limit: Option<u64>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { input: None, output: None, level: OptLevel::O2, verify: false, no_verify: false, emit: Emit::Ptx, passes: None, print_after_all: false, validate_after_all: false, time_passes: false, bisect_limit: None }
+    }
+}
+
+/// Every pass, one line each, and the pipeline of each level.
+pub fn pass_list() -> String {
+    let mut out = String::from("\npasses (--passes=a,b,c):\n");
+    for p in crate::passes::PASSES {
+        out.push_str(&format!("  {:<15}{}\n", p.name, p.description));
+    }
+    out.push_str("\npipelines:\n");
+    for (flag, level) in [("-O1", OptLevel::O1), ("-O2", OptLevel::O2), ("-O3", OptLevel::O3)] {
+        out.push_str(&format!("  {flag}  {}\n", crate::passes::pipeline(level).join(",")));
+    }
+    out
 }
 
 /// The kind of output.
@@ -71,12 +106,13 @@ pub enum Emit {
 pub enum Command {
     Run(Options),
     Help,
+    ListPasses,
     Version,
 }
 
 /// Parses arguments (without the program name).
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
-    let mut opts = Options { input: None, output: None, level: OptLevel::O0, verify: false, no_verify: false, emit: Emit::Ptx };
+    let mut opts = Options::default();
     let mut i = 0;
     let mut only_files = false;
     while i < args.len() {
@@ -92,8 +128,38 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             }
             continue;
         }
+        // `--flag=value` and `--flag value`.
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            let v = args.get(i).cloned().ok_or_else(|| format!("`{flag}` needs {what}"))?;
+            i += 1;
+            Ok(v)
+        };
+        match flag {
+            "--passes" => {
+                let list = value("a comma-separated list of passes")?;
+                opts.passes = Some(list.split(',').map(|p| p.trim().to_string()).filter(|p| !p.is_empty()).collect());
+                continue;
+            }
+            "--opt-bisect-limit" => {
+                let n = value("a number of steps")?;
+                opts.bisect_limit = Some(n.parse().map_err(|_| format!("`--opt-bisect-limit`: `{n}` is not a number of steps"))?);
+                continue;
+            }
+            _ => {}
+        }
         match a {
             "--" => only_files = true,
+            "--list-passes" => return Ok(Command::ListPasses),
+            "--print-after-all" => opts.print_after_all = true,
+            "--validate-after-all" => opts.validate_after_all = true,
+            "--time-passes" => opts.time_passes = true,
             "-h" | "--help" => return Ok(Command::Help),
             "--version" => return Ok(Command::Version),
             "-o" => {
@@ -134,6 +200,11 @@ pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr
         Ok(Command::Run(o)) => o,
         Ok(Command::Help) => {
             let _ = stdout.write_all(USAGE.as_bytes());
+            let _ = stdout.write_all(pass_list().as_bytes());
+            return EXIT_OK;
+        }
+        Ok(Command::ListPasses) => {
+            let _ = stdout.write_all(pass_list().as_bytes());
             return EXIT_OK;
         }
         Ok(Command::Version) => {
@@ -182,7 +253,32 @@ pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr
     if opts.verify {
         return EXIT_OK;
     }
-    let module = optimize(parsed.module, opts.level);
+    let pipeline = match &opts.passes {
+        Some(names) => match crate::passes::Pipeline::named(&names.iter().map(String::as_str).collect::<Vec<_>>(), opts.level) {
+            Ok(p) => p,
+            Err(m) => {
+                let _ = writeln!(stderr, "ptx-opt: {m}");
+                return EXIT_USAGE;
+            }
+        },
+        None => crate::passes::Pipeline::of_level(opts.level),
+    };
+    let mut obs = crate::passes::Observer::default();
+    obs.bisect_limit = opts.bisect_limit;
+    obs.print_after_all = opts.print_after_all;
+    obs.validate_after_all = opts.validate_after_all;
+    obs.time_passes = opts.time_passes;
+    let module = pipeline.run_module(parsed.module, &mut obs);
+    for line in &obs.log {
+        let _ = writeln!(stderr, "{line}");
+    }
+    if opts.time_passes {
+        let _ = write!(stderr, "{}", obs.timing_table());
+    }
+    if let Some(failure) = &obs.failure {
+        let _ = writeln!(stderr, "{name}: error: validation failed {failure}");
+        return EXIT_INVALID;
+    }
     let text = match opts.emit {
         Emit::Ptx => ptx_print::print_module(&module),
         Emit::CfgDot => ptx_ir::cfg::module_dot(&module, &|f, s| match s {
@@ -243,9 +339,9 @@ mod tests {
     fn arguments() {
         assert_eq!(
             parse_args(&args(&["-O0", "in.ptx", "-o", "out.ptx"])),
-            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0, verify: false, no_verify: false, emit: Emit::Ptx }))
+            Ok(Command::Run(Options { input: Some("in.ptx".into()), output: Some("out.ptx".into()), level: OptLevel::O0, ..Options::default() }))
         );
-        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options { input: None, output: None, level: OptLevel::O0, verify: false, no_verify: false, emit: Emit::Ptx })));
+        assert_eq!(parse_args(&args(&["-"])), Ok(Command::Run(Options::default())));
         assert!(matches!(parse_args(&args(&["--verify", "x.ptx"])), Ok(Command::Run(Options { verify: true, .. }))));
         assert!(matches!(parse_args(&args(&["--no-verify", "x.ptx"])), Ok(Command::Run(Options { no_verify: true, .. }))));
         assert!(parse_args(&args(&["--verify", "--no-verify"])).is_err());
@@ -255,5 +351,17 @@ mod tests {
         assert!(parse_args(&args(&["-o"])).is_err());
         assert!(parse_args(&args(&["--frobnicate"])).is_err());
         assert_eq!(parse_args(&args(&["--help"])), Ok(Command::Help));
+        // Optimizing is the command's job: -O2 unless told otherwise.
+        assert!(matches!(parse_args(&args(&["x.ptx"])), Ok(Command::Run(Options { level: OptLevel::O2, .. }))));
+        let both = [args(&["--passes=dce,egraph", "--opt-bisect-limit=3"]), args(&["--passes", "dce,egraph", "--opt-bisect-limit", "3"])];
+        for a in &both {
+            let Ok(Command::Run(o)) = parse_args(a) else { panic!("{a:?}") };
+            assert_eq!(o.passes, Some(vec!["dce".to_string(), "egraph".to_string()]));
+            assert_eq!(o.bisect_limit, Some(3));
+        }
+        assert!(parse_args(&args(&["--opt-bisect-limit=x"])).is_err());
+        assert!(parse_args(&args(&["--passes"])).is_err());
+        assert_eq!(parse_args(&args(&["--list-passes"])), Ok(Command::ListPasses));
+        assert!(matches!(parse_args(&args(&["--print-after-all", "--validate-after-all", "--time-passes"])), Ok(Command::Run(Options { print_after_all: true, validate_after_all: true, time_passes: true, .. }))));
     }
 }

@@ -135,7 +135,7 @@ fn every_run_verifies_before_optimizing() {
         assert!(!output.exists(), "nothing is written");
     }
     // --no-verify: the caller takes responsibility.
-    let out = bin().arg(&input).arg("--no-verify").output().unwrap();
+    let out = bin().arg(&input).args(["--no-verify", "-O0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("mad.lo.s32"));
     let (code, _, err) = run_with_stdin(&["--verify", "--no-verify"], VALID);
@@ -162,7 +162,7 @@ fn unknown_targets_and_versions_are_errors_at_their_token() {
 fn warnings_print_but_do_not_fail() {
     // `addc` with no carry producer: ptxas accepts it, the verifier warns.
     let carry = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .b32 %r<4>;\n\taddc.u32 %r1, %r2, %r3;\n\tret;\n}\n";
-    let (code, out, err) = run_with_stdin(&[], carry);
+    let (code, out, err) = run_with_stdin(&["-O0"], carry);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("addc.u32"));
     assert!(err.starts_with("<stdin>:7:2: warning: this instruction reads the carry flag"), "{err}");
@@ -171,7 +171,7 @@ fn warnings_print_but_do_not_fail() {
 #[test]
 fn emits_cfg_dot() {
     let branchy = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .pred %p;\n\t.reg .b32 %r;\n\tsetp.eq.u32 %p, %r, 0;\n\t@%p bra L;\n\tadd.u32 %r, %r, 1;\nL:\n\tret;\n}\n";
-    let (code, out, err) = run_with_stdin(&["--emit=cfg-dot"], branchy);
+    let (code, out, err) = run_with_stdin(&["--emit=cfg-dot", "-O0"], branchy);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("digraph ptx {"), "{out}");
     assert!(out.contains("label=\"taken\"") && out.contains("label=\"fall-through\""), "{out}");
@@ -253,4 +253,55 @@ fn run_usage_and_input_errors() {
         assert!(out.is_empty(), "{out}");
         assert!(err.contains(expected), "{args:?}: {err}");
     }
+}
+
+/// A clang -O0 shape: a stack slot in `__local_depot0`, read in a loop.
+const STACK: &str = ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.local .align 4 .b8 __local_depot0[8];\n\t.reg .b64 %SP;\n\t.reg .b64 %SPL;\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<6>;\n\t.reg .b64 %rd<3>;\n\tmov.u64 %SPL, __local_depot0;\n\tcvta.local.u64 %SP, %SPL;\n\tst.u32 [%SP+0], 0;\n$L__loop:\n\tld.u32 %r1, [%SP+0];\n\tadd.s32 %r2, %r1, 1;\n\tst.u32 [%SP+0], %r2;\n\tsetp.lt.s32 %p1, %r2, 10;\n\t@%p1 bra $L__loop;\n\tld.param.u64 %rd1, [p];\n\tld.u32 %r3, [%SP+0];\n\tst.u32 [%rd1], %r3;\n\tret;\n}\n";
+
+#[test]
+fn optimizes_at_o2_by_default() {
+    let (code, default, err) = run_with_stdin(&[], STACK);
+    assert_eq!(code, 0, "{err}");
+    let (_, o2, _) = run_with_stdin(&["-O2"], STACK);
+    let (_, o0, _) = run_with_stdin(&["-O0"], STACK);
+    assert_eq!(default, o2);
+    assert!(o0.contains("__local_depot0") && !default.contains("__local_depot0"), "{default}");
+}
+
+#[test]
+fn lists_passes_and_runs_a_named_pipeline() {
+    let (code, out, _) = run_with_stdin(&["--list-passes"], "");
+    assert_eq!(code, 0);
+    for p in ["promote-local", "copy-prop", "address-space", "egraph", "dce", "simplify-cfg", "dead-decls", "div-bypass"] {
+        assert!(out.lines().any(|l| l.trim_start().starts_with(p)), "{p} missing from\n{out}");
+    }
+    // Only promote-local: the stack goes, the declaration stays (dead-decls did not run).
+    for args in [&["--passes=promote-local"][..], &["--passes", "promote-local"][..]] {
+        let (code, out, err) = run_with_stdin(args, STACK);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("__local_depot0[8]") && !out.contains("[%SP+0]"), "{out}");
+    }
+    let (code, _, err) = run_with_stdin(&["--passes=promote-local,frobnicate"], STACK);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown pass `frobnicate`"), "{err}");
+}
+
+#[test]
+fn bisects_times_prints_and_validates() {
+    // Limit 0 runs nothing: the -O0 output. Each step is logged.
+    let (_, o0, _) = run_with_stdin(&["-O0"], STACK);
+    let (code, none, err) = run_with_stdin(&["--opt-bisect-limit=0"], STACK);
+    assert_eq!(code, 0);
+    assert_eq!(none, o0);
+    assert!(err.lines().next().unwrap().starts_with("BISECT: NOT running pass (1) promote-local on k"), "{err}");
+    let (_, one, err) = run_with_stdin(&["--opt-bisect-limit", "1"], STACK);
+    assert!(err.contains("BISECT: running pass (1) promote-local on k") && err.contains("BISECT: NOT running pass (2)"), "{err}");
+    assert!(one != o0 && one.contains("__local_depot0"), "only the first step ran:\n{one}");
+    let (code, _, err) = run_with_stdin(&["--time-passes", "--validate-after-all"], STACK);
+    assert_eq!(code, 0, "{err}");
+    for p in ["promote-local", "egraph", "dce", "total"] {
+        assert!(err.contains(p), "{p} missing from the timing table:\n{err}");
+    }
+    let (_, _, err) = run_with_stdin(&["--print-after-all", "--passes=promote-local,dce"], STACK);
+    assert!(err.contains("// *** after promote-local on k ***") && err.contains("// *** after dce on k ***"), "{err}");
 }

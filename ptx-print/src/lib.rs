@@ -53,6 +53,7 @@ mod instruction;
 mod module;
 
 pub use instruction::{instruction_head, write_head, write_imm, write_instruction};
+pub use function::write_function;
 pub use module::{print_module, write_header, write_item, write_separator};
 
 /// Width the printer wraps long lists at.

@@ -87,3 +87,62 @@ pub fn kernels(m: &ptx_ir::ir::Module) -> Vec<(String, Vec<ptx_ir::ir::VarDecl>)
         })
         .collect()
 }
+
+use ptx_ir::interp::{KernelArg, Launch};
+use ptx_ir::ir::VarDecl;
+use ptx_ir::isa::{ScalarType, TypeClass};
+use crate::gen::Choices;
+
+/// Steps a generic launch may take.
+pub const STEP_LIMIT: u64 = 2_000_000;
+/// Bytes of each buffer a generic launch makes.
+pub const BUFFER_BYTES: usize = 64 * 1024;
+
+/// The ptxas-valid PTX files: the own corpus and the shared corpus's
+/// files its manifest marks as assembling.
+pub fn valid_files() -> Vec<PathBuf> {
+    let mut files = ptx_files(&own_corpus_dir());
+    if let Some(dir) = shared_corpus_dir() {
+        files.extend(manifest(&dir).into_iter().filter(|e| e.ptxas_ok).map(|e| dir.join(e.file)));
+    }
+    files
+}
+
+/// Size in bytes of one declared parameter.
+pub fn param_size(d: &VarDecl, dims: &[Option<u64>]) -> usize {
+    let elem = (d.ty.bits().max(8) / 8) as usize * d.vector.unwrap_or(1) as usize;
+    elem * dims.iter().map(|x| x.unwrap_or(0) as usize).product::<usize>()
+}
+
+/// The generic launch of kernel `name`: two CTAs of 32 threads, 64 KiB
+/// buffers of random bytes for 64-bit parameters, 16 for 32-bit integers,
+/// 1.0 for floats, zero bytes for structs and arrays.
+pub fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
+    let mut l = Launch::new(name, [2, 1, 1], [32, 1, 1]);
+    l.max_steps = STEP_LIMIT;
+    l.dynamic_shared = 16 * 1024;
+    for d in params {
+        for nm in &d.names {
+            let size = param_size(d, &nm.dims);
+            let arg = if !nm.dims.is_empty() || d.vector.is_some() {
+                KernelArg::Bytes(vec![0; size])
+            } else if size == 8 && d.ty.class() != TypeClass::Float {
+                l.buffers.push(Choices::seeded(l.buffers.len() as u64).bytes(BUFFER_BYTES));
+                KernelArg::Buffer(l.buffers.len() - 1)
+            } else if d.ty.class() == TypeClass::Float {
+                let bits = match d.ty {
+                    ScalarType::F64 => 1f64.to_bits() as u128,
+                    ScalarType::F32 => 1f32.to_bits() as u128,
+                    _ => 0x3c00,
+                };
+                KernelArg::Scalar { ty: d.ty, bits }
+            } else {
+                KernelArg::Scalar { ty: d.ty, bits: 16 }
+            };
+            l.args.push(arg);
+        }
+    }
+    l
+}
+
+

@@ -693,6 +693,27 @@ impl<'a> Emitter<'a> {
         }
         let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len()) - body.len();
         let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
+        // A fresh declaration the input had already (an earlier pass made
+        // registers of that type) grew in `out_f`'s copy of the body, not in
+        // the statements re-emitted from the input: carry its count over.
+        let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 => Some((d.names[0].name.clone(), d.names[0].range?)),
+                _ => None,
+            })
+            .collect();
+        for s in &mut self.out {
+            if let Stmt::Decl(d) = s {
+                if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
+                    if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
+                        if m > n {
+                            d.names[0].range = Some(m);
+                        }
+                    }
+                }
+            }
+        }
         new_body.truncate(fresh_decls);
         new_body.extend(self.out);
         self.out_f.body = Some(new_body);

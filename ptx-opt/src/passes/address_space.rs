@@ -30,11 +30,9 @@
 //! through `%SP` = `cvta.local %SPL` become `ld.local`/`st.local` (`LDL`/`STL`
 //! instead of `LD.E`/`ST.E`).
 
-use super::Pass;
+use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::analysis::DomTree;
-use ptx_ir::cfg::Cfg;
 use ptx_ir::ir::{Address, AddrBase, Function, Instruction, Name, Operand, Prefix, RegId, Stmt};
 use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole, StateSpace};
 use rustc_hash::FxHashMap;
@@ -43,6 +41,7 @@ pub const PASS: Pass = Pass {
     name: "address-space",
     description: "generic ld/st/atom/red/prefetch whose address comes from cvta (through mov/add) become .global/.shared/.local/.const accesses",
     run,
+    preserves: Preserves::Nothing,
 };
 
 /// Where a space address starts.
@@ -136,16 +135,15 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
     }
 }
 
-fn run(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
     // New instructions name registers at their uses: a register declared
     // inside a `{ }` block (whose name may mean another register elsewhere,
     // or nothing) is never named by a rewrite.
     let in_blocks = block_declared_names(body);
     let width = ctx.address_size;
-    let cfg = Cfg::build(f);
-    let dom = DomTree::dominators(&cfg);
-    let view = ValueView::build(f, &cfg, &dom);
+    let (cfg, dom) = analyses.cfg_dom(f);
+    let view = ValueView::build(f, cfg, dom);
     // Origins of versions, to a fixed point (a definition may come after its
     // readers in the text when blocks are laid out out of dominance order).
     let mut origins: FxHashMap<Version, Origin> = FxHashMap::default();
@@ -257,7 +255,7 @@ fn run(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
 
 /// Names of the registers declared inside `{ }` blocks (members of a
 /// range declaration `%r<N>` included).
-fn block_declared_names(body: &[Stmt]) -> rustc_hash::FxHashSet<String> {
+pub(super) fn block_declared_names(body: &[Stmt]) -> rustc_hash::FxHashSet<String> {
     let mut names = rustc_hash::FxHashSet::default();
     let mut depth = 0usize;
     for s in body {

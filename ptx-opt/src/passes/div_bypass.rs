@@ -28,7 +28,7 @@
 //! path costs registers in some kernels (Kokkos kernels 30 → 33), which
 //! `-O2` never does.
 
-use super::Pass;
+use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Function, Guard, Instruction, IntLit, Imm, Operand, RegId, Stmt};
 use ptx_ir::isa::{Mod, Opcode, ScalarType};
@@ -37,6 +37,7 @@ pub const PASS: Pass = Pass {
     name: "div-bypass",
     description: "a 32-bit fast path for 64-bit division and remainder by a run-time value",
     run,
+    preserves: Preserves::Nothing,
 };
 
 /// The division this pass rewrites: (rem?, x, y, d).
@@ -60,7 +61,7 @@ fn candidate(f: &Function, ins: &Instruction) -> Option<(bool, Operand, RegId, R
     Some((ins.opcode == Opcode::REM, x, y, d))
 }
 
-fn run(f: &Function, _ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
     if level < OptLevel::O2 {
         return None;
     }

@@ -1,6 +1,6 @@
 //! `egraph`: the e-graph engine ([`crate::engine`]) as a pass.
 
-use super::Pass;
+use super::{Analyses, Pass, Preserves};
 use crate::engine::{self, Config, Limits};
 use crate::rules::Target;
 use crate::{ModuleContext, OptLevel};
@@ -10,9 +10,10 @@ pub const PASS: Pass = Pass {
     name: "egraph",
     description: "equality saturation over pure instructions: folding, GVN, dead values, strength reduction, lop3",
     run,
+    preserves: Preserves::Nothing,
 };
 
-fn run(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+fn run(f: &Function, _analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
     let limits = match level {
         OptLevel::O0 => return None,
         OptLevel::O1 => Limits::O1,

@@ -1,10 +1,22 @@
 //! The passes and the pipeline of each optimization level. One file per
 //! pass; a pass takes a function and gives the optimized function, or
-//! `None` when it changes nothing.
+//! `None` when it changes nothing. [`manager`] runs them (analyses kept
+//! between passes, bisection, printing, validation and timing);
+//! [`analyses`] is the cache of what passes share.
 
 pub mod address_space;
+pub mod analyses;
+pub mod copy_prop;
+pub mod dce;
+pub mod dead_decls;
 pub mod div_bypass;
 pub mod egraph;
+pub mod manager;
+pub mod promote_local;
+pub mod simplify_cfg;
+
+pub use analyses::{Analyses, Preserves};
+pub use manager::{Observer, PassFailure, PassTiming, Pipeline};
 
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::Function;
@@ -12,20 +24,54 @@ use ptx_ir::ir::Function;
 /// A function-level pass.
 pub struct Pass {
     pub name: &'static str,
+    /// One line, for `--list-passes`.
     pub description: &'static str,
-    pub run: fn(&Function, &ModuleContext, OptLevel) -> Option<Function>,
+    /// The changed function, or `None` when the pass changes nothing. The
+    /// analyses are those of the function given.
+    pub run: fn(&Function, &mut Analyses, &ModuleContext, OptLevel) -> Option<Function>,
+    /// What a change by this pass leaves valid.
+    pub preserves: Preserves,
 }
 
-/// Every pass, by name.
-pub const PASSES: &[Pass] = &[address_space::PASS, egraph::PASS, div_bypass::PASS];
+/// Every pass, by name, in the order `--list-passes` shows them.
+pub const PASSES: &[Pass] = &[
+    promote_local::PASS,
+    address_space::PASS,
+    copy_prop::PASS,
+    egraph::PASS,
+    dce::PASS,
+    simplify_cfg::PASS,
+    dead_decls::PASS,
+    div_bypass::PASS,
+];
 
-/// The passes of a level, in order.
+/// The passes of a level, in order: the one place pipelines are written.
+///
+/// - `-O1`: cheap clean-up: stack slots to registers, the e-graph with small
+///   limits, dead code, branches and declarations.
+/// - `-O2`: everything that never made a corpus kernel worse in SASS
+///   instructions or registers.
+/// - `-O3`: `-O2` with the e-graph's largest limits and -O3-only rules,
+///   plus the 64-bit division fast path; run to a fixed point
+///   ([`rounds`]).
 pub fn pipeline(level: OptLevel) -> &'static [&'static str] {
     match level {
         OptLevel::O0 => &[],
-        OptLevel::O1 => &["address-space", "egraph"],
-        OptLevel::O2 => &["address-space", "egraph"],
-        OptLevel::O3 => &["address-space", "egraph", "div-bypass"],
+        OptLevel::O1 => &["promote-local", "copy-prop", "egraph", "dce", "simplify-cfg", "dead-decls"],
+        OptLevel::O2 => &["promote-local", "copy-prop", "address-space", "egraph", "dce", "simplify-cfg", "dead-decls"],
+        OptLevel::O3 => &["promote-local", "copy-prop", "address-space", "egraph", "dce", "simplify-cfg", "div-bypass", "dead-decls"],
+    }
+}
+
+/// How many times a level's pipeline may run over a function: `-O3` runs
+/// it again while a round changes something (each pass can expose work for
+/// the ones before it: a branch folded makes a block dead, a slot promoted
+/// makes an address constant).
+pub fn rounds(level: OptLevel) -> usize {
+    if level == OptLevel::O3 {
+        4
+    } else {
+        1
     }
 }
 
@@ -36,29 +82,12 @@ pub fn by_name(name: &str) -> Option<&'static Pass> {
 
 /// Runs the named passes, in order, over every function of a module (each
 /// pass at the level's limits). An unknown name is an error naming it.
-pub fn run_named(mut module: ptx_ir::ir::Module, names: &[&str], level: OptLevel) -> Result<ptx_ir::ir::Module, String> {
-    let passes: Vec<&Pass> = names.iter().map(|n| by_name(n).ok_or_else(|| format!("unknown pass `{n}` (passes: {})", PASSES.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")))).collect::<Result<_, _>>()?;
-    let ctx = ModuleContext::of_module(&module);
-    for item in &mut module.items {
-        if let ptx_ir::ir::Item::Func(f) = item {
-            for pass in &passes {
-                if let Some(g) = (pass.run)(f, &ctx, level) {
-                    **f = g;
-                }
-            }
-        }
-    }
-    Ok(module)
+pub fn run_named(module: ptx_ir::ir::Module, names: &[&str], level: OptLevel) -> Result<ptx_ir::ir::Module, String> {
+    let pipeline = Pipeline::named(names, level)?;
+    Ok(pipeline.run_module(module, &mut Observer::default()))
 }
 
 /// Runs the level's pipeline over a function.
 pub fn run_pipeline(f: &Function, ctx: &ModuleContext, level: OptLevel) -> Function {
-    let mut cur: Option<Function> = None;
-    for name in pipeline(level) {
-        let pass = by_name(name).expect("pipelines name existing passes");
-        if let Some(g) = (pass.run)(cur.as_ref().unwrap_or(f), ctx, level) {
-            cur = Some(g);
-        }
-    }
-    cur.unwrap_or_else(|| f.clone())
+    Pipeline::of_level(level).run_function(f, ctx, &mut Observer::default())
 }

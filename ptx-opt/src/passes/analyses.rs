@@ -1,0 +1,61 @@
+//! The analyses passes share, computed when first asked for and kept until
+//! a pass that changes the function says they are no longer valid (as LLVM's
+//! preserved analyses and SPIR-V Tools' analysis bitmask).
+//!
+//! Invariant: a cached analysis describes the function the manager hands
+//! to the next pass. After a pass returns a changed function the manager
+//! calls [`Analyses::invalidate`] with the pass's [`Preserves`]; a pass that
+//! replaces statements one for one (same statement indices, same branches)
+//! keeps the CFG and the dominator tree, as long as it adds no statement (the
+//! manager checks: a pass that had to declare a register, shifting every
+//! index, invalidates them whatever it declares). The value view depends on every
+//! register write, so no pass keeps it: it is built per pass from the
+//! cached CFG and dominators.
+
+use ptx_ir::analysis::DomTree;
+use ptx_ir::cfg::Cfg;
+use ptx_ir::ir::Function;
+
+/// What a pass that changed the function leaves valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preserves {
+    /// Statements were added, removed or moved, or branches changed.
+    Nothing,
+    /// Statements were replaced one for one, branches untouched: the CFG
+    /// (blocks are statement ranges) and the dominator tree stay valid.
+    Cfg,
+}
+
+/// The cached analyses of the function being optimized.
+#[derive(Default)]
+pub struct Analyses {
+    cfg: Option<(Cfg, DomTree)>,
+    /// How many times the CFG and dominators were computed.
+    pub computed: u32,
+    /// How many times a pass found them cached.
+    pub reused: u32,
+}
+
+impl Analyses {
+    /// The CFG and dominator tree of `f`, which must be the function the
+    /// manager is running passes on.
+    pub fn cfg_dom(&mut self, f: &Function) -> (&Cfg, &DomTree) {
+        if self.cfg.is_none() {
+            let cfg = Cfg::build(f);
+            let dom = DomTree::dominators(&cfg);
+            self.cfg = Some((cfg, dom));
+            self.computed += 1;
+        } else {
+            self.reused += 1;
+        }
+        let (c, d) = self.cfg.as_ref().expect("computed above");
+        (c, d)
+    }
+
+    /// Drops what a change of the function made stale.
+    pub fn invalidate(&mut self, keeps: Preserves) {
+        if keeps == Preserves::Nothing {
+            self.cfg = None;
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! The pass manager: runs a pipeline over each function, keeping the
+//! shared analyses between passes ([`Analyses`]), and, when asked, numbers
+//! every pass×function step for bisection (`--opt-bisect-limit`), prints
+//! the function after each step, validates it (verifier and a re-parse of
+//! the printed text) and times each pass.
+//!
+//! Steps are numbered in the order they run: functions in module order,
+//! and for each function the pipeline's passes in order (round after round
+//! at `-O3`). A bisection limit `N` runs steps `1..=N` and skips the rest,
+//! so a miscompile is found in log₂ runs, as with LLVM's `-opt-bisect-limit`.
+
+use super::{by_name, pipeline, rounds, Analyses, Pass, PASSES};
+use crate::{ModuleContext, OptLevel};
+use ptx_ir::ir::{Function, Item, Module};
+use std::time::{Duration, Instant};
+
+/// A sequence of passes to run over each function.
+pub struct Pipeline {
+    pub passes: Vec<&'static Pass>,
+    pub level: OptLevel,
+    /// At most this many runs of the whole sequence per function, stopping
+    /// at the first round that changes nothing.
+    pub rounds: usize,
+}
+
+/// Time spent in one pass, summed over functions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PassTiming {
+    pub pass: &'static str,
+    pub time: Duration,
+    pub runs: u64,
+    /// Runs that changed the function.
+    pub changed: u64,
+}
+
+/// A function that failed validation after a pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassFailure {
+    pub pass: &'static str,
+    pub function: String,
+    pub messages: Vec<String>,
+}
+
+impl std::fmt::Display for PassFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "after pass `{}` on function `{}`: {}", self.pass, self.function, self.messages.join("; "))
+    }
+}
+
+/// What to watch while passes run. The default watches nothing and costs
+/// nothing.
+#[derive(Default)]
+pub struct Observer {
+    /// Run only steps `1..=N`.
+    pub bisect_limit: Option<u64>,
+    /// Steps numbered so far.
+    pub steps: u64,
+    /// Log each step (`BISECT: running pass (3) egraph on k`) when bisecting.
+    pub print_after_all: bool,
+    pub validate_after_all: bool,
+    pub time_passes: bool,
+    /// Per pass, in first-run order (filled when `time_passes`).
+    pub timings: Vec<PassTiming>,
+    /// Bisection lines and printed functions, in order.
+    pub log: Vec<String>,
+    /// The first validation failure; no pass runs after it.
+    pub failure: Option<PassFailure>,
+    /// The module the function is checked in (header, variables and
+    /// prototypes of the other functions), set by [`Pipeline::run_module`].
+    context: Option<Module>,
+}
+
+impl Pipeline {
+    /// The pipeline of a level ([`pipeline`]).
+    pub fn of_level(level: OptLevel) -> Pipeline {
+        let passes = pipeline(level).iter().map(|n| by_name(n).expect("pipelines name existing passes")).collect();
+        Pipeline { passes, level, rounds: rounds(level) }
+    }
+
+    /// The named passes, in order, with the limits of `level`, run once.
+    pub fn named(names: &[&str], level: OptLevel) -> Result<Pipeline, String> {
+        let passes = names
+            .iter()
+            .map(|n| by_name(n.trim()).ok_or_else(|| format!("unknown pass `{n}` (passes: {})", PASSES.iter().map(|p| p.name).collect::<Vec<_>>().join(", "))))
+            .collect::<Result<_, _>>()?;
+        Ok(Pipeline { passes, level, rounds: 1 })
+    }
+
+    /// Runs the pipeline over every function of a module.
+    pub fn run_module(&self, mut module: Module, obs: &mut Observer) -> Module {
+        if self.passes.is_empty() {
+            return module;
+        }
+        let ctx = ModuleContext::of_module(&module);
+        if obs.validate_after_all {
+            obs.context = Some(context_of(&module));
+        }
+        for item in &mut module.items {
+            if let Item::Func(f) = item {
+                if f.body.is_some() {
+                    **f = self.run_function(f, &ctx, obs);
+                }
+            }
+        }
+        obs.context = None;
+        module
+    }
+
+    /// Runs the pipeline over one function, giving a new one (the input is
+    /// not changed, so the incremental database can keep it).
+    pub fn run_function(&self, f: &Function, ctx: &ModuleContext, obs: &mut Observer) -> Function {
+        let mut analyses = Analyses::default();
+        let mut cur: Option<Function> = None;
+        for _ in 0..self.rounds {
+            let mut round_changed = false;
+            for pass in &self.passes {
+                if obs.failure.is_some() {
+                    return cur.unwrap_or_else(|| f.clone());
+                }
+                obs.steps += 1;
+                let step = obs.steps;
+                if let Some(limit) = obs.bisect_limit {
+                    let run = step <= limit;
+                    obs.log.push(format!("BISECT: {} pass ({step}) {} on {}", if run { "running" } else { "NOT running" }, pass.name, f.name));
+                    if !run {
+                        continue;
+                    }
+                }
+                let input = cur.as_ref().unwrap_or(f);
+                let t0 = obs.time_passes.then(Instant::now);
+                let out = (pass.run)(input, &mut analyses, ctx, self.level);
+                if let Some(t0) = t0 {
+                    obs.time(pass.name, t0.elapsed(), out.is_some());
+                }
+                if let Some(g) = out {
+                    // A declaration a pass adds (a fresh register's `.reg`
+                    // line) shifts statement indices: blocks are ranges.
+                    let same_len = g.body.as_ref().map(Vec::len) == input.body.as_ref().map(Vec::len);
+                    analyses.invalidate(if same_len { pass.preserves } else { super::Preserves::Nothing });
+                    cur = Some(g);
+                    round_changed = true;
+                }
+                let now = cur.as_ref().unwrap_or(f);
+                if obs.print_after_all {
+                    let mut text = format!("// *** after {} on {} ***\n", pass.name, now.name);
+                    ptx_print::write_function(&mut text, now);
+                    obs.log.push(text);
+                }
+                if obs.validate_after_all {
+                    if let Err(messages) = validate(now, obs.context.as_ref(), ctx) {
+                        obs.failure = Some(PassFailure { pass: pass.name, function: now.name.to_string(), messages });
+                    }
+                }
+            }
+            if !round_changed {
+                break;
+            }
+        }
+        cur.unwrap_or_else(|| f.clone())
+    }
+}
+
+impl Observer {
+    fn time(&mut self, pass: &'static str, t: Duration, changed: bool) {
+        let k = match self.timings.iter().position(|p| p.pass == pass) {
+            Some(k) => k,
+            None => {
+                self.timings.push(PassTiming { pass, ..PassTiming::default() });
+                self.timings.len() - 1
+            }
+        };
+        let e = &mut self.timings[k];
+        e.time += t;
+        e.runs += 1;
+        e.changed += u64::from(changed);
+    }
+
+    /// The timings as a table, slowest first (`--time-passes`).
+    pub fn timing_table(&self) -> String {
+        let total: Duration = self.timings.iter().map(|t| t.time).sum();
+        let mut rows = self.timings.clone();
+        rows.sort_by(|a, b| b.time.cmp(&a.time));
+        let mut out = format!("{:>12}  {:>6}  {:>8}  {:>8}  pass\n", "time (ms)", "share", "runs", "changed");
+        for r in &rows {
+            let share = if total.is_zero() { 0.0 } else { 100.0 * r.time.as_secs_f64() / total.as_secs_f64() };
+            out.push_str(&format!("{:>12.3}  {:>5.1}%  {:>8}  {:>8}  {}\n", r.time.as_secs_f64() * 1e3, share, r.runs, r.changed, r.pass));
+        }
+        out.push_str(&format!("{:>12.3}  {:>5.1}%  {:>8}  {:>8}  total\n", total.as_secs_f64() * 1e3, 100.0, rows.iter().map(|r| r.runs).sum::<u64>(), rows.iter().map(|r| r.changed).sum::<u64>()));
+        out
+    }
+}
+
+/// The module a function is validated in: the header, every item but the
+/// functions' bodies (each function as its prototype, kernels left out:
+/// nothing calls them).
+fn context_of(m: &Module) -> Module {
+    let items = m
+        .items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Func(f) if f.kind == ptx_ir::ir::FuncKind::Entry => None,
+            Item::Func(f) => {
+                let mut proto = Function::new(f.kind, &f.name);
+                proto.linkage = f.linkage;
+                proto.attributes = f.attributes.clone();
+                proto.ret = f.ret.clone();
+                proto.params = f.params.clone();
+                proto.directives = f.directives.clone();
+                proto.body = None;
+                Some(Item::Func(Box::new(proto)))
+            }
+            other => Some(other.clone()),
+        })
+        .collect();
+    Module { version: m.version, target: m.target.clone(), address_size: m.address_size, items }
+}
+
+/// Verifies `f` in its module and checks that its printed text parses back
+/// to the same text: the messages of what failed.
+fn validate(f: &Function, context: Option<&Module>, ctx: &ModuleContext) -> Result<(), Vec<String>> {
+    let mut m = match context {
+        Some(m) => m.clone(),
+        None => Module { version: ctx.version, target: Vec::new(), address_size: Some(ctx.address_size), items: Vec::new() },
+    };
+    m.items.push(Item::Func(Box::new(f.clone())));
+    let text = ptx_print::print_module(&m);
+    let (parsed, _) = ptx_ir::verify::parse_and_verify("<after pass>", text.as_bytes()).map_err(|ds| ds.iter().filter(|d| d.severity == ptx_ir::source::Severity::Error).map(|d| format!("{}:{}: {}", d.line, d.col, d.message)).collect::<Vec<_>>())?;
+    let mut again = String::new();
+    if let Some(Item::Func(g)) = parsed.module.items.last() {
+        ptx_print::write_function(&mut again, g);
+    }
+    let mut printed = String::new();
+    ptx_print::write_function(&mut printed, f);
+    if again != printed {
+        return Err(vec!["the printed function does not parse back to the same text".to_string()]);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::{Analyses, Preserves};
+    use ptx_ir::ir::Stmt;
+
+    /// A broken pass: drops every `.reg` declaration.
+    fn drop_decls(f: &Function, _: &mut Analyses, _: &ModuleContext, _: OptLevel) -> Option<Function> {
+        let mut g = f.clone();
+        g.body.as_mut()?.retain(|s| !matches!(s, Stmt::Decl(_)));
+        Some(g)
+    }
+    static BROKEN: Pass = Pass { name: "broken", description: "drops declarations", run: drop_decls, preserves: Preserves::Nothing };
+
+    const TEXT: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.func (.param .b32 r) f(.param .b32 a)\n{\n\t.reg .b32 %r<2>;\n\tld.param.b32 %r1, [a];\n\tst.param.b32 [r], %r1;\n\tret;\n}\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\t{\n\t.param .b32 a0;\n\t.param .b32 r0;\n\tst.param.b32 [a0], %r1;\n\tcall.uni (r0), f, (a0);\n\tld.param.b32 %r2, [r0];\n\t}\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+
+    #[test]
+    fn validation_names_the_pass_and_the_function() {
+        let m = ptx_ir::parse_str(TEXT).unwrap();
+        // The real pipeline validates (calls to `f` are checked against its prototype).
+        let mut obs = Observer { validate_after_all: true, ..Observer::default() };
+        Pipeline::of_level(OptLevel::O2).run_module(m.clone(), &mut obs);
+        assert_eq!(obs.failure, None);
+        assert_eq!(obs.steps, 2 * crate::passes::pipeline(OptLevel::O2).len() as u64);
+        let broken = Pipeline { passes: vec![&BROKEN], level: OptLevel::O2, rounds: 1 };
+        let mut obs = Observer { validate_after_all: true, ..Observer::default() };
+        broken.run_module(m, &mut obs);
+        let failure = obs.failure.expect("the broken pass is caught");
+        assert_eq!((failure.pass, failure.function.as_str()), ("broken", "f"));
+        assert!(failure.to_string().contains("after pass `broken` on function `f`"), "{failure}");
+    }
+
+    #[test]
+    fn analyses_are_reused_until_a_pass_changes_the_function() {
+        let m = ptx_ir::parse_str(TEXT).unwrap();
+        let Some(Item::Func(f)) = m.items.iter().find(|i| matches!(i, Item::Func(f) if f.name.as_ref() == "k")) else { panic!() };
+        let ctx = ModuleContext::of_module(&m);
+        let mut an = Analyses::default();
+        // address-space and copy-prop change nothing here: one computation serves both.
+        for name in ["address-space", "copy-prop"] {
+            assert!((by_name(name).unwrap().run)(f, &mut an, &ctx, OptLevel::O2).is_none());
+        }
+        assert_eq!((an.computed, an.reused), (1, 1));
+        an.invalidate(Preserves::Cfg);
+        let _ = an.cfg_dom(f);
+        assert_eq!(an.computed, 1);
+        an.invalidate(Preserves::Nothing);
+        let _ = an.cfg_dom(f);
+        assert_eq!(an.computed, 2);
+    }
+}

@@ -1,0 +1,205 @@
+//! `simplify-cfg`: branches on constants, unreachable code, branches to
+//! the next statement and labels nothing names.
+//!
+//! In order, to a fixed point:
+//!
+//! 1. A branch (`bra`, any `.uni`) guarded by a predicate whose value is a
+//!    constant (the version it reads is written by an unguarded
+//!    `mov.pred p, 0|1`, as the e-graph leaves a decided `setp`) becomes an
+//!    unconditional branch, or is removed when never taken.
+//! 2. A branch whose target is the next statement (only labels, `.loc`
+//!    and pragmas between) is removed, guarded or not: both ways lead there.
+//! 3. Instructions of blocks the entry does not reach are removed.
+//! 4. Labels nothing names (no branch, `.branchtargets` table or other
+//!    operand) are removed, which merges straight-line blocks. Not in
+//!    functions with debug line information (`.loc`): debug sections may
+//!    name labels from outside the function.
+//!
+//! Nothing is duplicated or moved, so convergence points of warp-synchronous
+//! code (`bar.warp.sync`, `.aligned` barriers) stay where they are: a branch
+//! on a constant is taken by every thread alike. Functions with a
+//! `brx.idx` whose table is not a `.branchtargets` of the function are
+//! left alone (their successors are not known).
+
+use super::{Analyses, Pass, Preserves};
+use crate::values::{ValueView, VersionDef};
+use crate::{ModuleContext, OptLevel};
+use ptx_ir::cfg::Cfg;
+use ptx_ir::ir::{Function, Imm, LabelId, Operand, Stmt};
+use ptx_ir::isa::Opcode;
+use rustc_hash::FxHashSet;
+
+pub const PASS: Pass = Pass {
+    name: "simplify-cfg",
+    description: "folds branches on constant predicates, removes unreachable code, branches to the next statement and unused labels",
+    run,
+    preserves: Preserves::Nothing,
+};
+
+fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    if !tables_known(body) {
+        return None;
+    }
+    let mut g: Option<Function> = None;
+    // Step 1 on the function given (its analyses are cached).
+    let (cfg, dom) = analyses.cfg_dom(f);
+    let view = ValueView::build(f, cfg, dom);
+    let decided = constant_branches(f, &view);
+    if !decided.is_empty() {
+        let mut h = f.clone();
+        let out = h.body.as_mut().expect("a body");
+        let mut k = 0;
+        out.retain_mut(|s| {
+            k += 1;
+            match decided.iter().find(|(at, _)| *at == k - 1) {
+                Some((_, true)) => {
+                    if let Stmt::Instr(ins) = s {
+                        ins.guard = None;
+                    }
+                    true
+                }
+                Some((_, false)) => false,
+                None => true,
+            }
+        });
+        g = Some(h);
+    }
+    loop {
+        let cur = g.as_ref().unwrap_or(f);
+        let next = to_next(cur).or_else(|| unreachable_code(cur));
+        match next {
+            Some(h) => g = Some(h),
+            None => break,
+        }
+    }
+    let cur = g.as_ref().unwrap_or(f);
+    if let Some(h) = unused_labels(cur) {
+        g = Some(h);
+    }
+    g
+}
+
+/// Every `brx.idx` names a `.branchtargets` table of the function.
+fn tables_known(body: &[Stmt]) -> bool {
+    let tables: FxHashSet<LabelId> = body.iter().filter_map(|s| if let Stmt::BranchTargets(l, _) = s { Some(*l) } else { None }).collect();
+    body.iter().all(|s| match s {
+        Stmt::Instr(i) if i.opcode == Opcode::BRX_IDX => matches!(i.operands.get(1), Some(Operand::Label(l)) if tables.contains(l)),
+        _ => true,
+    })
+}
+
+/// Guarded branches whose guard is a constant: (statement, taken).
+fn constant_branches(f: &Function, view: &ValueView) -> Vec<(usize, bool)> {
+    let body = f.body.as_deref().unwrap_or_default();
+    let mut out = Vec::new();
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Instr(ins) = s else { continue };
+        let Some(guard) = ins.guard else { continue };
+        if ins.opcode != Opcode::BRA || !view.reachable(k) {
+            continue;
+        }
+        let Some(v) = view.read(k, guard.reg) else { continue };
+        let VersionDef::Def(d) = v.def else { continue };
+        let Some(Stmt::Instr(def)) = body.get(d) else { continue };
+        if def.opcode != Opcode::MOV || def.guard.is_some() || def.operands.len() != 2 || def.ty() != Some(ptx_ir::isa::ScalarType::Pred) {
+            continue;
+        }
+        let Operand::Imm(Imm::Int(lit)) = &def.operands[1] else { continue };
+        let value = lit.value != 0;
+        out.push((k, value != guard.negated));
+    }
+    out
+}
+
+/// Removes one branch to the statement right after it.
+fn to_next(f: &Function) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Instr(ins) = s else { continue };
+        if ins.opcode != Opcode::BRA {
+            continue;
+        }
+        let Some(Operand::Label(target)) = ins.operands.first() else { continue };
+        let mut j = k + 1;
+        let mut reaches = false;
+        while let Some(s) = body.get(j) {
+            match s {
+                Stmt::Label(l) if l == target => {
+                    reaches = true;
+                    break;
+                }
+                Stmt::Label(_) | Stmt::Loc(_) | Stmt::Pragma(_) => j += 1,
+                _ => break,
+            }
+        }
+        if reaches {
+            let mut g = f.clone();
+            g.body.as_mut().expect("a body").remove(k);
+            return Some(g);
+        }
+    }
+    None
+}
+
+/// Removes the instructions of blocks the entry does not reach.
+fn unreachable_code(f: &Function) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    let cfg = Cfg::build(f);
+    let mut drop = vec![false; body.len()];
+    let mut any = false;
+    for b in cfg.unreachable() {
+        for k in cfg.block(b).stmts.clone() {
+            if matches!(body[k], Stmt::Instr(_)) {
+                drop[k] = true;
+                any = true;
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    let mut g = f.clone();
+    let mut k = 0;
+    g.body.as_mut().expect("a body").retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+    Some(g)
+}
+
+/// Removes the labels nothing names (not in functions with `.loc`).
+fn unused_labels(f: &Function) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    if body.iter().any(|s| matches!(s, Stmt::Loc(_))) {
+        return None;
+    }
+    let mut named: FxHashSet<LabelId> = FxHashSet::default();
+    for s in body {
+        match s {
+            Stmt::Instr(ins) => {
+                for op in &ins.operands {
+                    op.for_each_operand(&mut |o| {
+                        if let Operand::Label(l) = o {
+                            named.insert(*l);
+                        }
+                    });
+                }
+            }
+            Stmt::BranchTargets(l, targets) => {
+                named.insert(*l);
+                named.extend(targets.iter().copied());
+            }
+            Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => {
+                named.insert(*l);
+            }
+            _ => {}
+        }
+    }
+    if !body.iter().any(|s| matches!(s, Stmt::Label(l) if !named.contains(l))) {
+        return None;
+    }
+    let mut g = f.clone();
+    g.body.as_mut().expect("a body").retain(|s| !matches!(s, Stmt::Label(l) if !named.contains(l)));
+    Some(g)
+}
