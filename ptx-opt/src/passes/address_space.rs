@@ -26,6 +26,16 @@
 //! `.const`. Forms the tables do not have for a space (`.v8` outside
 //! `.global`) are left generic.
 //!
+//! **In place.** When every read of every address of one `cvta` (the
+//! tree of `mov`/`add`/`sub` it feeds) is such an address computation or
+//! the address of a generic access with a form in the space, and no
+//! register holding one of them is merged at a φ or written in part, the
+//! whole tree changes space at once: the `cvta` becomes a `mov` (the same
+//! arithmetic then computes space addresses) and each access gets the
+//! space. Nothing is added; below `-O3` it leaves `.local` trees, and in
+//! functions that call, every tree but `.global` ones (measured: registers
+//! on some kernels, see `run`). Other addresses take the path below.
+//!
 //! Measured (ptxas 12.9): a `clang -O0` kernel's stack slots reached
 //! through `%SP` = `cvta.local %SPL` become `ld.local`/`st.local` (`LDL`/`STL`
 //! instead of `LD.E`/`ST.E`).
@@ -59,6 +69,8 @@ struct Origin {
     /// Registers added on the way, with the version each add read.
     regs: Vec<(RegId, VersionDef)>,
     offset: i64,
+    /// The `cvta` statement the address comes from.
+    root: usize,
 }
 
 /// A plain register operand (no prefix, selector or vector) of `width` bits.
@@ -105,7 +117,7 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
                     Base::Reg(x, read(x)?.0)
                 }
             };
-            Some((dest, Origin { space, base, regs: Vec::new(), offset: 0 }))
+            Some((dest, Origin { space, base, regs: Vec::new(), offset: 0, root: k }))
         }
         Opcode::MOV if ins.operands.len() == 2 && ty.bits() == width => {
             let src = plain_reg(f, &ins.operands[1], width)?;
@@ -165,6 +177,17 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     if origins.is_empty() {
         return None;
     }
+    // Trees converted in place (see the module documentation).
+    let mut in_place = trees_in_place(f, body, &view, &origins, width);
+    // Below -O3: not `.local` trees (Kokkos functors copied to the stack:
+    // 16 kernels 2 registers more, though 25 SASS instructions fewer), and
+    // in functions that call, only `.global` trees (NVRTC -O0 kernels
+    // calling __syncthreads_count & co.: one kernel a register more; only
+    // shared addresses live across a call: still another kernel one more).
+    if level != OptLevel::O3 {
+        let calls = body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::CALL));
+        in_place.retain(|_, accesses| accesses.iter().all(|&(_, space)| space != StateSpace::Local && (space == StateSpace::Global || !calls)));
+    }
     // The accesses to rewrite: statement, the new instruction's space and
     // address parts.
     let mut sites: Vec<(usize, Origin, i64, bool)> = Vec::new();
@@ -180,6 +203,9 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
         }
         let Some(v) = view.read(k, g) else { continue };
         let Some(o) = origins.get(&v) else { continue };
+        if in_place.contains_key(&o.root) {
+            continue;
+        }
         // The spaces each instruction has (the manual's forms).
         let has_space = match ins.opcode {
             Opcode::LD => true,
@@ -216,10 +242,32 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
         let Some(offset) = o.offset.checked_add(a.offset).filter(|c| i32::try_from(*c).is_ok()) else { continue };
         sites.push((k, o.clone(), offset, a.zero_written));
     }
-    if sites.is_empty() {
+    if sites.is_empty() && in_place.is_empty() {
         return None;
     }
     let mut g = f.clone();
+    // In place first: one statement for one, indices unchanged.
+    {
+        let out = g.body.as_mut().expect("a body");
+        for (&root, accesses) in &in_place {
+            let Stmt::Instr(cvta) = &body[root] else { continue };
+            let mut mov = match Instruction::new(Opcode::MOV, &[Mod::from_text(if width == 64 { ".u64" } else { ".u32" }).expect("a type")], [cvta.operands[0].clone(), cvta.operands[1].clone()]) {
+                Ok(m) => m,
+                Err(_) => continue,
+            };
+            mov.guard = cvta.guard;
+            out[root] = Stmt::Instr(Box::new(mov));
+            for &(k, space) in accesses {
+                let Stmt::Instr(ins) = &body[k] else { continue };
+                if let Some(new) = in_space(ins, space) {
+                    out[k] = Stmt::Instr(Box::new(new));
+                }
+            }
+        }
+    }
+    if sites.is_empty() {
+        return Some(g);
+    }
     let reg_ty = if width == 64 { ScalarType::U64 } else { ScalarType::U32 };
     let add_mods = [if width == 64 { Mod::S64 } else { Mod::S32 }];
     // Registers for the sums, allocated first (their declarations go at the top).
@@ -314,3 +362,81 @@ fn rewrite(ins: &Instruction, o: &Origin, offset: i64, zero_written: bool, temps
     seq.push(new);
     Some(seq)
 }
+
+/// The roots (`cvta` statements) whose whole tree of addresses can become
+/// space addresses in place, with the accesses of each tree and their
+/// space: every read of every address of the tree is either a `mov`/`add`/
+/// `sub` making another address of it, or the address of a generic access
+/// that has a form in the space; and no register holding one is merged at
+/// a φ or written in part. Only trees with an access whose address has a
+/// register added on the way.
+fn trees_in_place(f: &Function, body: &[Stmt], view: &ValueView, origins: &FxHashMap<Version, Origin>, width: u32) -> FxHashMap<usize, Vec<(usize, StateSpace)>> {
+    let mut escaped: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
+    let mut accesses: FxHashMap<usize, Vec<(usize, StateSpace)>> = FxHashMap::default();
+    let mut needs_sum: rustc_hash::FxHashSet<usize> = rustc_hash::FxHashSet::default();
+    for (v, o) in origins {
+        if view.needs_writes(v.reg) || matches!(&o.base, Base::Sym(..)) && !o.regs.is_empty() {
+            escaped.insert(o.root);
+        }
+    }
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Instr(ins) = s else { continue };
+        let held: Vec<(RegId, &Origin)> = view.reads(k).iter().filter_map(|(r, v)| origins.get(v).map(|o| (*r, o))).collect();
+        if held.is_empty() {
+            continue;
+        }
+        let reads_of = |r: RegId| {
+            let mut n = 0;
+            ins.for_each_reg(|x, a| n += usize::from(x == r && a.read));
+            n
+        };
+        let single = held.len() == 1 && reads_of(held[0].0) == 1;
+        let (r, o) = held[0];
+        // A producer of the same tree.
+        let produces = origin_of(f, view, origins, k, ins, width).is_some_and(|(_, p)| p.root == o.root);
+        if single && produces {
+            continue;
+        }
+        // An access through it.
+        let through = single
+            && matches!(ins.opcode, Opcode::LD | Opcode::ST | Opcode::ATOM | Opcode::RED | Opcode::PREFETCH)
+            && ins.space() == StateSpace::Generic
+            && ins.operands.iter().any(|op| matches!(op, Operand::Addr(a) if a.base == AddrBase::Reg(r) && !a.unified))
+            && in_space(ins, o.space).is_some();
+        if through {
+            accesses.entry(o.root).or_default().push((k, o.space));
+            if !o.regs.is_empty() {
+                needs_sum.insert(o.root);
+            }
+            continue;
+        }
+        for (_, o) in held {
+            escaped.insert(o.root);
+        }
+    }
+    // Trees whose accesses all lie at the space address plus a constant are
+    // the other path's (it writes them as `[sym+c]` / `[x+c]`).
+    accesses.retain(|root, _| !escaped.contains(root) && needs_sum.contains(root));
+    accesses
+}
+
+/// The access in `space` with the same operands, if the tables have it.
+fn in_space(ins: &Instruction, space: StateSpace) -> Option<Instruction> {
+    let has_space = match ins.opcode {
+        Opcode::LD => true,
+        Opcode::ST => space != StateSpace::Const,
+        Opcode::ATOM | Opcode::RED => matches!(space, StateSpace::Global | StateSpace::Shared),
+        Opcode::PREFETCH => matches!(space, StateSpace::Global | StateSpace::Local),
+        _ => false,
+    };
+    let wide_vector = ins.has(Mod::V8) || (ins.has(Mod::V4) && ins.ty().is_some_and(|t| t.bits() == 64));
+    if !has_space || (wide_vector && space != StateSpace::Global) {
+        return None;
+    }
+    let mut mods: Vec<Mod> = ins.modifiers().map(|(_, m)| m).collect();
+    mods.push(Mod::from_text(space.text())?);
+    let mut new = Instruction::new(ins.opcode, &mods, ins.operands.iter().cloned()).ok()?;
+    new.guard = ins.guard;
+    Some(new)
+}
+
