@@ -56,7 +56,7 @@ pub mod rules;
 pub mod run_cmd;
 pub mod values;
 
-use ptx_ir::ir::{Function, Item, Module, Version};
+use ptx_ir::ir::{Function, Module, Version};
 use ptx_ir::source::Diagnostic;
 
 /// Optimization level, as `-O0` .. `-O3` on the command line.
@@ -119,17 +119,8 @@ pub fn optimize_checked(file: &str, text: &[u8], level: OptLevel) -> Result<Chec
 /// The module must be one the verifier accepts (`ptx_ir::verify::verify`
 /// without errors): the passes assume well-typed operands and targets that
 /// exist. [`optimize_checked`] verifies first.
-pub fn optimize(mut module: Module, level: OptLevel) -> Module {
-    if level == OptLevel::O0 {
-        return module;
-    }
-    let ctx = ModuleContext::of_module(&module);
-    for item in &mut module.items {
-        if let Item::Func(f) = item {
-            **f = optimize_function(f, &ctx, level);
-        }
-    }
-    module
+pub fn optimize(module: Module, level: OptLevel) -> Module {
+    passes::Pipeline::of_level(level).run_module(module, &mut passes::Observer::default())
 }
 
 /// Runs the pass pipeline of `level` over one function, giving a new one

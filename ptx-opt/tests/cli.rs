@@ -272,7 +272,7 @@ fn optimizes_at_o2_by_default() {
 fn lists_passes_and_runs_a_named_pipeline() {
     let (code, out, _) = run_with_stdin(&["--list-passes"], "");
     assert_eq!(code, 0);
-    for p in ["promote-local", "copy-prop", "address-space", "egraph", "dce", "simplify-cfg", "dead-decls", "div-bypass"] {
+    for p in ["promote-local", "copy-prop", "address-space", "fold-offsets", "egraph", "dce", "simplify-cfg", "dead-decls", "compact-regs", "div-bypass"] {
         assert!(out.lines().any(|l| l.trim_start().starts_with(p)), "{p} missing from\n{out}");
     }
     // Only promote-local: the stack goes, the declaration stays (dead-decls did not run).

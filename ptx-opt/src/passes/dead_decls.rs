@@ -8,8 +8,9 @@
 //!
 //! Names are compared as text, over every scope: a name used in a nested
 //! block keeps an outer declaration of the same name (conservative).
-//! Module-level symbols are not this pass's: the function passes see one
-//! function at a time.
+//! Module-level symbols are [`dead_symbols`]'s, which the pass manager runs
+//! after the functions (the incremental database, which optimizes one
+//! function at a time, does not).
 
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
@@ -97,4 +98,84 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
     let mut g = g?;
     g.body = Some(out);
     Some(g)
+}
+
+/// The module-level half of `dead-decls` (the pass manager runs it after
+/// the functions when the pipeline has `dead-decls`): internal functions
+/// (`.func` without `.visible`, `.extern`, `.weak` or `.common`) and
+/// internal `.global`, `.shared` and `.const` variables that no other item
+/// names (an instruction, a `.calltargets` list, an initializer, an
+/// `.alias`) are removed, until nothing more goes. Modules with debug
+/// sections are left alone (DWARF names symbols from outside the code).
+/// Returns how many items went.
+pub fn dead_symbols(m: &mut ptx_ir::ir::Module) -> usize {
+    use ptx_ir::ir::{FuncKind, Item};
+    if m.items.iter().any(|i| matches!(i, Item::Section(_) | Item::Dwarf(_))) {
+        return 0;
+    }
+    let mut removed = 0;
+    loop {
+        // Names each item mentions.
+        let named: Vec<FxHashSet<String>> = m.items.iter().map(names_in_item).collect();
+        let internal = |i: &Item| -> Option<Vec<String>> {
+            match i {
+                Item::Func(f) if f.kind == FuncKind::Func && f.linkage.is_none() => Some(vec![f.name.to_string()]),
+                Item::Var(v) if v.linkage.is_none() && matches!(v.decl.space, StateSpace::Global | StateSpace::Shared | StateSpace::Const) => Some(v.decl.names.iter().map(|n| n.name.to_string()).collect()),
+                _ => None,
+            }
+        };
+        let dead: Vec<usize> = (0..m.items.len())
+            .filter(|&k| internal(&m.items[k]).is_some_and(|names| names.iter().all(|n| named.iter().enumerate().all(|(j, s)| j == k || !s.contains(n)))))
+            .collect();
+        if dead.is_empty() {
+            return removed;
+        }
+        removed += dead.len();
+        let mut k = 0;
+        m.items.retain(|_| {
+            k += 1;
+            !dead.contains(&(k - 1))
+        });
+    }
+}
+
+/// Every variable or function name an item mentions (declared names of a
+/// function's prototypes and of an item's own declaration excluded).
+fn names_in_item(item: &ptx_ir::ir::Item) -> FxHashSet<String> {
+    use ptx_ir::ir::scopes::{names_used, NameUse};
+    use ptx_ir::ir::Item;
+    let mut out = FxHashSet::default();
+    let init = |d: &ptx_ir::ir::VarDecl, out: &mut FxHashSet<String>| {
+        for n in &d.names {
+            if let Some(i) = &n.init {
+                i.exprs(&mut |e| e.symbols(&mut |s| {
+                    out.insert(s.to_string());
+                }));
+            }
+        }
+    };
+    match item {
+        Item::Func(f) => {
+            for s in f.body.iter().flatten() {
+                match s {
+                    Stmt::Instr(ins) => {
+                        for u in names_used(ins) {
+                            if let NameUse::Var(v) = u {
+                                out.insert(v.to_string());
+                            }
+                        }
+                    }
+                    Stmt::CallTargets(_, names) => out.extend(names.iter().map(|n| n.to_string())),
+                    Stmt::Decl(d) => init(d, &mut out),
+                    _ => {}
+                }
+            }
+        }
+        Item::Var(v) => init(&v.decl, &mut out),
+        Item::Alias { aliasee, .. } => {
+            out.insert(aliasee.to_string());
+        }
+        _ => {}
+    }
+    out
 }

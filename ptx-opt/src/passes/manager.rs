@@ -103,6 +103,9 @@ impl Pipeline {
             }
         }
         obs.context = None;
+        if self.passes.iter().any(|p| p.name == super::dead_decls::PASS.name) && obs.failure.is_none() {
+            super::dead_decls::dead_symbols(&mut module);
+        }
         module
     }
 

@@ -6,11 +6,13 @@
 
 pub mod address_space;
 pub mod analyses;
+pub mod compact_regs;
 pub mod copy_prop;
 pub mod dce;
 pub mod dead_decls;
 pub mod div_bypass;
 pub mod egraph;
+pub mod fold_offsets;
 pub mod manager;
 pub mod promote_local;
 pub mod simplify_cfg;
@@ -38,10 +40,12 @@ pub const PASSES: &[Pass] = &[
     promote_local::PASS,
     address_space::PASS,
     copy_prop::PASS,
+    fold_offsets::PASS,
     egraph::PASS,
     dce::PASS,
     simplify_cfg::PASS,
     dead_decls::PASS,
+    compact_regs::PASS,
     div_bypass::PASS,
 ];
 
@@ -54,6 +58,9 @@ pub const PASSES: &[Pass] = &[
 /// - `-O3`: `-O2` with the e-graph's largest limits and -O3-only rules,
 ///   plus the 64-bit division fast path; run to a fixed point
 ///   ([`rounds`]).
+///
+/// `fold-offsets` and `compact-regs` are in no pipeline: measured, they
+/// cost registers on corpus kernels (their module docs say which).
 pub fn pipeline(level: OptLevel) -> &'static [&'static str] {
     match level {
         OptLevel::O0 => &[],
