@@ -204,6 +204,30 @@ impl ValueView {
         ValueView { reads, regs, phis, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
     }
 
+    /// Facts about the versions statements write, to a fixed point: `fact`
+    /// sees each reachable instruction with the facts found so far and
+    /// gives the register it writes and its fact (a definition may come
+    /// after its readers in the text when blocks are laid out out of
+    /// dominance order, hence the repeat).
+    pub fn propagate<T>(&self, body: &[Stmt], mut fact: impl FnMut(usize, &ptx_ir::ir::Instruction, &FxHashMap<Version, T>) -> Option<(RegId, T)>) -> FxHashMap<Version, T> {
+        let mut facts: FxHashMap<Version, T> = FxHashMap::default();
+        loop {
+            let before = facts.len();
+            for (k, s) in body.iter().enumerate() {
+                let Stmt::Instr(ins) = s else { continue };
+                if !self.reachable(k) {
+                    continue;
+                }
+                if let Some((dest, t)) = fact(k, ins, &facts) {
+                    facts.insert(Version { reg: dest, def: VersionDef::Def(k) }, t);
+                }
+            }
+            if facts.len() == before {
+                return facts;
+            }
+        }
+    }
+
     /// The version of `reg` that statement `k` reads (`None` if it does not
     /// read it as a scalar register, or the statement is unreachable).
     pub fn read(&self, k: usize, reg: RegId) -> Option<Version> {

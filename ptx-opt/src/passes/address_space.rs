@@ -40,10 +40,11 @@
 //! through `%SP` = `cvta.local %SPL` become `ld.local`/`st.local` (`LDL`/`STL`
 //! instead of `LD.E`/`ST.E`).
 
+use super::operands::{block_declared_names, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{Address, AddrBase, Function, Instruction, Name, Operand, Prefix, RegId, Stmt};
+use ptx_ir::ir::{Address, AddrBase, Function, Instruction, Name, Operand, RegId, Stmt};
 use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole, StateSpace};
 use rustc_hash::FxHashMap;
 
@@ -73,17 +74,6 @@ struct Origin {
     root: usize,
 }
 
-/// A plain register operand (no prefix, selector or vector) of `width` bits.
-fn plain_reg(f: &Function, o: &Operand, width: u32) -> Option<RegId> {
-    match o {
-        Operand::Reg(r) if r.prefix == Prefix::None && r.sel.is_none() => {
-            let reg = f.regs.get(r.reg.0 as usize)?;
-            (reg.vector.is_none() && reg.ty.bits() == width).then_some(r.reg)
-        }
-        _ => None,
-    }
-}
-
 /// An integer immediate of type `ty`, as a signed number.
 fn imm(o: &Operand, ty: ScalarType) -> Option<i64> {
     match o {
@@ -99,7 +89,7 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
         return None;
     }
     let ty = ins.ty()?;
-    let dest = plain_reg(f, &ins.operands[0], width)?;
+    let dest = plain_reg(f, &ins.operands[0], Some(width))?;
     let read = |r: RegId| -> Option<(VersionDef, Option<&Origin>)> {
         let v = view.read(k, r)?;
         Some((v.def, origins.get(&v)))
@@ -113,28 +103,28 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
             let base = match &ins.operands[1] {
                 Operand::Sym(n, off) => Base::Sym(n.clone(), *off),
                 o => {
-                    let x = plain_reg(f, o, width)?;
+                    let x = plain_reg(f, o, Some(width))?;
                     Base::Reg(x, read(x)?.0)
                 }
             };
             Some((dest, Origin { space, base, regs: Vec::new(), offset: 0, root: k }))
         }
         Opcode::MOV if ins.operands.len() == 2 && ty.bits() == width => {
-            let src = plain_reg(f, &ins.operands[1], width)?;
+            let src = plain_reg(f, &ins.operands[1], Some(width))?;
             Some((dest, read(src)?.1?.clone()))
         }
         Opcode::ADD | Opcode::SUB if ins.operands.len() == 3 && ty.bits() == width && ins.modifiers().all(|(r, _)| r == SlotRole::Type) => {
             // The generic address is one operand; the other an immediate or a register.
             let sides: &[(usize, usize)] = if ins.opcode == Opcode::ADD { &[(1, 2), (2, 1)] } else { &[(1, 2)] };
             for &(a, b) in sides {
-                let Some(ra) = plain_reg(f, &ins.operands[a], width) else { continue };
+                let Some(ra) = plain_reg(f, &ins.operands[a], Some(width)) else { continue };
                 let Some((_, Some(o))) = read(ra) else { continue };
                 let mut o = o.clone();
                 if let Some(c) = imm(&ins.operands[b], ty) {
                     let c = if ins.opcode == Opcode::SUB { c.checked_neg()? } else { c };
                     o.offset = o.offset.checked_add(c)?;
                 } else if ins.opcode == Opcode::ADD {
-                    let rb = plain_reg(f, &ins.operands[b], width)?;
+                    let rb = plain_reg(f, &ins.operands[b], Some(width))?;
                     o.regs.push((rb, read(rb)?.0));
                 } else {
                     continue;
@@ -156,24 +146,8 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     let width = ctx.address_size;
     let (cfg, dom) = analyses.cfg_dom(f);
     let view = ValueView::build(f, cfg, dom);
-    // Origins of versions, to a fixed point (a definition may come after its
-    // readers in the text when blocks are laid out out of dominance order).
-    let mut origins: FxHashMap<Version, Origin> = FxHashMap::default();
-    loop {
-        let before = origins.len();
-        for (k, s) in body.iter().enumerate() {
-            let Stmt::Instr(ins) = s else { continue };
-            if !view.reachable(k) {
-                continue;
-            }
-            if let Some((dest, o)) = origin_of(f, &view, &origins, k, ins, width) {
-                origins.insert(Version { reg: dest, def: VersionDef::Def(k) }, o);
-            }
-        }
-        if origins.len() == before {
-            break;
-        }
-    }
+    // Origins of versions.
+    let origins = view.propagate(body, |k, ins, origins| origin_of(f, &view, origins, k, ins, width));
     if origins.is_empty() {
         return None;
     }
@@ -301,30 +275,6 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     changed.then_some(g)
 }
 
-/// Names of the registers declared inside `{ }` blocks (members of a
-/// range declaration `%r<N>` included).
-pub(super) fn block_declared_names(body: &[Stmt]) -> rustc_hash::FxHashSet<String> {
-    let mut names = rustc_hash::FxHashSet::default();
-    let mut depth = 0usize;
-    for s in body {
-        match s {
-            Stmt::ScopeBegin => depth += 1,
-            Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            Stmt::Decl(d) if depth > 0 && d.space == StateSpace::Reg => {
-                for n in &d.names {
-                    match n.range {
-                        Some(count) => names.extend((0..count).map(|i| format!("{}{i}", n.name))),
-                        None => {
-                            names.insert(n.name.to_string());
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    names
-}
 
 /// The access in its space, preceded by the adds of the registers the
 /// address was formed with; `None` if the tables have no such form.

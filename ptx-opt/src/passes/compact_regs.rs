@@ -32,7 +32,7 @@ pub const PASS: Pass = Pass {
 
 fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let in_blocks = super::address_space::block_declared_names(body);
+    let in_blocks = super::operands::block_declared_names(body);
     // Ranges of the outermost scope: prefix -> (statement, declared count).
     let mut ranges: FxHashMap<Name, (usize, u32)> = FxHashMap::default();
     let mut depth = 0usize;

@@ -19,10 +19,11 @@
 //! the copies it removes (`promote-local` leaves one per load and store),
 //! and the output reads as what it computes.
 
+use super::operands::{block_declared_names, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{Function, Operand, Prefix, RegId, Stmt};
+use ptx_ir::ir::{Function, RegId, Stmt};
 use ptx_ir::isa::{Opcode, SlotRole};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -35,7 +36,7 @@ pub const PASS: Pass = Pass {
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let in_blocks = super::address_space::block_declared_names(body);
+    let in_blocks = block_declared_names(body);
     let (cfg, dom) = analyses.cfg_dom(f);
     let view = ValueView::build(f, cfg, dom);
     // Copies: the version of `d` a `mov` makes -> the version of `s` it read.
@@ -45,7 +46,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         if ins.opcode != Opcode::MOV || ins.guard.is_some() || ins.operands.len() != 2 || !view.reachable(k) || !ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
             continue;
         }
-        let (Some(d), Some(src)) = (plain(f, &ins.operands[0]), plain(f, &ins.operands[1])) else { continue };
+        let (Some(d), Some(src)) = (plain_reg(f, &ins.operands[0], None), plain_reg(f, &ins.operands[1], None)) else { continue };
         if d == src || f.reg(d).ty != f.reg(src).ty || view.needs_writes(d) || view.needs_writes(src) || in_blocks.contains(f.reg(src).name.as_ref()) {
             continue;
         }
@@ -89,15 +90,4 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         });
     }
     g
-}
-
-/// A plain scalar register operand (no prefix, selector; not a vector).
-fn plain(f: &Function, o: &Operand) -> Option<RegId> {
-    match o {
-        Operand::Reg(r) if r.prefix == Prefix::None && r.sel.is_none() => {
-            let reg = f.try_reg(r.reg)?;
-            reg.vector.is_none().then_some(r.reg)
-        }
-        _ => None,
-    }
 }

@@ -182,7 +182,7 @@ impl Observer {
     pub fn timing_table(&self) -> String {
         let total: Duration = self.timings.iter().map(|t| t.time).sum();
         let mut rows = self.timings.clone();
-        rows.sort_by(|a, b| b.time.cmp(&a.time));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.time));
         let mut out = format!("{:>12}  {:>6}  {:>8}  {:>8}  pass\n", "time (ms)", "share", "runs", "changed");
         for r in &rows {
             let share = if total.is_zero() { 0.0 } else { 100.0 * r.time.as_secs_f64() / total.as_secs_f64() };

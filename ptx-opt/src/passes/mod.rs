@@ -14,6 +14,7 @@ pub mod div_bypass;
 pub mod egraph;
 pub mod fold_offsets;
 pub mod manager;
+pub mod operands;
 pub mod promote_local;
 pub mod simplify_cfg;
 

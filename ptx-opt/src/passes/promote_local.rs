@@ -45,9 +45,10 @@
 //! Correctness rests on `.local` being private to the thread: no other
 //! thread, and no callee without the address, can read or write the slot.
 
+use super::operands::{for_each_symbol, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::lower::builder::{imm, type_mod};
-use crate::values::{ValueView, Version, VersionDef};
+use crate::values::{ValueView, Version};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{AddrBase, Function, Instruction, Name, Operand, Prefix, RegId, Stmt};
 use ptx_ir::isa::{Mod, ModKind, Opcode, ScalarType, SlotRole, StateSpace, TypeClass};
@@ -105,24 +106,8 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     let (cfg, dom) = analyses.cfg_dom(f);
     let view = ValueView::build(f, cfg, dom);
 
-    // Origins of versions, to a fixed point (blocks may be laid out out of
-    // dominance order).
-    let mut origins: FxHashMap<Version, Origin> = FxHashMap::default();
-    loop {
-        let before = origins.len();
-        for (k, s) in body.iter().enumerate() {
-            let Stmt::Instr(ins) = s else { continue };
-            if !view.reachable(k) {
-                continue;
-            }
-            if let Some((dest, o)) = produced(f, &view, &origins, &index, k, ins, width) {
-                origins.insert(Version { reg: dest, def: VersionDef::Def(k) }, o);
-            }
-        }
-        if origins.len() == before {
-            break;
-        }
-    }
+    // Origins of versions.
+    let origins = view.propagate(body, |k, ins, origins| produced(f, &view, origins, &index, k, ins, width));
 
     // A register holding an address must be a plain SSA value.
     for (v, o) in &origins {
@@ -134,22 +119,18 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     // Every use of an address or a symbol: an access, a producer, or an escape.
     let mut accesses: Vec<Access> = Vec::new();
     for (k, s) in body.iter().enumerate() {
-        match s {
-            Stmt::Instr(ins) => {
-                if !view.reachable(k) {
-                    // Never executed; an unreachable use of a symbol still
-                    // keeps it (the statement stays in the text).
-                    for_each_symbol(ins, |n| {
-                        if let Some(&i) = index.get(n) {
-                            vars[i].escaped = true;
-                        }
-                    });
-                    continue;
+        let Stmt::Instr(ins) = s else { continue };
+        if !view.reachable(k) {
+            // Never executed; an unreachable use of a symbol still keeps
+            // it (the statement stays in the text).
+            for_each_symbol(ins, |n| {
+                if let Some(&i) = index.get(n) {
+                    vars[i].escaped = true;
                 }
-                classify(f, &view, &origins, &index, k, ins, width, &mut vars, &mut accesses);
-            }
-            _ => {}
+            });
+            continue;
         }
+        classify(f, &view, &origins, &index, k, ins, width, &mut vars, &mut accesses);
     }
 
     // Slots: accesses grouped by overlapping byte ranges, per variable.
@@ -267,33 +248,6 @@ fn candidates(body: &[Stmt]) -> Vec<Var> {
     vars
 }
 
-/// Calls `f` with every symbol an instruction names.
-fn for_each_symbol(ins: &Instruction, mut f: impl FnMut(&Name)) {
-    for op in &ins.operands {
-        op.for_each_operand(&mut |o| match o {
-            Operand::Sym(n, _) => f(n),
-            Operand::Addr(a) => {
-                if let AddrBase::Sym(n) = &a.base {
-                    f(n)
-                }
-            }
-            Operand::ArrayElem(e) => f(&e.name),
-            _ => {}
-        });
-    }
-}
-
-/// A plain register operand (no prefix, selector or vector) of `width` bits.
-fn plain_reg(f: &Function, o: &Operand, width: u32) -> Option<RegId> {
-    match o {
-        Operand::Reg(r) if r.prefix == Prefix::None && r.sel.is_none() => {
-            let reg = f.regs.get(r.reg.0 as usize)?;
-            (reg.vector.is_none() && reg.ty.bits() == width).then_some(r.reg)
-        }
-        _ => None,
-    }
-}
-
 /// Are the instruction's modifiers only types (and, for `cvta`, its space
 /// and `.to`)?
 fn only_types(ins: &Instruction) -> bool {
@@ -310,9 +264,9 @@ fn produced(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
     if ty.bits() != width || !matches!(ty.class(), TypeClass::Bits | TypeClass::Unsigned | TypeClass::Signed) {
         return None;
     }
-    let dest = plain_reg(f, &ins.operands[0], width)?;
+    let dest = plain_reg(f, &ins.operands[0], Some(width))?;
     let origin = |o: &Operand| -> Option<Origin> {
-        let r = plain_reg(f, o, width)?;
+        let r = plain_reg(f, o, Some(width))?;
         origins.get(&view.read(k, r)?).copied()
     };
     let sym = |o: &Operand| -> Option<(usize, i64)> {
