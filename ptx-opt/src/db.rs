@@ -156,6 +156,13 @@ pub fn optimized_item(db: &dyn salsa::Database, item: ItemSource) -> Option<Arc<
     }
 }
 
+/// What the module-level half of `dead-decls` needs of an optimized item
+/// (its internal names, the names it mentions).
+#[salsa::tracked(returns(ref))]
+pub fn item_symbols(db: &dyn salsa::Database, item: ItemSource) -> Option<crate::passes::dead_decls::SymbolFacts> {
+    optimized_item(db, item).map(|i| crate::passes::dead_decls::symbol_facts(&i))
+}
+
 /// An item's optimized text, and whether it is a function (for spacing).
 /// `None` when the item does not parse or holds no item.
 #[salsa::tracked(returns(clone))]
@@ -276,11 +283,23 @@ pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<Prin
     let mut header_text = String::new();
     ptx_print::write_header(&mut header_text, &head);
     let items = file.items(db);
+    // Internal symbols nothing names, when the level's pipeline removes them
+    // (as `optimize` does after the functions), from memoized facts.
+    let dead = if crate::passes::pipeline(file.level(db)).contains(&crate::passes::dead_decls::PASS.name) {
+        let facts: Vec<(usize, &crate::passes::dead_decls::SymbolFacts)> = items.iter().enumerate().filter_map(|(k, i)| Some((k, item_symbols(db, *i).as_ref()?))).collect();
+        let found = crate::passes::dead_decls::dead_items(&facts.iter().map(|(_, f)| *f).collect::<Vec<_>>());
+        found.into_iter().map(|j| facts[j].0).collect()
+    } else {
+        rustc_hash::FxHashSet::default()
+    };
     let mut pieces: Vec<Arc<str>> = Vec::with_capacity(items.len() * 2 + 1);
     pieces.push(header_text.into());
     let separator: Arc<str> = Arc::from("\n");
     let mut prev_func = false;
-    for item in items {
+    for (k, item) in items.iter().enumerate() {
+        if dead.contains(&k) {
+            continue;
+        }
         if let Some((is_func, text)) = printed_item(db, *item) {
             if is_func || prev_func {
                 pieces.push(separator.clone());

@@ -100,43 +100,82 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
     Some(g)
 }
 
-/// The module-level half of `dead-decls` (the pass manager runs it after
-/// the functions when the pipeline has `dead-decls`): internal functions
-/// (`.func` without `.visible`, `.extern`, `.weak` or `.common`) and
-/// internal `.global`, `.shared` and `.const` variables that no other item
-/// names (an instruction, a `.calltargets` list, an initializer, an
-/// `.alias`) are removed, until nothing more goes. Modules with debug
-/// sections are left alone (DWARF names symbols from outside the code).
-/// Returns how many items went.
-pub fn dead_symbols(m: &mut ptx_ir::ir::Module) -> usize {
+/// What the module-level half of `dead-decls` needs to know of one item.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SymbolFacts {
+    /// The names it declares that nothing outside the module sees: an
+    /// internal `.func` (no `.visible`, `.extern`, `.weak`, `.common`) or
+    /// internal `.global`/`.shared`/`.const` variables. Empty otherwise.
+    pub internal: Vec<String>,
+    /// The variable and function names it mentions.
+    pub mentions: FxHashSet<String>,
+    /// A debug section (`.section .debug_*` or `@@DWARF`).
+    pub debug: bool,
+}
+
+/// The facts of one (optimized) item.
+pub fn symbol_facts(item: &ptx_ir::ir::Item) -> SymbolFacts {
     use ptx_ir::ir::{FuncKind, Item};
-    if m.items.iter().any(|i| matches!(i, Item::Section(_) | Item::Dwarf(_))) {
-        return 0;
+    let internal = match item {
+        Item::Func(f) if f.kind == FuncKind::Func && f.linkage.is_none() => vec![f.name.to_string()],
+        Item::Var(v) if v.linkage.is_none() && matches!(v.decl.space, StateSpace::Global | StateSpace::Shared | StateSpace::Const) => v.decl.names.iter().map(|n| n.name.to_string()).collect(),
+        _ => Vec::new(),
+    };
+    SymbolFacts { internal, mentions: names_in_item(item), debug: matches!(item, Item::Section(_) | Item::Dwarf(_)) }
+}
+
+/// The module-level half of `dead-decls`: the items to remove, given each
+/// item's facts. An internal function or variable goes when no item that
+/// stays (itself aside) mentions it (an instruction, a `.calltargets`
+/// list, an initializer, an `.alias`), until nothing more goes. Modules
+/// with debug sections keep everything (DWARF names symbols from outside
+/// the code). The pass manager applies it after the functions
+/// ([`dead_symbols`]); the incremental database leaves the items out when
+/// it prints, from memoized facts.
+pub fn dead_items(facts: &[&SymbolFacts]) -> FxHashSet<usize> {
+    let mut dead: FxHashSet<usize> = FxHashSet::default();
+    if facts.iter().any(|f| f.debug) {
+        return dead;
     }
-    let mut removed = 0;
-    loop {
-        // Names each item mentions.
-        let named: Vec<FxHashSet<String>> = m.items.iter().map(names_in_item).collect();
-        let internal = |i: &Item| -> Option<Vec<String>> {
-            match i {
-                Item::Func(f) if f.kind == FuncKind::Func && f.linkage.is_none() => Some(vec![f.name.to_string()]),
-                Item::Var(v) if v.linkage.is_none() && matches!(v.decl.space, StateSpace::Global | StateSpace::Shared | StateSpace::Const) => Some(v.decl.names.iter().map(|n| n.name.to_string()).collect()),
-                _ => None,
+    // Who mentions each internal name (one pass over the mentions).
+    let mut by: rustc_hash::FxHashMap<&str, Vec<usize>> = facts.iter().flat_map(|f| f.internal.iter().map(|n| (n.as_str(), Vec::new()))).collect();
+    if by.is_empty() {
+        return dead;
+    }
+    for (j, f) in facts.iter().enumerate() {
+        for n in &f.mentions {
+            if let Some(v) = by.get_mut(n.as_str()) {
+                v.push(j);
             }
-        };
-        let dead: Vec<usize> = (0..m.items.len())
-            .filter(|&k| internal(&m.items[k]).is_some_and(|names| names.iter().all(|n| named.iter().enumerate().all(|(j, s)| j == k || !s.contains(n)))))
-            .collect();
-        if dead.is_empty() {
-            return removed;
         }
-        removed += dead.len();
-        let mut k = 0;
-        m.items.retain(|_| {
-            k += 1;
-            !dead.contains(&(k - 1))
-        });
     }
+    loop {
+        let before = dead.len();
+        for (k, f) in facts.iter().enumerate() {
+            if f.internal.is_empty() || dead.contains(&k) {
+                continue;
+            }
+            let mentioned = f.internal.iter().any(|n| by[n.as_str()].iter().any(|&j| j != k && !dead.contains(&j)));
+            if !mentioned {
+                dead.insert(k);
+            }
+        }
+        if dead.len() == before {
+            return dead;
+        }
+    }
+}
+
+/// [`dead_items`] applied to a module: removes them and says how many went.
+pub fn dead_symbols(m: &mut ptx_ir::ir::Module) -> usize {
+    let facts: Vec<SymbolFacts> = m.items.iter().map(symbol_facts).collect();
+    let dead = dead_items(&facts.iter().collect::<Vec<_>>());
+    let mut k = 0;
+    m.items.retain(|_| {
+        k += 1;
+        !dead.contains(&(k - 1))
+    });
+    dead.len()
 }
 
 /// Every variable or function name an item mentions (declared names of a
