@@ -424,11 +424,13 @@ fn int_type(bits: u32, signed: bool) -> ScalarType {
 
 /// The slot register's type: the type of every data register of the
 /// slot's size its accesses move (`.f32` for a float variable, so copies of
-/// it need no change of type), else `.bN`; `.bN` too when an immediate is
-/// stored into a float slot.
+/// it need no change of type), else `.bN`; `.bN` too when a float slot
+/// would take an immediate or a `cvt` from a wider register.
 fn slot_type(f: &Function, body: &[Stmt], group: &[Access], bits: u32) -> ScalarType {
     let mut common: Option<ScalarType> = None;
-    let mut immediate = false;
+    // An immediate stored, or a wider register moved through `cvt`: the
+    // slot must be an integer (or bit) register.
+    let mut needs_int = false;
     for acc in group {
         let Stmt::Instr(ins) = &body[acc.stmt] else { continue };
         let data = if ins.opcode == Opcode::LD { &ins.operands[0] } else { &ins.operands[1] };
@@ -438,12 +440,13 @@ fn slot_type(f: &Function, body: &[Stmt], group: &[Access], bits: u32) -> Scalar
                 Some(t) if t == f.reg(r.reg).ty => {}
                 Some(_) => return bits_type(bits),
             },
-            Operand::Imm(_) => immediate = true,
-            _ => {}
+            _ => needs_int = true,
         }
     }
+    // Types `mov` takes as they are.
+    const MOVABLE: &[ScalarType] = &[ScalarType::U16, ScalarType::S16, ScalarType::U32, ScalarType::S32, ScalarType::U64, ScalarType::S64, ScalarType::F32, ScalarType::F64, ScalarType::B16, ScalarType::B32, ScalarType::B64];
     match common {
-        Some(t) if !(immediate && t.class() == TypeClass::Float) => t,
+        Some(t) if MOVABLE.contains(&t) && !(needs_int && t.class() == TypeClass::Float) => t,
         _ => bits_type(bits),
     }
 }
