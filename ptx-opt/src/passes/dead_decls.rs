@@ -20,7 +20,7 @@ use rustc_hash::FxHashSet;
 
 pub const PASS: Pass = Pass {
     name: "dead-decls",
-    description: "removes unused .reg declarations and unused function-scope .local/.shared variables",
+    description: "removes unused .reg declarations, unused function-scope .local/.shared variables, and internal functions and variables nothing names",
     run,
     preserves: Preserves::Nothing,
 };
