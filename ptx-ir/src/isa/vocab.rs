@@ -28,6 +28,19 @@ pub enum ScalarType {
     Texref, Samplerref, Surfref,
 }
 
+impl ScalarType {
+    /// The bit-size type of `bits` bits (`.b16`, `.b32` ...), if there is one.
+    pub fn bit_sized(bits: u32) -> Option<ScalarType> {
+        [ScalarType::B8, ScalarType::B16, ScalarType::B32, ScalarType::B64, ScalarType::B128].into_iter().find(|t| t.bits() == bits)
+    }
+
+    /// The signed or unsigned integer type of `bits` bits (8 to 64), if there is one.
+    pub fn integer(bits: u32, signed: bool) -> Option<ScalarType> {
+        let all = if signed { [ScalarType::S8, ScalarType::S16, ScalarType::S32, ScalarType::S64] } else { [ScalarType::U8, ScalarType::U16, ScalarType::U32, ScalarType::U64] };
+        all.into_iter().find(|t| t.bits() == bits)
+    }
+}
+
 /// Broad class of a [`ScalarType`], as the manual's operand-type rules use it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TypeClass { Pred, Bits, Unsigned, Signed, Float, Opaque }

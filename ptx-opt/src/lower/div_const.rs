@@ -66,16 +66,9 @@ fn work_width(n: u32) -> u32 {
     n.max(32)
 }
 
+/// The integer type of a work width (16, 32 or 64 bits).
 fn int_type(bits: u32, signed: bool) -> ScalarType {
-    use ScalarType as T;
-    match (bits, signed) {
-        (16, false) => T::U16,
-        (16, true) => T::S16,
-        (32, false) => T::U32,
-        (32, true) => T::S32,
-        (64, false) => T::U64,
-        _ => T::S64,
-    }
+    ScalarType::integer(bits, signed).expect("work widths are 16, 32 or 64 bits")
 }
 
 fn bit_type(bits: u32) -> ScalarType {

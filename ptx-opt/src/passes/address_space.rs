@@ -40,12 +40,12 @@
 //! through `%SP` = `cvta.local %SPL` become `ld.local`/`st.local` (`LDL`/`STL`
 //! instead of `LD.E`/`ST.E`).
 
-use super::operands::{block_declared_names, plain_reg};
+use super::operands::{block_declared_names, only_types, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Address, AddrBase, Function, Instruction, Name, Operand, RegId, Stmt};
-use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole, StateSpace};
+use ptx_ir::isa::{Mod, Opcode, ScalarType, StateSpace};
 use rustc_hash::FxHashMap;
 
 pub const PASS: Pass = Pass {
@@ -113,7 +113,7 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
             let src = plain_reg(f, &ins.operands[1], Some(width))?;
             Some((dest, read(src)?.1?.clone()))
         }
-        Opcode::ADD | Opcode::SUB if ins.operands.len() == 3 && ty.bits() == width && ins.modifiers().all(|(r, _)| r == SlotRole::Type) => {
+        Opcode::ADD | Opcode::SUB if ins.operands.len() == 3 && ty.bits() == width && only_types(ins) => {
             // The generic address is one operand; the other an immediate or a register.
             let sides: &[(usize, usize)] = if ins.opcode == Opcode::ADD { &[(1, 2), (2, 1)] } else { &[(1, 2)] };
             for &(a, b) in sides {
@@ -180,14 +180,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
         if in_place.contains_key(&o.root) {
             continue;
         }
-        // The spaces each instruction has (the manual's forms).
-        let has_space = match ins.opcode {
-            Opcode::LD => true,
-            Opcode::ST => o.space != StateSpace::Const,
-            Opcode::ATOM | Opcode::RED => matches!(o.space, StateSpace::Global | StateSpace::Shared),
-            _ => matches!(o.space, StateSpace::Global | StateSpace::Local),
-        };
-        if !has_space {
+        if !has_form_in(ins, o.space) {
             continue;
         }
         // Every register the address was formed from must still hold that value here.
@@ -279,11 +272,6 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
 /// The access in its space, preceded by the adds of the registers the
 /// address was formed with; `None` if the tables have no such form.
 fn rewrite(ins: &Instruction, o: &Origin, offset: i64, zero_written: bool, temps: &[RegId], add_mods: &[Mod]) -> Option<Vec<Instruction>> {
-    // `.v8`, and `.v4` of 64-bit elements, exist for `.global` only.
-    let wide_vector = ins.has(Mod::V8) || (ins.has(Mod::V4) && ins.ty().is_some_and(|t| t.bits() == 64));
-    if wide_vector && o.space != StateSpace::Global {
-        return None;
-    }
     // A symbol is an operand of `mov` only: registers are not added to one.
     if matches!(o.base, Base::Sym(..)) && !o.regs.is_empty() {
         return None;
@@ -370,8 +358,11 @@ fn trees_in_place(f: &Function, body: &[Stmt], view: &ValueView, origins: &FxHas
     accesses
 }
 
-/// The access in `space` with the same operands, if the tables have it.
-fn in_space(ins: &Instruction, space: StateSpace) -> Option<Instruction> {
+/// Does the manual give this generic access a form in `space`? (`st` not
+/// to `.const`, `atom`/`red` to `.global`/`.shared`, `prefetch` to
+/// `.global`/`.local`; `.v8`, and `.v4` of 64-bit elements, for `.global`
+/// only.)
+fn has_form_in(ins: &Instruction, space: StateSpace) -> bool {
     let has_space = match ins.opcode {
         Opcode::LD => true,
         Opcode::ST => space != StateSpace::Const,
@@ -380,7 +371,12 @@ fn in_space(ins: &Instruction, space: StateSpace) -> Option<Instruction> {
         _ => false,
     };
     let wide_vector = ins.has(Mod::V8) || (ins.has(Mod::V4) && ins.ty().is_some_and(|t| t.bits() == 64));
-    if !has_space || (wide_vector && space != StateSpace::Global) {
+    has_space && (!wide_vector || space == StateSpace::Global)
+}
+
+/// The access in `space` with the same operands, if it has a form there.
+fn in_space(ins: &Instruction, space: StateSpace) -> Option<Instruction> {
+    if !has_form_in(ins, space) {
         return None;
     }
     let mut mods: Vec<Mod> = ins.modifiers().map(|(_, m)| m).collect();

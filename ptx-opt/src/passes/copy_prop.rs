@@ -19,12 +19,12 @@
 //! the copies it removes (`promote-local` leaves one per load and store),
 //! and the output reads as what it computes.
 
-use super::operands::{block_declared_names, plain_reg};
+use super::operands::{block_declared_names, only_types, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Function, RegId, Stmt};
-use ptx_ir::isa::{Opcode, SlotRole};
+use ptx_ir::isa::Opcode;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 pub const PASS: Pass = Pass {
@@ -43,7 +43,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     let mut copies: FxHashMap<Version, Version> = FxHashMap::default();
     for (k, s) in body.iter().enumerate() {
         let Stmt::Instr(ins) = s else { continue };
-        if ins.opcode != Opcode::MOV || ins.guard.is_some() || ins.operands.len() != 2 || !view.reachable(k) || !ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
+        if ins.opcode != Opcode::MOV || ins.guard.is_some() || ins.operands.len() != 2 || !view.reachable(k) || !only_types(ins) {
             continue;
         }
         let (Some(d), Some(src)) = (plain_reg(f, &ins.operands[0], None), plain_reg(f, &ins.operands[1], None)) else { continue };

@@ -12,9 +12,10 @@
 //! after the functions (the incremental database, which optimizes one
 //! function at a time, does not).
 
+use super::operands::for_each_symbol;
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{AddrBase, Function, Name, Operand, Stmt};
+use ptx_ir::ir::{Function, Name, Stmt};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::FxHashSet;
 
@@ -32,32 +33,15 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
     for s in body {
         match s {
             Stmt::Instr(ins) => {
+                // Guards included: `for_each_reg` names them first.
                 ins.for_each_reg(|r, _| {
                     if let Some(reg) = f.try_reg(r) {
                         regs.insert(reg.name.as_ref());
                     }
                 });
-                if let Some(g) = ins.guard {
-                    if let Some(reg) = f.try_reg(g.reg) {
-                        regs.insert(reg.name.as_ref());
-                    }
-                }
-                for op in &ins.operands {
-                    op.for_each_operand(&mut |o| match o {
-                        Operand::Sym(n, _) => {
-                            syms.insert(n.clone());
-                        }
-                        Operand::Addr(a) => {
-                            if let AddrBase::Sym(n) = &a.base {
-                                syms.insert(n.clone());
-                            }
-                        }
-                        Operand::ArrayElem(e) => {
-                            syms.insert(e.name.clone());
-                        }
-                        _ => {}
-                    });
-                }
+                for_each_symbol(ins, |n| {
+                    syms.insert(n.clone());
+                });
             }
             // Initializers of other variables may take a variable's address.
             Stmt::Decl(d) if d.names.iter().any(|n| n.init.is_some()) => return None,

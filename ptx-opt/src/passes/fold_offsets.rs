@@ -24,7 +24,7 @@ use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, VersionDef};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{AddrBase, Function, Imm, Operand, Prefix, RegId, Stmt};
-use ptx_ir::isa::{Opcode, SlotRole};
+use ptx_ir::isa::Opcode;
 
 pub const PASS: Pass = Pass {
     name: "fold-offsets",
@@ -87,7 +87,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
 /// unguarded, 64-bit, type modifiers only: `b` and the signed constant.
 fn add_of_constant(f: &Function, body: &[Stmt], d: usize) -> Option<(RegId, i64)> {
     let Stmt::Instr(ins) = body.get(d)? else { return None };
-    if !matches!(ins.opcode, Opcode::ADD | Opcode::SUB) || ins.guard.is_some() || ins.operands.len() != 3 || !ins.modifiers().all(|(r, _)| r == SlotRole::Type) {
+    if !matches!(ins.opcode, Opcode::ADD | Opcode::SUB) || ins.guard.is_some() || ins.operands.len() != 3 || !super::operands::only_types(ins) {
         return None;
     }
     let ty = ins.ty()?;

@@ -16,6 +16,12 @@ pub fn plain_reg(f: &Function, o: &Operand, width: Option<u32>) -> Option<RegId>
     }
 }
 
+/// Are the instruction's only modifiers data types (no rounding, `.sat`,
+/// `.cc`, space, ordering ...)?
+pub fn only_types(ins: &Instruction) -> bool {
+    ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type)
+}
+
 /// Calls `f` with every variable or function name an instruction's
 /// operands name (`x`, `[x+4]`, `x[i]`).
 pub fn for_each_symbol(ins: &Instruction, mut f: impl FnMut(&Name)) {

@@ -45,7 +45,7 @@
 //! Correctness rests on `.local` being private to the thread: no other
 //! thread, and no callee without the address, can read or write the slot.
 
-use super::operands::{for_each_symbol, plain_reg};
+use super::operands::{for_each_symbol, only_types, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::lower::builder::{imm, type_mod};
 use crate::values::{ValueView, Version};
@@ -248,12 +248,6 @@ fn candidates(body: &[Stmt]) -> Vec<Var> {
     vars
 }
 
-/// Are the instruction's modifiers only types (and, for `cvta`, its space
-/// and `.to`)?
-fn only_types(ins: &Instruction) -> bool {
-    ins.modifiers().all(|(r, _)| r == SlotRole::Type)
-}
-
 /// The address an instruction makes from a variable (its destination and
 /// origin), if it is a producer.
 fn produced(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, index: &FxHashMap<Name, usize>, k: usize, ins: &Instruction, width: u32) -> Option<(RegId, Origin)> {
@@ -401,25 +395,14 @@ fn data_fits(f: &Function, o: &Operand, ty: ScalarType, store: bool) -> bool {
     }
 }
 
-/// `.b16`, `.b32`, `.b64`.
+/// The bit-size type of a slot (2, 4 or 8 bytes).
 fn bits_type(bits: u32) -> ScalarType {
-    match bits {
-        16 => ScalarType::B16,
-        32 => ScalarType::B32,
-        _ => ScalarType::B64,
-    }
+    ScalarType::bit_sized(bits).expect("slots are 16, 32 or 64 bits")
 }
 
-/// An unsigned or signed integer type of `bits`.
+/// The integer type of a slot or of a register wider than it (16 to 64 bits).
 fn int_type(bits: u32, signed: bool) -> ScalarType {
-    match (bits, signed) {
-        (16, false) => ScalarType::U16,
-        (32, false) => ScalarType::U32,
-        (64, false) => ScalarType::U64,
-        (16, true) => ScalarType::S16,
-        (32, true) => ScalarType::S32,
-        _ => ScalarType::S64,
-    }
+    ScalarType::integer(bits, signed).expect("slots and registers are 16, 32 or 64 bits")
 }
 
 /// The slot register's type: the type of every data register of the

@@ -65,13 +65,14 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         });
         g = Some(h);
     }
-    loop {
-        let cur = g.as_ref().unwrap_or(f);
-        let next = to_next(cur).or_else(|| unreachable_code(cur));
-        match next {
-            Some(h) => g = Some(h),
-            None => break,
-        }
+    // Steps 2 and 3 on one copy, each removing all it finds per round.
+    let mut h = g.take().unwrap_or_else(|| f.clone());
+    let mut changed = false;
+    while remove_branches_to_next(&mut h) | remove_unreachable(&mut h) {
+        changed = true;
+    }
+    if changed || !decided.is_empty() {
+        g = Some(h);
     }
     let cur = g.as_ref().unwrap_or(f);
     if let Some(h) = unused_labels(cur) {
@@ -112,60 +113,54 @@ fn constant_branches(f: &Function, view: &ValueView) -> Vec<(usize, bool)> {
     out
 }
 
-/// Removes one branch to the statement right after it.
-fn to_next(f: &Function) -> Option<Function> {
-    let body = f.body.as_ref()?;
-    for (k, s) in body.iter().enumerate() {
-        let Stmt::Instr(ins) = s else { continue };
-        if ins.opcode != Opcode::BRA {
-            continue;
-        }
-        let Some(Operand::Label(target)) = ins.operands.first() else { continue };
-        let mut j = k + 1;
-        let mut reaches = false;
-        while let Some(s) = body.get(j) {
+/// Removes every branch to the statement right after it (only labels,
+/// `.loc` and pragmas between); says whether it removed any.
+fn remove_branches_to_next(f: &mut Function) -> bool {
+    let Some(body) = f.body.as_mut() else { return false };
+    let reaches_next = |k: usize| {
+        let Stmt::Instr(ins) = &body[k] else { return false };
+        let (Opcode::BRA, Some(Operand::Label(target))) = (ins.opcode, ins.operands.first()) else { return false };
+        for s in &body[k + 1..] {
             match s {
-                Stmt::Label(l) if l == target => {
-                    reaches = true;
-                    break;
-                }
-                Stmt::Label(_) | Stmt::Loc(_) | Stmt::Pragma(_) => j += 1,
-                _ => break,
+                Stmt::Label(l) if l == target => return true,
+                Stmt::Label(_) | Stmt::Loc(_) | Stmt::Pragma(_) => {}
+                _ => return false,
             }
         }
-        if reaches {
-            let mut g = f.clone();
-            g.body.as_mut().expect("a body").remove(k);
-            return Some(g);
-        }
+        false
+    };
+    let drop: Vec<bool> = (0..body.len()).map(reaches_next).collect();
+    if !drop.contains(&true) {
+        return false;
     }
-    None
-}
-
-/// Removes the instructions of blocks the entry does not reach.
-fn unreachable_code(f: &Function) -> Option<Function> {
-    let body = f.body.as_ref()?;
-    let cfg = Cfg::build(f);
-    let mut drop = vec![false; body.len()];
-    let mut any = false;
-    for b in cfg.unreachable() {
-        for k in cfg.block(b).stmts.clone() {
-            if matches!(body[k], Stmt::Instr(_)) {
-                drop[k] = true;
-                any = true;
-            }
-        }
-    }
-    if !any {
-        return None;
-    }
-    let mut g = f.clone();
     let mut k = 0;
-    g.body.as_mut().expect("a body").retain(|_| {
+    body.retain(|_| {
         k += 1;
         !drop[k - 1]
     });
-    Some(g)
+    true
+}
+
+/// Removes the instructions of blocks the entry does not reach; says
+/// whether it removed any.
+fn remove_unreachable(f: &mut Function) -> bool {
+    let cfg = Cfg::build(f);
+    let Some(body) = f.body.as_mut() else { return false };
+    let mut drop = vec![false; body.len()];
+    for b in cfg.unreachable() {
+        for k in cfg.block(b).stmts.clone() {
+            drop[k] = matches!(body[k], Stmt::Instr(_));
+        }
+    }
+    if !drop.contains(&true) {
+        return false;
+    }
+    let mut k = 0;
+    body.retain(|_| {
+        k += 1;
+        !drop[k - 1]
+    });
+    true
 }
 
 /// Removes the labels nothing names (not in functions with `.loc`).
