@@ -139,6 +139,10 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
 
 fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
+    // Every origin starts at a `cvta` (the value view is the cost of this pass).
+    if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::CVTA)) {
+        return None;
+    }
     // New instructions name registers at their uses: a register declared
     // inside a `{ }` block (whose name may mean another register elsewhere,
     // or nothing) is never named by a rewrite.

@@ -36,6 +36,9 @@ pub const PASS: Pass = Pass {
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
+    if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::MOV && i.guard.is_none() && matches!(i.operands.get(1), Some(ptx_ir::ir::Operand::Reg(_))))) {
+        return None;
+    }
     let in_blocks = block_declared_names(body);
     let (cfg, dom) = analyses.cfg_dom(f);
     let view = ValueView::build(f, cfg, dom);

@@ -42,10 +42,23 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let mut g: Option<Function> = None;
-    // Step 1 on the function given (its analyses are cached).
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
-    let decided = constant_branches(f, &view);
+    // Step 1 on the function given (its analyses are cached), when some
+    // guarded branch reads a predicate a `mov` of a constant writes (the
+    // value view is the cost of this pass).
+    let constant_preds: FxHashSet<ptx_ir::ir::RegId> = body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Instr(i) if i.opcode == Opcode::MOV && i.ty() == Some(ptx_ir::isa::ScalarType::Pred) && matches!(i.operands.get(1), Some(Operand::Imm(_))) => super::operands::plain_reg(f, &i.operands[0], None),
+            _ => None,
+        })
+        .collect();
+    let candidates = body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::BRA && i.guard.is_some_and(|g| constant_preds.contains(&g.reg))));
+    let decided = if candidates {
+        let (cfg, dom) = analyses.cfg_dom(f);
+        constant_branches(f, &ValueView::build(f, cfg, dom))
+    } else {
+        Vec::new()
+    };
     if !decided.is_empty() {
         let mut h = f.clone();
         let out = h.body.as_mut().expect("a body");
