@@ -72,6 +72,8 @@ pub struct ValueView {
     regs: Vec<RegInfo>,
     /// φ versions placed, by (block, register).
     phis: FxHashMap<(u32, u32), ()>,
+    /// The registers with a φ at each block's entry.
+    phis_in_block: Vec<Vec<RegId>>,
     /// Last write of each register inside each block: (block, reg) -> statement.
     last_def_in_block: FxHashMap<(u32, u32), usize>,
     /// Memo of the version at the end of a block.
@@ -201,7 +203,7 @@ impl ValueView {
                 read_defs[d] = true;
             }
         }
-        ValueView { reads, regs, phis, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+        ValueView { reads, regs, phis, phis_in_block: phi_blocks_of, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
@@ -255,6 +257,16 @@ impl ValueView {
     pub fn needs_writes(&self, r: RegId) -> bool {
         let i = &self.regs[r.0 as usize];
         i.read_at_phi || i.partial_write || i.vector
+    }
+
+    /// The registers with a φ version at the entry of block `b`.
+    pub fn phis(&self, b: NodeIndex) -> &[RegId] {
+        self.phis_in_block.get(b.index()).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The block of statement `k`.
+    pub fn block_of(&self, k: usize) -> NodeIndex {
+        self.block_of_stmt[k]
     }
 
     /// Is statement `k` in a block the entry reaches?

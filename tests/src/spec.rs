@@ -33,12 +33,13 @@ pub fn check_dir(dir: &Path, outcome: impl Fn(&str) -> String) {
         };
         let actual = outcome(&input);
         let actual = format!("{}\n", actual.trim_end());
-        if bless {
-            std::fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).unwrap();
-            continue;
-        }
+        // An unexpected outcome is a failure, and never blessed.
         if actual.starts_with("UNEXPECTED") {
             failures.push(format!("{}: {actual}", path.display()));
+            continue;
+        }
+        if bless {
+            std::fs::write(path, format!("{input}{SEPARATOR}\n{actual}")).unwrap();
             continue;
         }
         match expected {

@@ -146,8 +146,14 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                 }
                 Operand::Imm(i) => {
                     let t = ty?;
+                    // A predicate takes an immediate only as the source of
+                    // `mov.pred` (what the emitter and `decided-setp` write).
                     if t == ScalarType::Pred {
-                        return None;
+                        if ins.opcode != ptx_ir::isa::Opcode::MOV {
+                            return None;
+                        }
+                        srcs.push(Src::Imm(imm_bits(i, ScalarType::B32) & 1, 1, i.clone()));
+                        return Some(Operand::reg(RegId(n)));
                     }
                     srcs.push(Src::Imm(imm_bits(i, t), type_width(t), i.clone()));
                     Some(Operand::reg(RegId(n)))
@@ -229,6 +235,11 @@ pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, 
 pub fn value_regs(f: &Function, ins: &Instruction) -> Option<Vec<Option<RegId>>> {
     let (_, _, srcs) = as_value(f, ins)?;
     Some(srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect())
+}
+
+/// The register a value statement writes, or `None` if `ins` is skeleton.
+pub fn value_dest(f: &Function, ins: &Instruction) -> Option<RegId> {
+    as_value(f, ins).map(|(_, dest, _)| dest)
 }
 
 /// Reads of `ins` the emitter can rewrite: (operand index, element index)

@@ -116,6 +116,14 @@ pub fn int_lit(bits: u128, width: u8) -> IntLit {
     }
 }
 
+/// `mov.bN d, c` (`mov.pred` for width 1): how a constant of a register's
+/// width is written into it.
+pub fn const_mov(d: RegId, c: u128, width: u8) -> Option<Instruction> {
+    let ty = temp_type(width);
+    let src = if width == 1 { Operand::Imm(Imm::Int(IntLit::dec(c as i64 & 1))) } else { Operand::Imm(Imm::Int(int_lit(c, width))) };
+    Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text())?], [Operand::reg(d), src]).ok()
+}
+
 pub struct Emitter<'a> {
     f: &'a Function,
     costs: &'a dyn super::extract::NodeCost,
@@ -599,9 +607,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn materialize_const(&mut self, d: RegId, c: u128, width: u8) {
-        let ty = temp_type(width);
-        let src = if width == 1 { Operand::Imm(Imm::Int(IntLit::dec(c as i64 & 1))) } else { Operand::Imm(Imm::Int(int_lit(c, width))) };
-        if let Ok(ins) = Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text()).unwrap()], [Operand::reg(d), src]) {
+        if let Some(ins) = const_mov(d, c, width) {
             self.push(Stmt::Instr(Box::new(ins)));
             self.emitted += 1;
         }

@@ -13,10 +13,16 @@ pub mod dead_decls;
 pub mod div_bypass;
 pub mod egraph;
 pub mod fold_offsets;
+pub mod load_forward;
 pub mod manager;
+pub mod memory;
 pub mod operands;
 pub mod promote_local;
+pub mod sccp;
 pub mod simplify_cfg;
+pub mod slsr;
+pub mod store_elim;
+pub mod vectorize;
 
 pub use analyses::{Analyses, Preserves};
 pub use manager::{Observer, PassFailure, PassTiming, Pipeline};
@@ -41,6 +47,11 @@ pub const PASSES: &[Pass] = &[
     promote_local::PASS,
     address_space::PASS,
     copy_prop::PASS,
+    sccp::PASS,
+    load_forward::PASS,
+    store_elim::PASS,
+    slsr::PASS,
+    vectorize::PASS,
     fold_offsets::PASS,
     egraph::PASS,
     dce::PASS,
@@ -65,9 +76,9 @@ pub const PASSES: &[Pass] = &[
 pub fn pipeline(level: OptLevel) -> &'static [&'static str] {
     match level {
         OptLevel::O0 => &[],
-        OptLevel::O1 => &["promote-local", "copy-prop", "egraph", "dce", "simplify-cfg", "dead-decls"],
-        OptLevel::O2 => &["promote-local", "copy-prop", "address-space", "egraph", "dce", "simplify-cfg", "dead-decls"],
-        OptLevel::O3 => &["promote-local", "copy-prop", "address-space", "egraph", "dce", "simplify-cfg", "div-bypass", "dead-decls"],
+        OptLevel::O1 => &["promote-local", "copy-prop", "sccp", "load-forward", "store-elim", "egraph", "dce", "simplify-cfg", "dead-decls"],
+        OptLevel::O2 => &["promote-local", "copy-prop", "sccp", "address-space", "load-forward", "store-elim", "slsr", "vectorize", "egraph", "dce", "simplify-cfg", "dead-decls"],
+        OptLevel::O3 => &["promote-local", "copy-prop", "sccp", "address-space", "load-forward", "store-elim", "slsr", "vectorize", "egraph", "dce", "simplify-cfg", "div-bypass", "dead-decls"],
     }
 }
 

@@ -1,0 +1,405 @@
+//! `sccp`: sparse conditional constant propagation (Wegman and Zadeck).
+//!
+//! Every register version of the value view gets a value in the lattice
+//! *unknown* (not yet reached) → *one constant* → *varies*, and every CFG
+//! edge is executable or not, both found together and optimistically: a
+//! block is looked at only once an executable edge reaches it, a φ merges
+//! only what arrives over executable edges, and a branch whose guard is a
+//! constant makes only its chosen edge executable. So a constant survives a
+//! merge when every path that can run brings the same one, and code behind
+//! a branch that cannot be taken does not spoil it.
+//!
+//! Values are computed the way the e-graph engine folds them
+//! ([`crate::engine::build::value_shape`] and its shape's evaluation on
+//! `ptx_ir::eval`): only `Exact` results are constants (no `.approx`, no
+//! unspecified division by zero, no "some NaN"). A guarded write is the new
+//! value when its guard is a known true, the old one when a known false,
+//! else the merge of both. Anything else a statement writes (a load, a
+//! call, a vector lane, a carry) varies; the value on entry varies.
+//!
+//! What changes, in place and nothing else:
+//! - an instruction whose result is a constant, and that reads a constant
+//!   merged at a φ or by a guarded write (what the engine cannot see),
+//!   becomes `mov d, C` (same destination; unguarded, or its guard a known
+//!   true); the engine folds what follows from it;
+//! - an instruction under a known false guard is removed; a branch (or
+//!   other terminator) under a known true guard loses it (a `@p bra` whose
+//!   `p` is a known 0 goes, one whose `p` is a known 1 becomes `bra`), after
+//!   which `simplify-cfg` removes the blocks nothing reaches. Other
+//!   instructions keep a known true guard: a predicated instruction costs
+//!   nothing in SASS, and unguarding Triton's `@%p cp.async` rows measured
+//!   four more registers in one kernel (ptxas schedules them otherwise).
+//!
+//! Why, when the e-graph folds constants and `simplify-cfg` folds branches
+//! on `mov.pred p, 0/1`: the engine sees only values defined by one
+//! statement; a register merged at a φ (a flag set to the same constant on
+//! both sides of an `if`, a variable whose other definition sits behind a
+//! branch that cannot be taken) is a leaf to it. `sccp` turns those into
+//! constants for the passes after it.
+
+use super::{Analyses, Pass, Preserves};
+use crate::engine::build::{value_dest, value_regs, value_shape, SourceOf};
+use crate::engine::lang::Shape;
+use crate::values::{ValueView, Version, VersionDef};
+use crate::{ModuleContext, OptLevel};
+use petgraph::stable_graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use ptx_ir::cfg::{Cfg, EdgeKind};
+use ptx_ir::ir::{Function, Instruction, Operand, RegId, Stmt};
+use ptx_ir::isa::Opcode;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+pub const PASS: Pass = Pass {
+    name: "sccp",
+    description: "sparse conditional constant propagation: constants through merges, branches on constants folded",
+    run,
+    preserves: Preserves::Nothing,
+};
+
+/// The value of one version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lattice {
+    /// Not reached yet (optimistic start).
+    Unknown,
+    /// This register-width bit pattern on every executable path.
+    Const(u128),
+    /// More than one value, or one this pass cannot know.
+    Varies,
+}
+
+impl Lattice {
+    fn meet(self, other: Lattice) -> Lattice {
+        match (self, other) {
+            (Lattice::Unknown, x) | (x, Lattice::Unknown) => x,
+            (Lattice::Const(a), Lattice::Const(b)) if a == b => self,
+            _ => Lattice::Varies,
+        }
+    }
+}
+
+/// The solution: the value of each version and the executable blocks.
+struct Solution {
+    values: FxHashMap<Version, Lattice>,
+    executable: Vec<bool>,
+}
+
+impl Solution {
+    fn of(&self, v: Version) -> Lattice {
+        match v.def {
+            VersionDef::Entry => Lattice::Varies,
+            _ => self.values.get(&v).copied().unwrap_or(Lattice::Unknown),
+        }
+    }
+
+    /// Lowers `v` to `x` met with what it had; true when that changed it.
+    fn lower(&mut self, v: Version, x: Lattice) -> bool {
+        let old = self.of(v);
+        let new = old.meet(x);
+        if new != old {
+            self.values.insert(v, new);
+            return true;
+        }
+        false
+    }
+
+    /// The value `reg` has at statement `k` (before it).
+    fn at(&self, view: &ValueView, reg: RegId, k: usize) -> Lattice {
+        match view.read(k, reg) {
+            Some(v) => self.of(v),
+            None => self.of(Version { reg, def: view.version_at(reg, k) }),
+        }
+    }
+}
+
+fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    let (cfg, dom) = analyses.cfg_dom(f);
+    let view = ValueView::build(f, cfg, dom);
+    let sol = solve(f, body, cfg, &view, ctx);
+    rewrite(f, body, &view, &sol)
+}
+
+/// The guard's value at statement `k`: `Some(true/false)` when known.
+fn guard_value(sol: &Solution, view: &ValueView, ins: &Instruction, k: usize) -> Lattice {
+    match ins.guard {
+        None => Lattice::Const(1),
+        Some(g) => match sol.at(view, g.reg, k) {
+            Lattice::Const(c) => Lattice::Const(((c & 1) == 1) as u128 ^ g.negated as u128),
+            x => x,
+        },
+    }
+}
+
+/// The value `ins` computes (as if unguarded) into the register it writes,
+/// or `None` when it is not a value statement.
+fn computed(f: &Function, sol: &Solution, view: &ValueView, ins: &Instruction, k: usize, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
+    let unguarded;
+    let ins = if ins.guard.is_some() {
+        unguarded = Instruction { guard: None, ..ins.clone() };
+        &unguarded
+    } else {
+        ins
+    };
+    let dest = value_dest(f, ins)?;
+    let (tmpl, width, sources) = value_shape(f, ins)?;
+    let regs = value_regs(f, ins)?;
+    let mut kids: Vec<(u128, u8)> = Vec::with_capacity(sources.len());
+    for (s, r) in sources.iter().zip(&regs) {
+        match (s, r) {
+            (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
+            (SourceOf::Reg(w), Some(r)) => match sol.at(view, *r, k) {
+                Lattice::Const(c) => kids.push((c, *w)),
+                x => return Some((dest, x)),
+            },
+            _ => return Some((dest, Lattice::Varies)),
+        }
+    }
+    let value = Shape::new(tmpl, width).eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
+    Some((dest, value))
+}
+
+fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
+    let mut sol = Solution { values: FxHashMap::default(), executable: vec![false; cfg.node_bound()] };
+    sol.executable[cfg.entry.index()] = true;
+    let mut edges: FxHashSet<(NodeIndex, NodeIndex)> = FxHashSet::default();
+    // Registers written by each statement (every definition the view knows).
+    let mut writes: Vec<Vec<RegId>> = vec![Vec::new(); body.len()];
+    for r in 0..f.regs.len() {
+        let reg = RegId(r as u32);
+        for &k in &view.reg(reg).defs {
+            writes[k].push(reg);
+        }
+    }
+    loop {
+        let mut changed = false;
+        for &b in &cfg.layout {
+            if !sol.executable[b.index()] {
+                continue;
+            }
+            for &r in view.phis(b) {
+                let mut merged = Lattice::Unknown;
+                for p in cfg.predecessors(b) {
+                    if edges.contains(&(p, b)) {
+                        merged = merged.meet(sol.of(Version { reg: r, def: view.version_at_end(r, p) }));
+                    }
+                }
+                changed |= sol.lower(Version { reg: r, def: VersionDef::Phi(b) }, merged);
+            }
+            for k in cfg.block(b).stmts.clone() {
+                let Stmt::Instr(ins) = &body[k] else { continue };
+                if writes[k].is_empty() {
+                    continue;
+                }
+                let value = computed(f, &sol, view, ins, k, ctx);
+                let guard = guard_value(&sol, view, ins, k);
+                for &r in &writes[k] {
+                    let new = match value {
+                        Some((d, v)) if d == r => v,
+                        _ => Lattice::Varies,
+                    };
+                    let x = match guard {
+                        Lattice::Unknown => Lattice::Unknown,
+                        Lattice::Const(1) => new,
+                        Lattice::Const(_) => sol.of(Version { reg: r, def: view.version_at(r, k) }),
+                        Lattice::Varies => new.meet(sol.of(Version { reg: r, def: view.version_at(r, k) })),
+                    };
+                    changed |= sol.lower(Version { reg: r, def: VersionDef::Def(k) }, x);
+                }
+            }
+            // The edges out of `b` this round makes executable.
+            let last = cfg.block(b).stmts.clone().rev().find_map(|k| match &body[k] {
+                Stmt::Instr(ins) => Some((k, ins)),
+                _ => None,
+            });
+            let taken = match last {
+                Some((k, ins)) if ins.guard.is_some() && ptx_ir::cfg::is_terminator(ins.opcode) => guard_value(&sol, view, ins, k),
+                _ => Lattice::Varies,
+            };
+            for e in cfg.graph.edges(b) {
+                let go = match (taken, *e.weight()) {
+                    (Lattice::Unknown, _) => false,
+                    (Lattice::Varies, _) => true,
+                    (Lattice::Const(t), kind) => (t == 1) == (kind == EdgeKind::Taken),
+                };
+                if go && edges.insert((b, e.target())) {
+                    changed = true;
+                    sol.executable[e.target().index()] = true;
+                }
+            }
+        }
+        if !changed {
+            return sol;
+        }
+    }
+}
+
+fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Option<Function> {
+    let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
+    let mut changed = false;
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Instr(ins) = s else {
+            out.push(s.clone());
+            continue;
+        };
+        if !view.reachable(k) || !sol.executable[view.block_of(k).index()] {
+            out.push(s.clone());
+            continue;
+        }
+        let guard = guard_value(sol, view, ins, k);
+        if ins.guard.is_some() && guard == Lattice::Const(0) {
+            changed = true;
+            continue;
+        }
+        let mut new = (**ins).clone();
+        if ins.guard.is_some() && guard == Lattice::Const(1) && ptx_ir::cfg::is_terminator(ins.opcode) {
+            new.guard = None;
+            changed = true;
+        }
+        if let Some(d) = value_dest(f, &new) {
+            let is_const_mov = new.opcode == Opcode::MOV && matches!(new.operands.get(1), Some(Operand::Imm(_)));
+            if let (Lattice::Const(c), false, true) = (sol.of(Version { reg: d, def: VersionDef::Def(k) }), is_const_mov, reads_a_merged_constant(body, view, sol, k)) {
+                if new.guard.is_none() {
+                    let width = crate::engine::lang::type_width(f.reg(d).ty);
+                    if let Some(mov) = crate::engine::emit::const_mov(d, c, width) {
+                        new = mov;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        out.push(Stmt::Instr(Box::new(new)));
+    }
+    if !changed {
+        return None;
+    }
+    let mut g = f.clone();
+    g.body = Some(out);
+    Some(g)
+}
+
+/// Does statement `k` read a constant the e-graph engine cannot see: one
+/// merged at a φ or by a guarded write? Only then is a constant result
+/// written as a `mov` (the engine folds the rest itself, and a copy of a
+/// constant register is better left a copy than made a second immediate).
+fn reads_a_merged_constant(body: &[Stmt], view: &ValueView, sol: &Solution, k: usize) -> bool {
+    view.reads(k).iter().any(|(_, v)| {
+        let merged = match v.def {
+            VersionDef::Phi(_) => true,
+            VersionDef::Def(j) => matches!(&body[j], Stmt::Instr(i) if i.guard.is_some()),
+            VersionDef::Entry => false,
+        };
+        merged && matches!(sol.of(*v), Lattice::Const(_))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sccp(body: &str) -> String {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}\n");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let ctx = ModuleContext::of_module(&m);
+        let ptx_ir::ir::Item::Func(f) = &m.items[0] else { panic!() };
+        let g = run(f, &mut Analyses::default(), &ctx, OptLevel::O2).unwrap_or_else(|| (**f).clone());
+        let mut m2 = m.clone();
+        m2.items[0] = ptx_ir::ir::Item::Func(Box::new(g));
+        // One space between words, so that expectations need not spell the printer's tabs.
+        ptx_print::print_module(&m2).split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn constant_through_a_merge() {
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            ld.param.u32 %r1, [n];
+            setp.eq.u32 %p1, %r1, 0;
+            @%p1 bra ELSE;
+            mov.u32 %r2, 7;
+            bra JOIN;
+        ELSE:
+            mov.u32 %r2, 7;
+        JOIN:
+            add.u32 %r3, %r2, 1;
+            setp.ne.u32 %p2, %r2, 7;
+            @%p2 bra OUT;
+            st.global.u32 [%rd1], %r3;
+        OUT:
+            ret;");
+        assert!(out.contains("mov.b32 %r3, 8;"), "{out}");
+        // The branch on a known false is gone; the one on `n` stays.
+        assert!(!out.contains("@%p2 bra"), "{out}");
+        assert!(out.contains("@%p1 bra"), "{out}");
+    }
+
+    #[test]
+    fn a_branch_that_cannot_be_taken_does_not_spoil_a_merge() {
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            mov.u32 %r1, 0;
+            mov.u32 %r2, 5;
+            setp.ne.u32 %p1, %r1, 0;
+            @%p1 bra SKIP;
+            bra JOIN;
+        SKIP:
+            mov.u32 %r2, 9;
+        JOIN:
+            mul.lo.u32 %r3, %r2, 3;
+            st.global.u32 [%rd1], %r3;
+            ret;");
+        assert!(out.contains("mov.b32 %r3, 15;"), "{out}");
+        assert!(!out.contains("@%p1"), "{out}");
+    }
+
+    #[test]
+    fn a_loop_variable_varies() {
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            mov.u32 %r1, 0;
+        L:
+            add.u32 %r1, %r1, 1;
+            setp.lt.u32 %p1, %r1, 10;
+            @%p1 bra L;
+            st.global.u32 [%rd1], %r1;
+            ret;");
+        assert!(out.contains("add.u32 %r1, %r1, 1;"), "{out}");
+        assert!(out.contains("@%p1 bra L;"), "{out}");
+    }
+
+    #[test]
+    fn a_loop_invariant_merge_is_constant() {
+        // %r2 is 4 on entry and re-set to 4 in the loop: constant at every use.
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            ld.param.u32 %r1, [n];
+            mov.u32 %r2, 4;
+        L:
+            shl.b32 %r3, %r2, 1;
+            mov.u32 %r2, 4;
+            sub.u32 %r1, %r1, 1;
+            setp.ne.u32 %p1, %r1, 0;
+            @%p1 bra L;
+            st.global.u32 [%rd1], %r3;
+            ret;");
+        assert!(out.contains("mov.b32 %r3, 8;"), "{out}");
+    }
+
+    #[test]
+    fn guarded_writes_merge_and_unspecified_results_are_not_constants() {
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            ld.param.u32 %r1, [n];
+            setp.eq.u32 %p1, %r1, 0;
+            mov.u32 %r2, 1;
+            @%p1 mov.u32 %r2, 2;
+            add.u32 %r3, %r2, 1;
+            mov.u32 %r4, 0;
+            mov.u32 %r5, 6;
+            div.u32 %r5, %r5, %r4;
+            st.global.u32 [%rd1], %r3;
+            st.global.u32 [%rd1+4], %r5;
+            ret;");
+        assert!(out.contains("add.u32 %r3, %r2, 1;"), "{out}");
+        assert!(out.contains("div.u32 %r5, %r5, %r4;"), "{out}");
+    }
+}

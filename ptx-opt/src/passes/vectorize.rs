@@ -1,0 +1,313 @@
+//! `vectorize`: adjacent scalar loads or stores become one `.v2`/`.v4`
+//! access when the address is proven aligned.
+//!
+//! Within one block, plain accesses ([`memory`]) of one space, base
+//! version, type and modifiers at offsets `o, o+e, ...` (`e` the element
+//! size, 2, 4 or 8 bytes; 2 or 4 elements, at most 16 bytes; in increasing
+//! offset order in the text) become one vector access when
+//! - the address `base + o` is a multiple of the vector's size: the base's
+//!   known alignment ([`Alignment`]) covers it and `o` is a multiple;
+//! - every element moves a whole scalar register of the element's width;
+//! - loads: the vector load takes the first load's place, so nothing
+//!   between may write the group's bytes (no store that may overlap, no
+//!   clobber), and no later element's register may be read or written
+//!   (or be an address) between the first load and its own;
+//! - stores: the vector store takes the last store's place, so nothing
+//!   between may read or write the group's bytes (no load or store that
+//!   may overlap, no clobber), and each stored register still holds its
+//!   value there; immediates are not grouped (vector operands are
+//!   registers).
+//!
+//! Alignment is known, per register version, from: a kernel parameter
+//! declared `.ptr .align N` (its `ld.param`), a function-local variable's
+//! address (its `.align`, else its type's size), and what `cvta`, `mov`,
+//! `cvt` between integer widths, `add`/`sub` (the smaller),
+//! `mul`/`mad`/`shl` by constants (more zero bits) and `and` with a mask
+//! keep of it. Nothing else is assumed: an address whose alignment is
+//! not proven stays scalar (a misaligned vector access faults).
+//!
+//! Why: ptxas merges shared-memory accesses whose alignment it sees
+//! itself, but it does not use `.ptr .align` (measured, ptxas 12.9: four
+//! `st.global.f32` through an `.align 16` parameter stay four `STG.E`).
+//! `.v8` and `.v4.b64` (global only, newest targets) are not formed.
+
+use super::memory::{touch, Base, Location, Symbols, Touch};
+use super::operands::plain_reg;
+use super::{Analyses, Pass, Preserves};
+use crate::values::{ValueView, Version};
+use crate::{ModuleContext, OptLevel};
+use ptx_ir::analysis::LocTable;
+use ptx_ir::ir::{AddrBase, Function, Instruction, Name, Operand, RegId, Stmt};
+use ptx_ir::isa::{Mod, Opcode, StateSpace, TypeClass};
+use rustc_hash::FxHashMap;
+
+pub const PASS: Pass = Pass {
+    name: "vectorize",
+    description: "adjacent loads or stores of one base at consecutive offsets become one .v2/.v4 access when the address is proven aligned",
+    run,
+    preserves: Preserves::Nothing,
+};
+
+/// Known alignment (log2 of bytes, at most 4: 16 bytes is all a vector
+/// needs) of register versions and symbols.
+pub struct Alignment {
+    regs: FxHashMap<Version, u32>,
+    syms: FxHashMap<Name, u32>,
+}
+
+const MAX_LOG2: u32 = 4;
+
+fn log2_of(n: u64) -> u32 {
+    if n == 0 {
+        MAX_LOG2
+    } else {
+        n.trailing_zeros().min(MAX_LOG2)
+    }
+}
+
+impl Alignment {
+    pub fn of(f: &Function, view: &ValueView) -> Alignment {
+        let mut syms: FxHashMap<Name, u32> = FxHashMap::default();
+        let mut ptr_params: FxHashMap<Name, u32> = FxHashMap::default();
+        if f.kind == ptx_ir::ir::FuncKind::Entry {
+            for d in f.params.iter().flatten() {
+                if let Some(a) = d.ptr.as_ref().and_then(|p| p.align) {
+                    ptr_params.extend(d.names.iter().map(|n| (n.name.clone(), log2_of(a))));
+                }
+            }
+        }
+        let syms_scope = Symbols::of(f);
+        let mut depth = 0usize;
+        for s in f.body.iter().flatten() {
+            match s {
+                Stmt::ScopeBegin => depth += 1,
+                Stmt::ScopeEnd => depth = depth.saturating_sub(1),
+                Stmt::Decl(d) if depth == 0 && matches!(d.space, StateSpace::Local | StateSpace::Shared | StateSpace::Global) => {
+                    let natural = (d.ty.bits() as u64 / 8).max(1) * d.vector.unwrap_or(1) as u64;
+                    let a = log2_of(d.align.unwrap_or(natural));
+                    for n in &d.names {
+                        if !syms_scope.is_scoped(&n.name) {
+                            syms.insert(n.name.clone(), a);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let body = f.body.as_deref().unwrap_or(&[]);
+        let regs = view.propagate(body, |k, ins, known: &FxHashMap<Version, u32>| {
+            let d = ins.operands.first().and_then(|o| plain_reg(f, o, None))?;
+            if ins.guard.is_some() {
+                return None;
+            }
+            let of = |o: &Operand| -> u32 {
+                match o {
+                    Operand::Imm(i) => log2_of(ins.ty().map_or(0, |t| ptx_ir::eval::imm_bits(i, t)) as u64),
+                    Operand::Reg(_) => plain_reg(f, o, None).and_then(|r| view.read(k, r)).and_then(|v| known.get(&v).copied()).unwrap_or(0),
+                    Operand::Sym(n, off) => syms.get(n).map_or(0, |&a| a.min(log2_of(*off as u64))),
+                    _ => 0,
+                }
+            };
+            let src = |i: usize| ins.operands.get(i).map_or(0, of);
+            let int_like = |t: &ptx_ir::isa::ScalarType| matches!(t.class(), TypeClass::Signed | TypeClass::Unsigned | TypeClass::Bits);
+            let integer = ins.ty().is_some_and(|t| int_like(&t));
+            let a = match ins.opcode {
+                Opcode::LD if ins.space().base() == StateSpace::Param => match ins.operands.get(1) {
+                    Some(Operand::Addr(a)) => match &a.base {
+                        AddrBase::Sym(n) if a.offset == 0 => ptr_params.get(n).copied().unwrap_or(0),
+                        _ => 0,
+                    },
+                    _ => 0,
+                },
+                Opcode::MOV | Opcode::CVTA => src(1),
+                Opcode::CVT if integer && ins.types().iter().all(int_like) && super::operands::only_types(ins) => src(1),
+                Opcode::ADD | Opcode::SUB if integer && ins.operands.len() == 3 && super::operands::only_types(ins) => src(1).min(src(2)),
+                Opcode::MUL if integer && ins.operands.len() == 3 && !ins.has(Mod::from_text(".hi")?) => (src(1) + src(2)).min(MAX_LOG2),
+                Opcode::MAD if integer && ins.operands.len() == 4 && !ins.has(Mod::from_text(".hi")?) && !ins.has(Mod::from_text(".cc")?) => (src(1) + src(2)).min(MAX_LOG2).min(src(3)),
+                Opcode::SHL => match ins.operands.get(2) {
+                    Some(Operand::Imm(i)) => (src(1) + (ptx_ir::eval::imm_bits(i, ptx_ir::isa::ScalarType::U32) as u32).min(64)).min(MAX_LOG2),
+                    _ => 0,
+                },
+                Opcode::AND if integer => src(1).max(src(2)),
+                _ => 0,
+            };
+            (a > 0).then_some((d, a))
+        });
+        Alignment { regs, syms }
+    }
+
+    /// The known alignment (log2) of a location's address.
+    fn of_location(&self, at: &Location) -> u32 {
+        let base = match &at.base {
+            Base::Reg(r, v) => self.regs.get(&Version { reg: *r, def: *v }).copied().unwrap_or(0),
+            Base::Sym(n) => self.syms.get(n).copied().unwrap_or(0),
+            Base::Abs(a) => log2_of(*a),
+        };
+        base.min(log2_of(at.offset as u64))
+    }
+}
+
+/// One plain access of a block, with what grouping needs.
+struct Scalar {
+    k: usize,
+    store: bool,
+    at: Location,
+    /// The whole register moved.
+    reg: RegId,
+}
+
+fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let body = f.body.as_ref()?;
+    let (cfg, dom) = analyses.cfg_dom(f);
+    let view = ValueView::build(f, cfg, dom);
+    let align = Alignment::of(f, &view);
+    if align.regs.is_empty() && align.syms.is_empty() {
+        return None;
+    }
+    let locs = LocTable::new(f);
+    let syms = Symbols::of(f);
+    let mut replaced: FxHashMap<usize, Option<Instruction>> = FxHashMap::default();
+    for &b in &cfg.layout {
+        if !dom.contains(b) {
+            continue;
+        }
+        let stmts = cfg.block(b).stmts.clone();
+        // Per statement of the block: its scalar access, or whether it clobbers.
+        let mut scalars: Vec<Scalar> = Vec::new();
+        for k in stmts.clone() {
+            let Stmt::Instr(ins) = &body[k] else { continue };
+            if let Touch::Plain(acc) = touch(f, &syms, &locs, &view, k, ins) {
+                if let (true, None, Some(Operand::Reg(r))) = (acc.whole, ins.guard, acc.value) {
+                    if plain_reg(f, &Operand::Reg(*r), None).is_some() && ins.vector().is_none() {
+                        scalars.push(Scalar { k, store: acc.store, at: acc.at, reg: r.reg });
+                    }
+                }
+            }
+        }
+        let mut used = vec![false; scalars.len()];
+        for i in 0..scalars.len() {
+            for n in [4usize, 2] {
+                if used[i] {
+                    break;
+                }
+                let Some(group) = find_group(&scalars, &used, i, n) else { continue };
+                let first = &scalars[group[0]];
+                let bytes = first.at.size as u64 * n as u64;
+                if bytes > 16 || align.of_location(&first.at) < log2_of(bytes) || (first.at.offset as u64) % bytes != 0 {
+                    continue;
+                }
+                let members: Vec<&Scalar> = group.iter().map(|&j| &scalars[j]).collect();
+                if !movable(f, body, &view, &syms, &locs, &members) {
+                    continue;
+                }
+                let Some(vector) = vector_access(body, &members, n) else { continue };
+                let (at, rest): (usize, Vec<usize>) = if first.store {
+                    (members[n - 1].k, members[..n - 1].iter().map(|m| m.k).collect())
+                } else {
+                    (members[0].k, members[1..].iter().map(|m| m.k).collect())
+                };
+                replaced.insert(at, Some(vector));
+                for k in rest {
+                    replaced.insert(k, None);
+                }
+                for &j in &group {
+                    used[j] = true;
+                }
+            }
+        }
+    }
+    if replaced.is_empty() {
+        return None;
+    }
+    let mut g = f.clone();
+    let mut out = Vec::with_capacity(body.len());
+    for (k, s) in body.iter().enumerate() {
+        match replaced.remove(&k) {
+            Some(Some(ins)) => out.push(Stmt::Instr(Box::new(ins))),
+            Some(None) => {}
+            None => out.push(s.clone()),
+        }
+    }
+    g.body = Some(out);
+    Some(g)
+}
+
+/// `n` unused scalars of one kind starting at `i`, at consecutive offsets in
+/// text order, of one space, base and size (indices into `scalars`).
+fn find_group(scalars: &[Scalar], used: &[bool], i: usize, n: usize) -> Option<Vec<usize>> {
+    let first = &scalars[i];
+    let mut group = vec![i];
+    let mut next = first.at.offset + first.at.size as i64;
+    for (j, s) in scalars.iter().enumerate().skip(i + 1) {
+        if group.len() == n {
+            break;
+        }
+        if used[j] || s.store != first.store || s.at.space != first.at.space || s.at.base != first.at.base || s.at.size != first.at.size {
+            continue;
+        }
+        if s.at.offset != next {
+            continue;
+        }
+        group.push(j);
+        next += s.at.size as i64;
+    }
+    (group.len() == n && matches!(first.at.size, 2 | 4 | 8)).then_some(group)
+}
+
+/// May the group's accesses be done at once (the first load's place, the
+/// last store's)? See the module documentation.
+fn movable(f: &Function, body: &[Stmt], view: &ValueView, syms: &Symbols, locs: &LocTable, members: &[&Scalar]) -> bool {
+    let (from, to) = (members[0].k, members[members.len() - 1].k);
+    let store = members[0].store;
+    // Distinct registers, none of them an address of the group.
+    for (i, m) in members.iter().enumerate() {
+        if members[..i].iter().any(|o| o.reg == m.reg) || members.iter().any(|o| matches!(o.at.base, Base::Reg(r, _) if r == m.reg)) {
+            return false;
+        }
+    }
+    for k in from + 1..to {
+        if members.iter().any(|m| m.k == k) {
+            continue;
+        }
+        let Stmt::Instr(ins) = &body[k] else { continue };
+        match touch(f, syms, locs, view, k, ins) {
+            Touch::Clobber => return false,
+            Touch::Plain(acc) if (acc.store || store) && members.iter().any(|m| m.at.may_overlap(&acc.at)) => return false,
+            _ => {}
+        }
+        if !store {
+            // A later element's register is written at the first load: nothing
+            // before its own load may read or write it.
+            let later: Vec<RegId> = members.iter().filter(|m| m.k > k).map(|m| m.reg).collect();
+            let mut touches = false;
+            ins.for_each_reg(|r, _| touches |= later.contains(&r));
+            if touches {
+                return false;
+            }
+        }
+    }
+    if store {
+        // Each stored register still holds, at the last store, what it held at its own.
+        return members.iter().all(|m| view.read(m.k, m.reg).is_some_and(|v| view.version_at(m.reg, to) == v.def || m.k == to));
+    }
+    true
+}
+
+/// The vector instruction of a group: the first member's modifiers, with
+/// `.vN`, and the registers in offset order.
+fn vector_access(body: &[Stmt], members: &[&Scalar], n: usize) -> Option<Instruction> {
+    let Stmt::Instr(first) = &body[members[0].k] else { return None };
+    // Every member written with the same modifiers and address operand shape.
+    for m in members {
+        let Stmt::Instr(ins) = &body[m.k] else { return None };
+        if ins.mods != first.mods || ins.opcode != first.opcode {
+            return None;
+        }
+    }
+    let regs: Box<[Operand]> = members.iter().map(|m| Operand::reg(m.reg)).collect();
+    let mut mods: Vec<Mod> = first.modifiers().map(|(_, m)| m).collect();
+    mods.push(Mod::from_text(&format!(".v{n}"))?);
+    let addr = if members[0].store { first.operands.first()? } else { first.operands.get(1)? }.clone();
+    let operands = if members[0].store { [addr, Operand::Vector(regs)] } else { [Operand::Vector(regs), addr] };
+    Instruction::new(first.opcode, &mods, operands).ok()
+}
