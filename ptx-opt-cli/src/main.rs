@@ -1,8 +1,9 @@
-//! The `ptx-opt` command; see [`ptx_opt::cli`].
+//! The `ptx-opt` binary: the process around [`ptx_opt_cli`] (arguments,
+//! standard streams, exit status) and the allocator.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = ptx_opt::cli::run(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    let code = ptx_opt_cli::optimize_cmd::run(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
     std::process::exit(code);
 }
 

@@ -2,16 +2,11 @@
 //! writing the output atomically (a temporary file renamed into place, and
 //! only when everything succeeded).
 
-use crate::OptLevel;
+use ptx_opt::OptLevel;
+use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Exit status for success.
-pub const EXIT_OK: i32 = 0;
-/// Exit status for invalid input (diagnostics on stderr, nothing written).
-pub const EXIT_INVALID: i32 = 1;
-/// Exit status for usage errors.
-pub const EXIT_USAGE: i32 = 2;
 
 pub const USAGE: &str = "\
 usage: ptx-opt [OPTIONS] [INPUT]
@@ -84,12 +79,12 @@ impl Default for Options {
 /// Every pass, one line each, and the pipeline of each level.
 pub fn pass_list() -> String {
     let mut out = String::from("\npasses (--passes=a,b,c):\n");
-    for p in crate::passes::PASSES {
+    for p in ptx_opt::passes::PASSES {
         out.push_str(&format!("  {:<15}{}\n", p.name, p.description));
     }
     out.push_str("\npipelines:\n");
     for (flag, level) in [("-O1", OptLevel::O1), ("-O2", OptLevel::O2), ("-O3", OptLevel::O3)] {
-        out.push_str(&format!("  {flag}  {}\n", crate::passes::pipeline(level).join(",")));
+        out.push_str(&format!("  {flag}  {}\n", ptx_opt::passes::pipeline(level).join(",")));
     }
     out
 }
@@ -254,16 +249,16 @@ pub fn run(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr
         return EXIT_OK;
     }
     let pipeline = match &opts.passes {
-        Some(names) => match crate::passes::Pipeline::named(&names.iter().map(String::as_str).collect::<Vec<_>>(), opts.level) {
+        Some(names) => match ptx_opt::passes::Pipeline::named(&names.iter().map(String::as_str).collect::<Vec<_>>(), opts.level) {
             Ok(p) => p,
             Err(m) => {
                 let _ = writeln!(stderr, "ptx-opt: {m}");
                 return EXIT_USAGE;
             }
         },
-        None => crate::passes::Pipeline::of_level(opts.level),
+        None => ptx_opt::passes::Pipeline::of_level(opts.level),
     };
-    let mut obs = crate::passes::Observer::default();
+    let mut obs = ptx_opt::passes::Observer::default();
     obs.bisect_limit = opts.bisect_limit;
     obs.print_after_all = opts.print_after_all;
     obs.validate_after_all = opts.validate_after_all;

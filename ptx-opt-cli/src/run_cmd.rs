@@ -291,7 +291,7 @@ pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Writ
         Ok(o) => o,
         Err(m) => {
             let _ = writeln!(stderr, "ptx-opt run: {m}\n\n{USAGE}");
-            return crate::cli::EXIT_USAGE;
+            return crate::EXIT_USAGE;
         }
     };
     let (name, bytes) = match &o.input {
@@ -299,14 +299,14 @@ pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Writ
             Ok(b) => (p.clone(), b),
             Err(e) => {
                 let _ = writeln!(stderr, "ptx-opt: cannot read `{p}`: {e}");
-                return crate::cli::EXIT_INVALID;
+                return crate::EXIT_INVALID;
             }
         },
         None => {
             let mut b = Vec::new();
             if let Err(e) = stdin.read_to_end(&mut b) {
                 let _ = writeln!(stderr, "ptx-opt: cannot read standard input: {e}");
-                return crate::cli::EXIT_INVALID;
+                return crate::EXIT_INVALID;
             }
             ("<stdin>".to_string(), b)
         }
@@ -320,21 +320,21 @@ pub fn run(args: &[String], stdin: &mut dyn std::io::Read, stdout: &mut dyn Writ
         }
         Err(e) => {
             let _ = writeln!(stderr, "{e}");
-            return crate::cli::EXIT_INVALID;
+            return crate::EXIT_INVALID;
         }
     };
     match &o.out_json {
         Some(path) => {
-            if let Err(e) = crate::cli::write_atomically(std::path::Path::new(path), json.as_bytes()) {
+            if let Err(e) = crate::optimize_cmd::write_atomically(std::path::Path::new(path), json.as_bytes()) {
                 let _ = writeln!(stderr, "ptx-opt: cannot write `{path}`: {e}");
-                return crate::cli::EXIT_INVALID;
+                return crate::EXIT_INVALID;
             }
         }
         None => {
             let _ = stdout.write_all(json.as_bytes());
         }
     }
-    crate::cli::EXIT_OK
+    crate::EXIT_OK
 }
 
 /// `[{"arg": 0, "type": "f32", "values": [...], "bits": [...]}, ...]`; floats
