@@ -1,9 +1,11 @@
-//! The `ptx-opt` binary: the process around [`ptx_opt_cli`] (arguments,
-//! standard streams, exit status) and the allocator.
+//! The `ptx-opt` binary: the process around [`ptx_opt_cli::command`]
+//! (arguments, standard streams, exit status) and the allocator.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = ptx_opt_cli::optimize_cmd::run(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    // `args_os`: a path that is not UTF-8 is still a path (`args` would panic).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    // stderr stays unlocked: the progress bar of a batch writes to it too.
+    let code = ptx_opt_cli::command::main_with(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr());
     std::process::exit(code);
 }
 

@@ -43,20 +43,26 @@ fn invalid_input_exits_1_with_a_positioned_diagnostic() {
     let (code, out, err) = run_with_stdin(&[], INVALID);
     assert_eq!(code, 1);
     assert!(out.is_empty(), "nothing is written on failure: {out}");
-    assert_eq!(err.trim(), "<stdin>:6:2: error: unknown instruction `frobnicate`");
+    assert_eq!(err, "error: unknown instruction `frobnicate`\n --> <stdin>:6:2\n  |\n6 |     frobnicate;\n  |     ^^^^^^^^^^\n");
+    let (_, _, short) = run_with_stdin(&["--error-format=short"], INVALID);
+    assert_eq!(short.trim(), "<stdin>:6:2: error: unknown instruction `frobnicate`");
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["--frobnicate"][..], &["-o"][..], &["a.ptx", "b.ptx"][..]] {
+    for args in [&["--frobnicate"][..], &["-o"][..], &["a.ptx", "b.ptx"][..], &["-O"][..], &["-O7"][..], &["--emit=svg"][..], &["--opt-bisect-limit=x"][..], &["--passes"][..]] {
         let (code, out, err) = run_with_stdin(args, VALID);
         assert_eq!(code, 2, "{args:?}");
         assert!(out.is_empty());
-        assert!(err.contains("usage: ptx-opt"), "{err}");
+        // One line saying what is wrong, one saying where the help is; not the whole help.
+        assert_eq!(err.lines().count(), 2, "{args:?}: {err}");
+        assert!(err.starts_with("ptx-opt: ") && err.ends_with("see `ptx-opt --help`\n"), "{err}");
     }
     let (code, out, _) = run_with_stdin(&["--help"], "");
     assert_eq!(code, 0);
-    assert!(out.contains("-o PATH"));
+    assert!(out.contains("-o <PATH>") && out.contains("--out-dir <DIR>") && out.contains("--error-format"), "{out}");
+    let (code, out, _) = run_with_stdin(&["--version"], "");
+    assert_eq!((code, out.trim()), (0, concat!("ptx-opt ", env!("CARGO_PKG_VERSION"))));
 }
 
 #[test]
@@ -113,7 +119,8 @@ fn verify_reports_errors_without_writing() {
     let (code, out, err) = run_with_stdin(&["--verify"], bad_type);
     assert_eq!(code, 1);
     assert!(out.is_empty());
-    assert!(err.starts_with("<stdin>:8:2: error: operand 3 of `add` is `%f` of type .f32"), "{err}");
+    assert!(err.starts_with("error: operand 3 of `add` is `%f` of type .f32"), "{err}");
+    assert!(err.contains("--> <stdin>:8:2") && err.contains("= note: in function `k`"), "{err}");
     let (code, out, err) = run_with_stdin(&["--verify"], VALID);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
 }
@@ -131,7 +138,8 @@ fn every_run_verifies_before_optimizing() {
         let out = bin().arg(&input).args(extra).arg("-o").arg(&output).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{extra:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.starts_with(&format!("{}:9:2: error: operand 2 of `mad` is `%rd1` of type .b64", input.display())), "{err}");
+        assert!(err.starts_with("error: operand 2 of `mad` is `%rd1` of type .b64"), "{err}");
+        assert!(err.contains(&format!("--> {}:9:2", input.display())), "{err}");
         assert!(!output.exists(), "nothing is written");
     }
     // --no-verify: the caller takes responsibility.
@@ -149,7 +157,7 @@ fn unknown_targets_and_versions_are_errors_at_their_token() {
         (".version 99.9\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", "<stdin>:1:10: error: unknown PTX ISA version 99.9"),
         (".version 8.4\n.target sm_80, sm_120\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", "<stdin>:2:16: error: .target sm_120 requires PTX ISA version 8.7 or later"),
     ] {
-        for args in [&["--verify"][..], &[][..]] {
+        for args in [&["--verify", "--error-format=short"][..], &["--error-format", "short"][..]] {
             let (code, out, err) = run_with_stdin(args, text);
             assert_eq!(code, 1, "{args:?} {text}");
             assert!(out.is_empty());
@@ -165,7 +173,8 @@ fn warnings_print_but_do_not_fail() {
     let (code, out, err) = run_with_stdin(&["-O0"], carry);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("addc.u32"));
-    assert!(err.starts_with("<stdin>:7:2: warning: this instruction reads the carry flag"), "{err}");
+    assert!(err.starts_with("warning: this instruction reads the carry flag"), "{err}");
+    assert!(err.contains("--> <stdin>:7:2"), "{err}");
 }
 
 #[test]
@@ -189,7 +198,7 @@ const SCALE: &str = ".version 8.0\n.target sm_80\n.address_size 64\n\
 \tmov.u32 %r2, %tid.x;\n\tmul.wide.u32 %rd3, %r2, 4;\n\tadd.s64 %rd4, %rd1, %rd3;\n\tadd.s64 %rd5, %rd2, %rd3;\n\
 \tld.global.u32 %r3, [%rd4];\n\tmad.lo.s32 %r4, %r3, %r1, %r5;\n\tst.global.u32 [%rd5], %r4;\n\tret;\n}\n";
 
-const SCALE_ARGS: [&str; 14] = ["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2,3,4", "--arg", "buf:u32:4=zeros", "--arg", "u32:10", "--arg"];
+const SCALE_ARGS: [&str; 15] = ["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2,3,4", "--arg", "buf:u32:4=zeros", "--arg", "u32:10", "--arg"];
 
 #[test]
 fn run_prints_every_buffer_as_json() {
@@ -208,7 +217,7 @@ fn run_writes_json_to_a_file_only_on_success() {
     let json = d.join("out.json");
     std::fs::write(&input, SCALE).unwrap();
     let mut args: Vec<String> = SCALE_ARGS.iter().map(|s| s.to_string()).collect();
-    args.insert(1, input.display().to_string());
+    args[1] = input.display().to_string();
     args.push("bytes:0000000001000000".into());
     args.extend(["--out-json".to_string(), json.display().to_string()]);
     let out = bin().args(&args).output().unwrap();
@@ -221,6 +230,7 @@ fn run_writes_json_to_a_file_only_on_success() {
     let out = bin().args(&short).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("ptx-opt run: "), "{err}");
     assert!(err.contains("scale.ptx:18:2: error: 4-byte access at offset 12 of buffer 1 (12 bytes) is out of bounds (thread ctaid (0,0,0) tid (3,0,0))"), "{err}");
     assert!(std::fs::read_to_string(&json).unwrap().contains("[11, 21, 31, 41]"));
     assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2, "no temporary file is left behind");
@@ -228,24 +238,27 @@ fn run_writes_json_to_a_file_only_on_success() {
 
 #[test]
 fn run_usage_and_input_errors() {
-    // Usage errors: exit 2 with the run usage.
+    // Usage errors: exit 2, one line naming `ptx-opt run`, and where its help is.
     for args in [
-        &["run", "--kernel", "scale", "--grid", "0", "--block", "4"][..],
-        &["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u33:4=zeros"][..],
-        &["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2"][..],
-        &["run", "--grid", "1", "--block", "4"][..],
+        &["run", "-", "--kernel", "scale", "--grid", "0", "--block", "4"][..],
+        &["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u33:4=zeros"][..],
+        &["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2"][..],
+        &["run", "-", "--grid", "1", "--block", "4"][..],
+        &["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4", "--kernal", "x"][..],
+        &["run", "--kernel", "scale", "--grid", "1", "--block", "4"][..],
     ] {
         let (code, out, err) = run_with_stdin(args, SCALE);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(out.is_empty());
-        assert!(err.contains("usage: ptx-opt run"), "{err}");
+        assert!(err.starts_with("ptx-opt run: ") && err.ends_with("see `ptx-opt run --help`\n"), "{err}");
+        assert_eq!(err.lines().count(), 2, "{err}");
     }
     // Invalid input and launches that do not fit the kernel: exit 1, a diagnostic, no JSON.
     let cases: [(&[&str], &str, &str); 4] = [
-        (&["run", "--kernel", "scale", "--grid", "1", "--block", "4"], INVALID, "<stdin>:6:2: error: unknown instruction `frobnicate`"),
-        (&["run", "--kernel", "k", "--grid", "1", "--block", "1", "--arg", "u64:0"], TYPE_ERROR, "<stdin>:9:2: error: operand 2 of `mad`"),
-        (&["run", "--kernel", "nope", "--grid", "1", "--block", "4"], SCALE, "no kernel `nope`"),
-        (&["run", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "u32:1"], SCALE, "kernel `scale` takes 4 parameter(s), 1 given"),
+        (&["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4"], INVALID, "ptx-opt run: error: unknown instruction `frobnicate`\n --> <stdin>:6:2"),
+        (&["run", "-", "--kernel", "k", "--grid", "1", "--block", "1", "--arg", "u64:0"], TYPE_ERROR, "ptx-opt run: error: operand 2 of `mad`"),
+        (&["run", "-", "--kernel", "nope", "--grid", "1", "--block", "4"], SCALE, "ptx-opt run: no kernel `nope`"),
+        (&["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "u32:1"], SCALE, "ptx-opt run: kernel `scale` takes 4 parameter(s) (.u64 in, .u64 out, .u32 k, .b8 bias[8]), 1 --arg given"),
     ];
     for (args, input, expected) in cases {
         let (code, out, err) = run_with_stdin(args, input);
