@@ -318,3 +318,282 @@ fn bisects_times_prints_and_validates() {
     let (_, _, err) = run_with_stdin(&["--print-after-all", "--passes=promote-local,dce"], STACK);
     assert!(err.contains("// *** after promote-local on k ***") && err.contains("// *** after dce on k ***"), "{err}");
 }
+
+// ------------------------------------------------------------------------------------------------ arguments
+
+#[test]
+fn the_optimize_subcommand_is_the_default_and_flags_take_either_spelling() {
+    let d = scratch("spellings");
+    let input = d.join("k.ptx");
+    std::fs::write(&input, STACK).unwrap();
+    let (_, expected, _) = run_with_stdin(&["-O2"], STACK);
+    let i = input.to_str().unwrap();
+    let o = d.join("o.ptx");
+    let o = o.to_str().unwrap();
+    for args in [
+        vec![i, "-O2", "-o", o],
+        vec!["-O2", i, &format!("-o{o}")],
+        vec!["opt", i, "-O", "2", "-o", o],
+        vec!["opt", "-O=2", "--passes=promote-local,copy-prop,address-space,egraph,dce,simplify-cfg,dead-decls", i, "-o", o],
+        vec!["--passes", "promote-local,copy-prop,address-space,egraph,dce,simplify-cfg,dead-decls", "--emit", "ptx", i, "-o", o],
+    ] {
+        let _ = std::fs::remove_file(o);
+        let (code, out, err) = run_with_stdin(&args, "");
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(out.is_empty() && err.is_empty(), "{args:?}: {err}");
+        assert_eq!(std::fs::read_to_string(o).unwrap(), expected, "{args:?}");
+    }
+    // A file named like a subcommand, after an option or after `--`.
+    std::fs::write(d.join("run"), VALID).unwrap();
+    let out = bin().current_dir(&d).args(["-O0", "run"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = bin().current_dir(&d).args(["--", "run"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn mistyped_flags_get_a_suggestion() {
+    for (args, expected) in [
+        (&["--verif", "x.ptx"][..], "ptx-opt: unexpected argument '--verif' found; did you mean `--verify`?\nsee `ptx-opt --help`\n"),
+        (&["--list-pass"][..], "did you mean `--list-passes`?"),
+        (&["--emit=cfg"][..], "did you mean `cfg-dot`?"),
+        (&["run", "-", "--kernal=k"][..], "ptx-opt run: unexpected argument '--kernal' found; did you mean `--kernel`?"),
+        (&["rnu"][..], ""),
+    ] {
+        let (code, out, err) = run_with_stdin(args, VALID);
+        assert!(out.is_empty());
+        if args == ["rnu"] {
+            // A file that does not exist (not a subcommand): an input error.
+            assert_eq!(code, 1, "{err}");
+            assert!(err.contains("cannot read `rnu`"), "{err}");
+            continue;
+        }
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn verify_with_an_output_is_a_usage_error() {
+    let d = scratch("verify-output");
+    let input = d.join("k.ptx");
+    std::fs::write(&input, VALID).unwrap();
+    for extra in [&["-o", "x.ptx"][..], &["--out-dir", "out"][..], &["--emit=cfg-dot"][..]] {
+        let out = bin().current_dir(&d).arg("--verify").arg(&input).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("'--verify' cannot be used with"), "{err}");
+        assert!(!d.join("x.ptx").exists() && !d.join("out").exists());
+    }
+}
+
+#[test]
+fn lists_passes_with_descriptions_and_pipelines() {
+    let (code, out, _) = run_with_stdin(&["--list-passes"], "");
+    assert_eq!(code, 0);
+    assert!(out.lines().any(|l| l.trim_start().starts_with("dce") && l.contains("removes instructions")), "{out}");
+    for level in ["-O1", "-O2", "-O3"] {
+        assert!(out.lines().any(|l| l.trim_start().starts_with(level) && l.contains("promote-local,")), "{level} missing from\n{out}");
+    }
+}
+
+#[test]
+fn prints_shell_completions() {
+    for shell in ["bash", "zsh", "fish"] {
+        let (code, out, err) = run_with_stdin(&["completions", shell], "");
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("out-dir") && out.contains("kernel") && out.contains("completions"), "{shell}: {out}");
+    }
+    let (code, _, err) = run_with_stdin(&["completions", "tcsh"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("invalid value 'tcsh'"), "{err}");
+}
+
+// ------------------------------------------------------------------------------------------------ diagnostics
+
+/// Two verifier errors in one function, and a warning.
+const TWO_ERRORS: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\t.reg .f32 %f;\n\t.reg .b32 %r;\n\tadd.u32 %r, %r, %f;\n\tmul.lo.u32 %r, %f, 2;\n\tret;\n}\n";
+
+#[test]
+fn json_diagnostics_are_one_object_per_line() {
+    let (code, out, err) = run_with_stdin(&["--error-format=json"], TWO_ERRORS);
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    let lines: Vec<serde_json::Value> = err.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    let first = &lines[0];
+    assert_eq!(first["file"], "<stdin>");
+    assert_eq!((first["line"].as_u64(), first["column"].as_u64()), (Some(8), Some(2)));
+    assert!(first["end_line"].as_u64().unwrap() >= 8 && first["end_column"].as_u64().unwrap() > 2, "{first}");
+    assert_eq!(first["severity"], "error");
+    assert!(first["message"].as_str().unwrap().starts_with("operand 3 of `add`"), "{first}");
+    assert_eq!(first["notes"], serde_json::json!(["in function `k`"]));
+    assert_eq!(lines[1]["line"].as_u64(), Some(9));
+    // A parse error, and an unreadable file, in the same shape.
+    let (_, _, err) = run_with_stdin(&["--error-format", "json"], INVALID);
+    let v: serde_json::Value = serde_json::from_str(err.trim()).unwrap();
+    assert_eq!((v["line"].as_u64(), v["column"].as_u64(), v["end_column"].as_u64()), (Some(6), Some(2), Some(12)));
+    assert_eq!(v["notes"], serde_json::json!([]));
+    let (code, _, err) = run_with_stdin(&["--error-format=json", "/no/such/file.ptx"], "");
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(err.trim()).unwrap();
+    assert_eq!((v["file"].as_str(), v["line"].as_u64()), (Some("/no/such/file.ptx"), Some(0)));
+    assert!(v["message"].as_str().unwrap().contains("cannot read"), "{v}");
+    // `run` too.
+    let (code, _, err) = run_with_stdin(&["run", "-", "--kernel", "k", "--grid", "1", "--block", "1", "--error-format=json"], TWO_ERRORS);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).count(), 2);
+}
+
+#[test]
+fn human_diagnostics_show_the_line_a_caret_and_the_function() {
+    let (_, _, err) = run_with_stdin(&[], TWO_ERRORS);
+    assert!(err.contains("8 |     add.u32 %r, %r, %f;"), "{err}");
+    assert!(err.contains("9 |     mul.lo.u32 %r, %f, 2;"), "{err}");
+    assert_eq!(err.matches("= note: in function `k`").count(), 2, "{err}");
+    assert!(err.lines().filter(|l| l.contains('^')).count() == 2, "{err}");
+}
+
+#[test]
+fn color_only_when_asked_or_on_a_terminal() {
+    let esc = '\u{1b}';
+    let (_, _, plain) = run_with_stdin(&[], INVALID);
+    assert!(!plain.contains(esc), "stderr is not a terminal here: {plain}");
+    let (_, _, never) = run_with_stdin(&["--color=never"], INVALID);
+    assert!(!never.contains(esc));
+    let (_, _, always) = run_with_stdin(&["--color", "always"], INVALID);
+    assert!(always.contains(esc), "{always}");
+    let (_, _, run) = run_with_stdin(&["run", "-", "--kernel", "k", "--grid", "1", "--block", "1", "--color=always"], INVALID);
+    assert!(run.contains(esc) && run.contains("ptx-opt run: error"), "{run}");
+    // NO_COLOR does not override an explicit --color=always, and auto stays plain.
+    let out = bin().arg("--color=auto").env("NO_COLOR", "1").stdin(Stdio::null()).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(esc));
+}
+
+// ------------------------------------------------------------------------------------------------ many files
+
+/// `a.ptx`, `sub/b.ptx` (stack code), `sub/deeper/bad.ptx` (invalid), `notes.txt`.
+fn tree(name: &str) -> PathBuf {
+    let d = scratch(name);
+    std::fs::create_dir_all(d.join("in/sub/deeper")).unwrap();
+    std::fs::write(d.join("in/a.ptx"), VALID).unwrap();
+    std::fs::write(d.join("in/sub/b.ptx"), STACK).unwrap();
+    std::fs::write(d.join("in/sub/deeper/bad.ptx"), INVALID).unwrap();
+    std::fs::write(d.join("in/notes.txt"), "not PTX").unwrap();
+    std::fs::write(d.join("extra.ptx"), VALID).unwrap();
+    d
+}
+
+#[test]
+fn optimizes_many_files_into_a_mirrored_tree() {
+    let d = tree("batch");
+    let out = bin().current_dir(&d).args(["-O2", "in", "extra.ptx", "--out-dir", "out"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "one file failed: {err}");
+    assert!(out.stdout.is_empty());
+    // The failure is reported with its diagnostic; the others are written.
+    assert!(err.contains("error: unknown instruction `frobnicate`") && err.contains("--> in/sub/deeper/bad.ptx:6:2"), "{err}");
+    let (_, b_expected, _) = run_with_stdin(&["-O2"], STACK);
+    assert_eq!(std::fs::read_to_string(d.join("out/sub/b.ptx")).unwrap(), b_expected);
+    assert!(std::fs::read_to_string(d.join("out/a.ptx")).unwrap().contains(".entry k()"));
+    assert!(std::fs::read_to_string(d.join("out/extra.ptx")).unwrap().contains(".entry k()"));
+    assert!(!d.join("out/sub/deeper/bad.ptx").exists() && !d.join("out/notes.txt").exists());
+    // The last line sums it up: 3 ok, 1 failed; 3 kernels; instructions before and after.
+    let last = err.lines().last().unwrap();
+    assert!(last.starts_with("ptx-opt: 3 files ok, 1 failed; 3 kernels; "), "{last}");
+    let nums: Vec<usize> = last.split("; ").nth(2).unwrap().split(' ').take(3).filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(nums.len(), 2, "{last}");
+    assert!(nums[1] < nums[0], "the stack code shrank: {last}");
+    assert!(last.ends_with(" s"), "{last}");
+    // Not a terminal: no progress bar drawn.
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
+    // All good: exit 0; the summary in JSON with --error-format=json.
+    std::fs::remove_file(d.join("in/sub/deeper/bad.ptx")).unwrap();
+    let out = bin().current_dir(&d).args(["in", "--out-dir=out", "--error-format=json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(String::from_utf8_lossy(&out.stderr).trim()).unwrap();
+    assert_eq!((v["summary"]["files_ok"].as_u64(), v["summary"]["files_failed"].as_u64()), (Some(2), Some(0)));
+}
+
+#[test]
+fn many_inputs_need_an_output_directory() {
+    let d = tree("batch-usage");
+    for (args, expected) in [
+        (&["in/a.ptx", "extra.ptx"][..], "2 inputs need --out-dir DIR"),
+        (&["in/a.ptx", "extra.ptx", "-o", "x.ptx"][..], "-o names one output file, but 2 inputs were given"),
+        (&["in"][..], "`in` is a directory: give --out-dir DIR"),
+        (&["in", "-o", "x.ptx"][..], "`in` is a directory: give --out-dir DIR"),
+        (&["in", "-o", "x.ptx", "--out-dir", "out"][..], "'-o <PATH>' cannot be used with '--out-dir <DIR>'"),
+    ] {
+        let out = bin().current_dir(&d).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("os error"), "{err}");
+        assert!(!d.join("x.ptx").exists() && !d.join("out").exists());
+    }
+    // `run` on a directory names it as one.
+    let out = bin().current_dir(&d).args(["run", "in", "--kernel", "k", "--grid", "1", "--block", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ptx-opt run: `in` is a directory, not a PTX file"));
+}
+
+#[test]
+fn verifies_many_files_without_writing() {
+    let d = tree("batch-verify");
+    let out = bin().current_dir(&d).args(["--verify", "in", "extra.ptx"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("in/sub/deeper/bad.ptx:6:2"), "{err}");
+    assert!(err.lines().last().unwrap().starts_with("ptx-opt: 3 files verified, 1 failed; 3 kernels; "), "{err}");
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2, "nothing written");
+}
+
+// ------------------------------------------------------------------------------------------------ run: arguments
+
+#[test]
+fn run_takes_either_spelling_and_asks_for_its_input() {
+    let mut args: Vec<String> = SCALE_ARGS.iter().map(|a| a.to_string()).collect();
+    args.push("bytes:0000000007000000".into());
+    let joined: Vec<String> = args.iter().enumerate().filter_map(|(k, a)| match (a.starts_with("--"), args.get(k + 1)) {
+        (true, Some(v)) => Some(format!("{a}={v}")),
+        _ if k > 0 && args[k - 1].starts_with("--") => None,
+        _ => Some(a.clone()),
+    }).collect();
+    assert!(joined.contains(&"--kernel=scale".to_string()), "{joined:?}");
+    let (code, out, err) = run_with_stdin(&joined.iter().map(String::as_str).collect::<Vec<_>>(), SCALE);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("[17, 27, 37, 47]"), "{out}");
+    let (code, _, err) = run_with_stdin(&["run", "--kernel", "scale", "--grid", "1", "--block", "4"], SCALE);
+    assert_eq!(code, 2);
+    assert_eq!(err, "ptx-opt run: which PTX file? give INPUT, a path (or `-` for standard input)\nsee `ptx-opt run --help`\n");
+}
+
+#[test]
+fn run_checks_arguments_against_the_parameter_types() {
+    let base = ["run", "-", "--kernel", "scale", "--grid", "1", "--block", "4", "--arg", "buf:u32:4=1,2,3,4", "--arg", "buf:u32:4=zeros"];
+    for (extra, expected) in [
+        (&["--arg", "f32:3", "--arg", "bytes:0000000007000000"][..], "ptx-opt run: --arg 3 is a .f32 scalar, but parameter 3 of `scale` is `.u32 k` (pass u32:VALUE)"),
+        (&["--arg", "u32:3", "--arg", "u64:7"][..], "ptx-opt run: --arg 4 is a .u64 scalar, but parameter 4 of `scale` is `.b8 bias[8]` (pass its 8 bytes as bytes:HEX)"),
+        (&["--arg", "buf:u32:1=zeros", "--arg", "bytes:0000000007000000"][..], "ptx-opt run: --arg 3 is a buffer of .u32, but parameter 3 of `scale` is `.u32 k`"),
+        (&["--arg", "u32:3"][..], "ptx-opt run: kernel `scale` takes 4 parameter(s) (.u64 in, .u64 out, .u32 k, .b8 bias[8]), 3 --arg given"),
+    ] {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let (code, out, err) = run_with_stdin(&args, SCALE);
+        assert_eq!(code, 1, "{extra:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.starts_with(expected), "{extra:?}: {err}");
+    }
+}
+
+#[test]
+fn run_spells_non_finite_floats_one_way() {
+    let keep = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\tret;\n}\n";
+    let (code, out, err) = run_with_stdin(&["run", "-", "--kernel", "k", "--grid", "1", "--block", "1", "--arg", "buf:f32:4=0x7f800000,0xff800000,0x7fc00000,0xffffffff"], keep);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["values"], serde_json::json!(["inf", "-inf", "nan", "nan"]));
+    assert_eq!(v[0]["bits"][3], "0xffffffff");
+    let (_, help, _) = run_with_stdin(&["run", "--help"], "");
+    assert!(help.contains("\"inf\", \"-inf\" and \"nan\""), "{help}");
+}
