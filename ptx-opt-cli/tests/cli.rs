@@ -465,9 +465,11 @@ fn color_only_when_asked_or_on_a_terminal() {
     assert!(always.contains(esc), "{always}");
     let (_, _, run) = run_with_stdin(&["run", "-", "--kernel", "k", "--grid", "1", "--block", "1", "--color=always"], INVALID);
     assert!(run.contains(esc) && run.contains("ptx-opt run: error"), "{run}");
-    // NO_COLOR does not override an explicit --color=always, and auto stays plain.
-    let out = bin().arg("--color=auto").env("NO_COLOR", "1").stdin(Stdio::null()).output().unwrap();
-    assert!(!String::from_utf8_lossy(&out.stderr).contains(esc));
+    // NO_COLOR turns off only auto; an explicit --color=always wins.
+    let out = bin().arg("--color=always").env("NO_COLOR", "1").stdin(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut out = out;
+    out.stdin.take().unwrap().write_all(INVALID.as_bytes()).unwrap();
+    assert!(String::from_utf8_lossy(&out.wait_with_output().unwrap().stderr).contains(esc));
 }
 
 // ------------------------------------------------------------------------------------------------ many files
