@@ -49,7 +49,8 @@ pub fn plan(o: &OptimizeArgs) -> Result<Plan, PlanError> {
         return Err(PlanError::Usage("`-` (standard input) cannot be one of several inputs".into()));
     }
     let one_file = inputs.len() == 1 && !inputs[0].is_dir();
-    if o.out_dir.is_none() && !(o.verify && !one_file) {
+    // Without --out-dir: one file (many only to --verify them).
+    if o.out_dir.is_none() && (one_file || !o.verify) {
         if inputs.len() > 1 && o.output.is_some() {
             return Err(PlanError::Usage(format!("-o names one output file, but {} inputs were given: use --out-dir DIR", inputs.len())));
         }

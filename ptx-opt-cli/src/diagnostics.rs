@@ -219,7 +219,7 @@ mod tests {
     fn short_and_json() {
         let at = TEXT.find("frob").unwrap();
         let d = diag(at, at + 10);
-        assert_eq!(reporter(ErrorFormat::Short).diagnostics(&[d.clone()], TEXT.as_bytes()), "k.ptx:3:2: error: unknown instruction `frobnicate`\nk.ptx:3:2: note: in function `k`\n");
+        assert_eq!(reporter(ErrorFormat::Short).diagnostics(std::slice::from_ref(&d), TEXT.as_bytes()), "k.ptx:3:2: error: unknown instruction `frobnicate`\nk.ptx:3:2: note: in function `k`\n");
         let json = reporter(ErrorFormat::Json).diagnostics(&[d], TEXT.as_bytes());
         let v: serde_json::Value = serde_json::from_str(json.trim_end()).unwrap();
         assert_eq!(v["file"], "k.ptx");

@@ -131,7 +131,7 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
     }
     if let Some(hex) = spec.strip_prefix("bytes:") {
         let hex: String = hex.chars().filter(|c| *c != '_').collect();
-        if hex.is_empty() || hex.len() % 2 != 0 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+        if hex.is_empty() || !hex.len().is_multiple_of(2) || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
             return Err(format!("`{spec}`: bytes:HEX takes an even number of hex digits, two per byte in memory order"));
         }
         let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();

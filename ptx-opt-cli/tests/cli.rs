@@ -442,7 +442,9 @@ fn json_diagnostics_are_one_object_per_line() {
     // `run` too.
     let (code, _, err) = run_with_stdin(&["run", "-", "--kernel", "k", "--grid", "1", "--block", "1", "--error-format=json"], TWO_ERRORS);
     assert_eq!(code, 1);
-    assert_eq!(err.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()).count(), 2);
+    let parsed: Vec<serde_json::Value> = err.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(parsed.len(), 2, "{err}");
+    assert!(parsed.iter().all(|v| v["severity"] == "error" && v["notes"][0] == "in function `k`"), "{err}");
 }
 
 #[test]
