@@ -57,19 +57,28 @@ pub enum Severity {
 }
 
 /// A message about a place in a source file: `file:line:col: error: message`.
+///
+/// `line`/`col` is where the span starts and `end_line`/`end_col` the
+/// position just after it (equal to the start for an empty span); both
+/// 1-based, columns in bytes. `notes` say where the place is (`in function
+/// `k``) or what else to know; `Display` shows only the first line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
     pub file: String,
     pub line: u32,
     pub col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
     pub message: String,
+    pub notes: Vec<String>,
 }
 
 impl Diagnostic {
     pub fn error(file: &str, index: &LineIndex, span: Span, message: impl Into<String>) -> Diagnostic {
         let (line, col) = index.line_col(span.start);
-        Diagnostic { severity: Severity::Error, file: file.to_string(), line, col, message: message.into() }
+        let (end_line, end_col) = index.line_col(span.end.max(span.start));
+        Diagnostic { severity: Severity::Error, file: file.to_string(), line, col, end_line, end_col, message: message.into(), notes: Vec::new() }
     }
 
     pub fn warning(file: &str, index: &LineIndex, span: Span, message: impl Into<String>) -> Diagnostic {
@@ -78,6 +87,12 @@ impl Diagnostic {
 
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+
+    /// The diagnostic with one more note.
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
     }
 }
 

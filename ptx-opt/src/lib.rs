@@ -1,4 +1,6 @@
-//! ptx-opt: the PTX optimizer library and the `ptx-opt` command.
+//! ptx-opt: the PTX optimizer library (the `ptx-opt` command is the
+//! `ptx-opt-cli` package, so that a compiler depending on this library
+//! builds no argument parser, terminal output or allocator).
 //!
 //! Two ways to use it:
 //!
@@ -46,14 +48,12 @@
 //! sees), [`engine`] (the e-graph engine), [`rules`] (its rewrite rules,
 //! with a rulebook), [`passes`] (the pass pipeline per level).
 
-pub mod cli;
 pub mod cost;
 pub mod db;
 pub mod engine;
 pub mod lower;
 pub mod passes;
 pub mod rules;
-pub mod run_cmd;
 pub mod values;
 
 use ptx_ir::ir::{Function, Module, Version};

@@ -68,11 +68,11 @@ pub fn run_outcome(input: &str) -> String {
         return "UNEXPECTED: no `// RUN:` line".into();
     };
     let args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-    let options = match ptx_opt::run_cmd::parse_run_args(&args) {
+    let options = match ptx_opt_cli::run_cmd::parse_run_args(&args) {
         Ok(o) => o,
         Err(e) => return format!("UNEXPECTED: bad RUN line: {e}"),
     };
-    match ptx_opt::run_cmd::run_text(INPUT_NAME, input.as_bytes(), &options) {
+    match ptx_opt_cli::run_cmd::run_text(INPUT_NAME, input.as_bytes(), &options) {
         Ok((json, None)) => json,
         Ok((json, Some(warning))) => format!("{warning}\n{json}"),
         Err(e) => e,

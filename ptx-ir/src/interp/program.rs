@@ -416,4 +416,23 @@ mod tests {
         assert!(matches!(go([1, 65_536, 1], [1, 1, 1]), Err(RunError::Launch(m)) if m.contains("%nctaid.y")));
         assert!(matches!(go([1, 1, 1], [1025, 1, 1]), Err(RunError::Launch(_))));
     }
+
+    /// The interpreter's own checks (`ptx-opt run` checks types before it).
+    #[test]
+    fn arguments_must_match_the_parameters() {
+        use crate::interp::KernelArg;
+        use crate::isa::ScalarType;
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out, .param .u32 n)\n{\n\tret;\n}\n";
+        let parsed = crate::parse("k.ptx", text.as_bytes()).unwrap();
+        let go = |args: Vec<KernelArg>| {
+            let mut l = Launch::new("k", [1, 1, 1], [1, 1, 1]);
+            l.buffers.push(vec![0; 4]);
+            l.args = args;
+            run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l)
+        };
+        assert!(matches!(go(vec![KernelArg::Buffer(0)]), Err(RunError::Launch(m)) if m == "kernel `k` takes 2 parameter(s), 1 given"));
+        let wide = KernelArg::Scalar { ty: ScalarType::U64, bits: 5 };
+        assert!(matches!(go(vec![KernelArg::Buffer(0), wide]), Err(RunError::Launch(m)) if m == "parameter 1 (`n`) is 4 byte(s), the argument (.u64) is 8"));
+        assert!(go(vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: ScalarType::U32, bits: 5 }]).is_ok());
+    }
 }

@@ -188,7 +188,13 @@ fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, line
             v.variable(&g.decl, g.linkage, spans.item);
             v.initializers(&g.decl, spans.item, functions);
         }
-        Item::Func(f) => v.function(f, spans.item, spans.stmts, spans.params, spans.header, functions),
+        Item::Func(f) => {
+            v.function(f, spans.item, spans.stmts, spans.params, spans.header, functions);
+            // Each message says where it is; the note says in which function.
+            for d in &mut v.out {
+                d.notes.push(format!("in function `{}`", f.name));
+            }
+        }
         Item::Target(names) => v.target_list(names, spans.stmts, spans.item),
         _ => {}
     }

@@ -87,7 +87,13 @@ pub fn verifier_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<D
     let (mut lines, mut col) = extent(file.header_text(db));
     let mut leading = true;
     for item in file.items(db) {
-        let moved = |d: &Diagnostic| Diagnostic { line: d.line + lines, col: if d.line == 1 { d.col + col } else { d.col }, ..d.clone() };
+        let moved = |d: &Diagnostic| Diagnostic {
+            line: d.line + lines,
+            col: if d.line == 1 { d.col + col } else { d.col },
+            end_line: d.end_line + lines,
+            end_col: if d.end_line == 1 { d.end_col + col } else { d.end_col },
+            ..d.clone()
+        };
         let verdict = verified_item(db, *item);
         if verdict.parse_error {
             return Vec::new();

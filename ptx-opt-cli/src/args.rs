@@ -1,0 +1,205 @@
+//! The command line's grammar (clap derive): the subcommands and the
+//! options of each. Nothing here reads a file; [`crate::command`] turns the
+//! parsed arguments into work.
+//!
+//! `ptx-opt FILE -O2 -o out.ptx` optimizes without naming a subcommand: the
+//! optimize options are flattened into the top level, and a subcommand name
+//! counts only before any of them (`ptx-opt -O2 run` optimizes a file named
+//! `run`; so does `ptx-opt -- run`).
+
+use crate::diagnostics::{ColorChoice, ErrorFormat};
+use crate::launch_args::{ArgSpec, Dims};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// The whole command line.
+#[derive(Parser, Debug)]
+#[command(name = "ptx-opt", version, about = "Optimizes NVIDIA PTX, or runs a kernel on the reference interpreter.", args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Sub>,
+    /// Without a subcommand: `ptx-opt [OPTIONS] [INPUT]...` is `ptx-opt opt`.
+    #[command(flatten)]
+    pub optimize: OptimizeArgs,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Sub {
+    /// Optimize PTX (the default: `ptx-opt FILE` is `ptx-opt opt FILE`)
+    Opt(OptimizeArgs),
+    /// Run a kernel on the reference interpreter (no GPU) and print its buffers as JSON
+    Run(RunArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
+    Completions(CompletionsArgs),
+}
+
+/// Optimization level (`-O0` .. `-O3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Level {
+    /// no optimization: parse, verify and print back
+    #[value(name = "0")]
+    O0,
+    /// cheap clean-up: stack slots to registers, the e-graph engine with small limits, dead code, branches, declarations
+    #[value(name = "1")]
+    O1,
+    /// every pass that never made a corpus kernel worse in SASS instructions or registers (the default)
+    #[value(name = "2")]
+    O2,
+    /// -O2 with the largest limits and -O3-only rules, a 32-bit fast path for 64-bit division, ptxas free to unroll loops of promoted slots, passes to a fixed point
+    #[value(name = "3")]
+    O3,
+}
+
+impl Level {
+    pub fn opt_level(self) -> ptx_opt::OptLevel {
+        match self {
+            Level::O0 => ptx_opt::OptLevel::O0,
+            Level::O1 => ptx_opt::OptLevel::O1,
+            Level::O2 => ptx_opt::OptLevel::O2,
+            Level::O3 => ptx_opt::OptLevel::O3,
+        }
+    }
+}
+
+/// What the optimize command writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// PTX (the default)
+    Ptx,
+    /// graphviz: one subgraph per function, edges labeled taken/fall-through
+    CfgDot,
+}
+
+/// How diagnostics are written (shared by every subcommand that reads PTX).
+#[derive(Args, Clone, Copy, Debug, PartialEq)]
+pub struct ReportArgs {
+    /// Color diagnostics: auto = when stderr is a terminal and NO_COLOR is not set
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// human: the source line with a caret under the span; short: one `file:line:col: error: message` line;
+    /// json: one JSON object per line (file, line, column, end_line, end_column, severity, message, notes)
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = ErrorFormat::Human)]
+    pub error_format: ErrorFormat,
+}
+
+/// The options of the optimize command (`ptx-opt [opt]`).
+#[derive(Args, Clone, Debug)]
+pub struct OptimizeArgs {
+    /// PTX files, or directories (every *.ptx under them, with --out-dir); `-` or nothing: standard input
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Write the output to PATH (default: standard output); written only on success, through a temporary file
+    #[arg(short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Write each input's output under DIR, at its path relative to the directory given (a file given by name: its name);
+    /// needed for several inputs or a directory
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub out_dir: Option<PathBuf>,
+    /// Optimization level: -O0, -O1, -O2 (default), -O3
+    #[arg(short = 'O', value_enum, value_name = "LEVEL", default_value_t = Level::O2)]
+    pub level: Level,
+    /// Run these passes, in order, instead of the level's pipeline (comma-separated; the limits of the -O level given)
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// Print every pass with a one-line description, and each level's pipeline
+    #[arg(long)]
+    pub list_passes: bool,
+    /// Print each function after each pass (stderr)
+    #[arg(long)]
+    pub print_after_all: bool,
+    /// Verify and re-parse each function after each pass; a failure names the pass and the function (exit 1)
+    #[arg(long)]
+    pub validate_after_all: bool,
+    /// Print time per pass, summed over functions (stderr)
+    #[arg(long)]
+    pub time_passes: bool,
+    /// Run only the first N pass×function steps (each step is logged on stderr: `BISECT: running pass (3) ...`)
+    #[arg(long = "opt-bisect-limit", value_name = "N")]
+    pub bisect_limit: Option<u64>,
+    /// Parse and verify only; diagnostics on stderr, nothing written (so not with -o or --out-dir)
+    #[arg(long, conflicts_with_all = ["no_verify", "output", "out_dir", "emit"])]
+    pub verify: bool,
+    /// Skip the verifier (for input verified before); by default a verifier error stops before anything is written
+    #[arg(long)]
+    pub no_verify: bool,
+    /// What to write
+    #[arg(long, value_enum, value_name = "KIND", default_value_t = Emit::Ptx)]
+    pub emit: Emit,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// The options of `ptx-opt run`.
+#[derive(Args, Clone, Debug, PartialEq)]
+pub struct RunArgs {
+    /// The PTX file (required; `-` for standard input)
+    #[arg(value_name = "INPUT")]
+    pub input: Option<String>,
+    /// The kernel (.entry) to run
+    #[arg(long, value_name = "NAME", required = true)]
+    pub kernel: String,
+    /// Blocks in the grid
+    #[arg(long, value_name = "X[,Y[,Z]]", required = true)]
+    pub grid: Dims,
+    /// Threads in a block
+    #[arg(long, value_name = "X[,Y[,Z]]", required = true)]
+    pub block: Dims,
+    /// One kernel parameter, in order (see SPECs below)
+    #[arg(long = "arg", value_name = "SPEC")]
+    pub args: Vec<ArgSpec>,
+    /// Write the JSON to FILE instead of standard output (only on success)
+    #[arg(long, value_name = "FILE")]
+    pub out_json: Option<PathBuf>,
+    /// Stop with an error after N instructions (all threads together)
+    #[arg(long, value_name = "N", default_value_t = ptx_ir::interp::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
+    /// Bytes of dynamic shared memory (for `.extern .shared` arrays)
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub dynamic_shared: usize,
+    /// Run without verifying the module first
+    #[arg(long)]
+    pub no_verify: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// The options of `ptx-opt completions`.
+#[derive(Args, Clone, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+/// What `ptx-opt --help` says after the options.
+pub const AFTER_HELP: &str = "\
+`ptx-opt --list-passes` lists the passes and each level's pipeline. Subcommands
+are named first: `ptx-opt run --help`, `ptx-opt completions bash`.
+exit status: 0 success, 1 invalid input (any file failed), 2 usage error";
+
+/// What `ptx-opt run --help` says after the options.
+pub const RUN_AFTER_HELP: &str = "\
+argument SPECs, one per kernel parameter, in order; each is checked against the
+parameter's type before the run:
+  TYPE:VALUE              a scalar: u32:1000, s64:-3, f32:0.5, f64:0x3ff0000000000000
+                          (a hex value of a float type is its bit pattern); an
+                          integer fits an integer or .bN parameter of its size, a
+                          float a float or .bN parameter of its size
+  buf:TYPE:COUNT=INIT     a pointer (a .u64/.s64/.b64 parameter) to a fresh global
+                          buffer of COUNT elements; INIT is zeros, random:SEED
+                          (integers: random bits; floats: uniform in [-1, 1)),
+                          V1,V2,... (COUNT values) or file:PATH (the file holds
+                          exactly the buffer's bytes)
+  bytes:HEX               a parameter passed by value (a .b8 array, a struct):
+                          its bytes in memory order, bytes:0100000002000000
+
+output: [{\"arg\": INDEX, \"type\": \"f32\", \"values\": [...], \"bits\": [...]}, ...], one
+object per buffer argument. Integers are JSON numbers; finite floats are
+numbers in the shortest form that reads back to the same value; non-finite
+floats are the strings \"inf\", \"-inf\" and \"nan\" (any NaN: the payload is in
+\"bits\", the hex bit patterns of float elements); \"inexact\" lists the elements
+whose value the program does not determine exactly.
+
+exit status: 0 success; 1 invalid input, unsupported instruction,
+out-of-bounds access, deadlock, trap or step limit; 2 usage error";

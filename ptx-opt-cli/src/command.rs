@@ -1,0 +1,41 @@
+//! Which command runs: parses the command line with clap and hands the
+//! options to the optimize command, `run` or `completions`. Usage errors
+//! are one line and a pointer to `--help` ([`crate::usage_error`]), exit 2.
+
+use crate::args::{Cli, Sub, AFTER_HELP, RUN_AFTER_HELP};
+use crate::{EXIT_OK, EXIT_USAGE};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, FromArgMatches};
+use std::io::{Read, Write};
+
+/// The clap command with the texts after each command's options.
+pub fn cli_command() -> clap::Command {
+    Cli::command().after_help(AFTER_HELP).mut_subcommand("opt", |c| c.after_help(AFTER_HELP)).mut_subcommand("run", |c| c.after_help(RUN_AFTER_HELP))
+}
+
+/// Runs the command line `args` (without the program name); returns the exit status.
+pub fn main_with(args: &[std::ffi::OsString], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let cli = cli_command().try_get_matches_from(std::iter::once(std::ffi::OsString::from("ptx-opt")).chain(args.iter().cloned())).and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match cli {
+        Ok(c) => c,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = write!(stdout, "{}", e.render());
+            return EXIT_OK;
+        }
+        Err(e) => {
+            // `run`'s errors name `run`.
+            let command = if args.first().is_some_and(|a| a == "run") { "ptx-opt run" } else { "ptx-opt" };
+            let _ = stderr.write_all(crate::usage_error::from_clap(command, &e).as_bytes());
+            return EXIT_USAGE;
+        }
+    };
+    match cli.command {
+        None => crate::optimize_cmd::run(&cli.optimize, stdin, stdout, stderr),
+        Some(Sub::Opt(o)) => crate::optimize_cmd::run(&o, stdin, stdout, stderr),
+        Some(Sub::Run(o)) => crate::run_cmd::run(&o, stdin, stdout, stderr),
+        Some(Sub::Completions(c)) => {
+            clap_complete::generate(c.shell, &mut cli_command(), "ptx-opt", stdout);
+            EXIT_OK
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! The `ptx-opt` command as a library: what the binary (`src/main.rs`) runs
+//! ([`command::main_with`]), and what the spec tests (`ptx-tests`) call to
+//! run a kernel as `ptx-opt run` does ([`run_cmd::run_text`]). Compilers
+//! that optimize PTX depend on the `ptx-opt` library instead, which
+//! compiles none of this (no clap, terminal output, JSON or allocator).
+//!
+//! The parts: [`args`] (the grammar), [`command`] (dispatch),
+//! [`usage_error`]; the optimize command [`optimize_cmd`] over
+//! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files;
+//! `run`: [`run_cmd`], [`launch_args`], [`param_check`], [`buffers_json`];
+//! shared: [`diagnostics`], [`input`], [`output_file`].
+
+pub mod args;
+pub mod batch;
+pub mod batch_inputs;
+pub mod buffers_json;
+pub mod command;
+pub mod diagnostics;
+pub mod input;
+pub mod launch_args;
+pub mod optimize_cmd;
+pub mod optimize_one;
+pub mod output_file;
+pub mod param_check;
+pub mod run_cmd;
+pub mod usage_error;
+
+/// Exit status for success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status for invalid input (diagnostics on stderr; nothing written
+/// for it; with many files: any file failed).
+pub const EXIT_INVALID: i32 = 1;
+/// Exit status for usage errors.
+pub const EXIT_USAGE: i32 = 2;

@@ -1,0 +1,95 @@
+//! The optimize command (`ptx-opt [opt]`): one input to `-o` or standard
+//! output, or many to `--out-dir` ([`crate::batch`]); `--list-passes`.
+//! Output is written only when everything succeeded, atomically
+//! ([`crate::output_file`]).
+
+use crate::args::OptimizeArgs;
+use crate::batch_inputs::{plan, Plan, PlanError};
+use crate::diagnostics::Reporter;
+use crate::optimize_one::{optimize_text, pipeline};
+use crate::usage_error::usage_line;
+use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
+use ptx_ir::source::Severity;
+use ptx_opt::OptLevel;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+/// Every pass, one line each, and the pipeline of each level.
+pub fn pass_list() -> String {
+    let mut out = String::from("passes (--passes=a,b,c):\n");
+    for p in ptx_opt::passes::PASSES {
+        out.push_str(&format!("  {:<15}{}\n", p.name, p.description));
+    }
+    out.push_str("\npipelines:\n");
+    for (flag, level) in [("-O1", OptLevel::O1), ("-O2", OptLevel::O2), ("-O3", OptLevel::O3)] {
+        out.push_str(&format!("  {flag}  {}\n", ptx_opt::passes::pipeline(level).join(",")));
+    }
+    out
+}
+
+/// Runs the optimize command; returns the exit status.
+pub fn run(o: &OptimizeArgs, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    if o.list_passes {
+        let _ = stdout.write_all(pass_list().as_bytes());
+        return EXIT_OK;
+    }
+    if let Err(m) = pipeline(o) {
+        let _ = stderr.write_all(usage_line("ptx-opt", &m).as_bytes());
+        return EXIT_USAGE;
+    }
+    let reporter = Reporter::new(&o.report, "ptx-opt");
+    match plan(o) {
+        Err(PlanError::Usage(m)) => {
+            let _ = stderr.write_all(usage_line("ptx-opt", &m).as_bytes());
+            EXIT_USAGE
+        }
+        Err(PlanError::Input(m)) => {
+            let _ = stderr.write_all(reporter.message("", Severity::Error, &m).as_bytes());
+            EXIT_INVALID
+        }
+        Ok(Plan::Single(path)) => single(path, o, &reporter, stdin, stdout, stderr),
+        Ok(Plan::Batch(jobs)) => crate::batch::run(&jobs, o, &reporter, stderr),
+    }
+}
+
+/// One input to `-o` or standard output.
+fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+    let input = match crate::input::read(path.as_deref(), stdin) {
+        Ok(i) => i,
+        Err(m) => {
+            let name = path.map_or("<stdin>".to_string(), |p| p.display().to_string());
+            let _ = stderr.write_all(reporter.message(&name, Severity::Error, &m).as_bytes());
+            return EXIT_INVALID;
+        }
+    };
+    // The process ends right after this: the modules are not freed.
+    let out = optimize_text(&input.name, &input.bytes, o, true);
+    let _ = stderr.write_all(reporter.diagnostics(&out.diagnostics, &input.bytes).as_bytes());
+    for line in &out.log {
+        let _ = writeln!(stderr, "{line}");
+    }
+    if let Some(f) = &out.validation_failure {
+        let _ = stderr.write_all(reporter.message(&input.name, Severity::Error, &format!("{}: {f}", input.name)).as_bytes());
+    }
+    if out.failed {
+        return EXIT_INVALID;
+    }
+    // `--verify` writes nothing.
+    let Some(text) = out.text else { return EXIT_OK };
+    match &o.output {
+        None => {
+            if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+                let _ = stderr.write_all(reporter.message("", Severity::Error, &format!("cannot write standard output: {e}")).as_bytes());
+                return EXIT_INVALID;
+            }
+        }
+        Some(p) => {
+            if let Err(e) = crate::output_file::write_atomically(p, text.as_bytes()) {
+                let name = p.display().to_string();
+                let _ = stderr.write_all(reporter.message(&name, Severity::Error, &format!("cannot write `{name}`: {e}")).as_bytes());
+                return EXIT_INVALID;
+            }
+        }
+    }
+    EXIT_OK
+}

@@ -1,0 +1,133 @@
+//! Optimizing one input: parse, verify (unless `--no-verify`), run the
+//! pipeline under the pass manager's observer (bisection, printing,
+//! validation, timing), and print PTX or the CFG. Gives what it found and
+//! the kernels and PTX instructions before and after; writes nothing.
+
+use crate::args::{Emit, OptimizeArgs};
+use ptx_ir::ir::{FuncKind, Item, Module, Stmt};
+use ptx_ir::source::Diagnostic;
+use ptx_opt::passes::{Observer, Pipeline};
+
+/// Kernels and instructions of one input (or, summed, of many).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// `.entry` functions with a body.
+    pub kernels: usize,
+    /// PTX instructions in every function body, before and after the passes.
+    pub instrs_before: usize,
+    pub instrs_after: usize,
+}
+
+impl std::ops::AddAssign for Counts {
+    fn add_assign(&mut self, o: Counts) {
+        self.kernels += o.kernels;
+        self.instrs_before += o.instrs_before;
+        self.instrs_after += o.instrs_after;
+    }
+}
+
+/// What optimizing one input gave.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The text to write; `None` when the input failed, and with `--verify`.
+    pub text: Option<String>,
+    /// The parse error, or the verifier's errors and warnings.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the observer logged (bisection steps, functions after each
+    /// pass), then the timing table with `--time-passes`.
+    pub log: Vec<String>,
+    /// A pass whose output failed validation (`--validate-after-all`).
+    pub validation_failure: Option<String>,
+    pub failed: bool,
+    pub counts: Counts,
+}
+
+/// The pipeline the options ask for: `--passes`, or the level's. `Err` for
+/// an unknown pass name (a usage error).
+pub fn pipeline(o: &OptimizeArgs) -> Result<Pipeline, String> {
+    let level = o.level.opt_level();
+    match &o.passes {
+        Some(names) => Pipeline::named(&names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).collect::<Vec<_>>(), level),
+        None => Ok(Pipeline::of_level(level)),
+    }
+}
+
+/// Kernels and instructions in a module.
+fn count(m: &Module) -> (usize, usize) {
+    let (mut kernels, mut instrs) = (0, 0);
+    for item in &m.items {
+        let Item::Func(f) = item else { continue };
+        let Some(body) = &f.body else { continue };
+        kernels += usize::from(f.kind == FuncKind::Entry);
+        instrs += body.iter().filter(|s| matches!(s, Stmt::Instr(_))).count();
+    }
+    (kernels, instrs)
+}
+
+/// Optimizes `bytes` (named `name` in diagnostics) as `o` says. With
+/// `leak`, the modules are not freed (the process is about to end: freeing
+/// a large module piece by piece is measurable time for nothing).
+pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> Outcome {
+    let mut out = Outcome::default();
+    let parsed = match ptx_ir::parse(name, bytes) {
+        Ok(p) => p,
+        Err(d) => {
+            out.diagnostics.push(d);
+            out.failed = true;
+            return out;
+        }
+    };
+    // The optimizer reasons only about verified input: an error stops here.
+    if !o.no_verify {
+        out.diagnostics = ptx_ir::verify::verify(&parsed.module, &parsed.source_map, name, bytes);
+        if out.diagnostics.iter().any(Diagnostic::is_error) {
+            out.failed = true;
+            return out;
+        }
+    }
+    let (kernels, before) = count(&parsed.module);
+    out.counts = Counts { kernels, instrs_before: before, instrs_after: before };
+    if o.verify {
+        return out;
+    }
+    let pipeline = match pipeline(o) {
+        Ok(p) => p,
+        Err(m) => {
+            out.validation_failure = Some(m);
+            out.failed = true;
+            return out;
+        }
+    };
+    let mut obs = Observer::default();
+    obs.bisect_limit = o.bisect_limit;
+    obs.print_after_all = o.print_after_all;
+    obs.validate_after_all = o.validate_after_all;
+    obs.time_passes = o.time_passes;
+    let module = pipeline.run_module(parsed.module, &mut obs);
+    out.log = std::mem::take(&mut obs.log);
+    if o.time_passes {
+        out.log.push(obs.timing_table().trim_end().to_string());
+    }
+    if let Some(failure) = &obs.failure {
+        out.validation_failure = Some(format!("validation failed {failure}"));
+        out.failed = true;
+        return out;
+    }
+    out.counts.instrs_after = count(&module).1;
+    out.text = Some(match o.emit {
+        Emit::Ptx => ptx_print::print_module(&module),
+        Emit::CfgDot => ptx_ir::cfg::module_dot(&module, &|f, s| match s {
+            Stmt::Instr(i) => {
+                let mut t = String::new();
+                ptx_print::write_instruction(&mut t, f, i);
+                t
+            }
+            _ => String::new(),
+        }),
+    });
+    if leak {
+        std::mem::forget(module);
+        std::mem::forget(parsed.source_map);
+    }
+    out
+}
