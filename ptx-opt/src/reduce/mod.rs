@@ -59,6 +59,8 @@ mod command;
 mod family;
 mod search;
 mod sites;
+#[cfg(test)]
+mod tests;
 
 pub use check::Size;
 pub use command::{command_test, command_test_with_timeout};
