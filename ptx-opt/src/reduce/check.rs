@@ -4,6 +4,7 @@
 //! at every step (so it ends).
 
 use ptx_ir::ir::{Item, Module, Stmt};
+use ptx_ir::isa::StateSpace;
 
 /// The file name parse and verifier diagnostics of candidates carry.
 pub(crate) const CANDIDATE_FILE: &str = "candidate.ptx";
@@ -43,8 +44,8 @@ impl Size {
 }
 
 /// Everything a reduction can take away, counted: items, section entries,
-/// body statements, header directives, parameters, and register references
-/// (guards and register operands). Every reduction lowers it, and the search
+/// body statements, header directives, parameters, register references
+/// (guards and register operands), and registers declared (`%r<31>` is 31). Every reduction lowers it, and the search
 /// accepts only candidates that do, so the search reaches a fixed point.
 pub(crate) fn weight(module: &Module) -> usize {
     let mut w = module.items.len();
@@ -55,8 +56,10 @@ pub(crate) fn weight(module: &Module) -> usize {
                 w += f.directives.len() + f.params.as_ref().map_or(0, Vec::len);
                 for stmt in f.body.iter().flatten() {
                     w += 1;
-                    if let Stmt::Instr(ins) = stmt {
-                        ins.for_each_reg(|_, _| w += 1);
+                    match stmt {
+                        Stmt::Instr(ins) => ins.for_each_reg(|_, _| w += 1),
+                        Stmt::Decl(d) if d.space == StateSpace::Reg => w += d.names.iter().map(|n| n.range.map_or(1, |r| r as usize)).sum::<usize>(),
+                        _ => {}
                     }
                 }
             }
@@ -82,8 +85,8 @@ mod tests {
     #[test]
     fn weight_counts_statements_and_register_references() {
         let m = valid(KERNEL).expect("the kernel is valid");
-        // One item; a decl, add (2 registers), ret.
-        assert_eq!(weight(&m), 1 + 3 + 2);
+        // One item; a decl (3 registers), add (2 registers), ret.
+        assert_eq!(weight(&m), 1 + 3 + 3 + 2);
         let size = Size::of(&m, KERNEL);
         assert_eq!((size.lines, size.instructions), (8, 2));
     }

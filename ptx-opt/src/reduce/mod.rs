@@ -40,11 +40,12 @@
 //! | `drop-unused-labels` | labels nothing names |
 //! | `to-constant-0`, `to-constant-1` | a register source becomes the immediate 0 or 1 |
 //! | `drop-unused-params` | parameters nothing names |
+//! | `shrink-reg-ranges` | `.reg .b32 %r<31>` to one past the highest `%rN` named |
 //!
 //! Each family offers its changes all at once, then in halves, quarters
 //! ... down to one at a time ([`search`]); rounds repeat until one changes
 //! nothing. Every accepted candidate weighs strictly less (fewer items,
-//! statements, parameters or register references), so the search ends;
+//! statements, parameters, register references or declared registers), so the search ends;
 //! nothing depends on hashing order or time, so the same input and test
 //! give the same output.
 //!

@@ -130,3 +130,12 @@ fn to_constant_one_keeps_a_divisor_nonzero() {
     let r = reduce_with(body, &mut |ptx| ptx.contains("div.s32") && !ptx.contains(", 0;"));
     assert!(r.text.contains("div.s32 \t%r3, 0, 1;"), "{}", r.text);
 }
+
+#[test]
+fn register_ranges_shrink_to_the_highest_member_named() {
+    let m = module(".visible .entry k() {\n.reg .b32 %r<31>;\n.reg .b64 %rd<3>;\nadd.s32 %r5, %r2, 1;\nmov.b64 %rd2, 0;\nret;\n}\n");
+    let shrink = family_named("shrink-reg-ranges");
+    assert_eq!(shrink.sites(&m).len(), 1, "%rd<3> is tight already");
+    let text = apply_all(&*shrink, &m);
+    assert!(text.contains("%r<6>;") && text.contains("%rd<3>;"), "{text}");
+}

@@ -13,6 +13,7 @@ mod debug;
 mod guards;
 mod items;
 mod operands;
+mod registers;
 mod statements;
 
 use super::sites::Site;
@@ -46,5 +47,6 @@ pub(crate) fn all() -> Vec<Box<dyn Family>> {
         Box::new(operands::ToConstant(0)),
         Box::new(operands::ToConstant(1)),
         Box::new(items::DropUnusedParams),
+        Box::new(registers::ShrinkRegRanges),
     ]
 }
