@@ -43,12 +43,12 @@ impl Size {
     }
 }
 
-/// Everything a reduction can take away, counted: items, section entries,
+/// Everything a reduction can take away, counted: `.target` entries, items, section entries,
 /// body statements, header directives, parameters, register references
 /// (guards and register operands), and registers declared (`%r<31>` is 31). Every reduction lowers it, and the search
 /// accepts only candidates that do, so the search reaches a fixed point.
 pub(crate) fn weight(module: &Module) -> usize {
-    let mut w = module.items.len();
+    let mut w = module.items.len() + module.target.len();
     for item in &module.items {
         match item {
             Item::Section(s) => w += s.entries.len(),
@@ -85,8 +85,8 @@ mod tests {
     #[test]
     fn weight_counts_statements_and_register_references() {
         let m = valid(KERNEL).expect("the kernel is valid");
-        // One item; a decl (3 registers), add (2 registers), ret.
-        assert_eq!(weight(&m), 1 + 3 + 3 + 2);
+        // One target, one item; a decl (3 registers), add (2 registers), ret.
+        assert_eq!(weight(&m), 1 + 1 + 3 + 3 + 2);
         let size = Size::of(&m, KERNEL);
         assert_eq!((size.lines, size.instructions), (8, 2));
     }

@@ -29,7 +29,7 @@
 //!
 //! | family | change |
 //! |---|---|
-//! | `drop-debug` | `.file`, `.section`, `@@DWARF`, `.pragma`, `.loc`, function header directives |
+//! | `drop-debug` | `.file`, `.section`, `@@DWARF`, `.pragma`, `.loc`, function header directives, `.target` options (`debug`) |
 //! | `drop-items` | functions, kernels, variables, aliases nothing names |
 //! | `drop-items-with-uses` | a named item with every statement and item naming it |
 //! | `drop-branches` | branch instructions |

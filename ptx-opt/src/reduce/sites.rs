@@ -23,6 +23,8 @@ pub(crate) enum Site {
     Directive { item: usize, k: usize },
     /// Parameter `k` of the function at `items[item]`.
     Param { item: usize, k: usize },
+    /// Entry `k` of the module's `.target` list (`debug`, `texmode_independent`).
+    Target(usize),
 }
 
 /// Every body statement of every function, in module order:
@@ -37,13 +39,15 @@ pub(crate) fn statements(m: &Module) -> impl Iterator<Item = (usize, &Function, 
     })
 }
 
-/// `m` without the items, statements, directives and parameters named by `sites`
+/// `m` without the items, statements, directives, parameters and `.target`
+/// entries named by `sites`
 /// (operand sites are ignored: they are rewritten, not removed).
 pub(crate) fn remove(m: &Module, sites: &[Site]) -> Module {
     let mut items = FxHashSet::default();
     let mut stmts = FxHashSet::default();
     let mut directives = FxHashSet::default();
     let mut params = FxHashSet::default();
+    let mut target = FxHashSet::default();
     for s in sites {
         match *s {
             Site::Item(i) => {
@@ -58,10 +62,14 @@ pub(crate) fn remove(m: &Module, sites: &[Site]) -> Module {
             Site::Param { item, k } => {
                 params.insert((item, k));
             }
+            Site::Target(k) => {
+                target.insert(k);
+            }
             Site::Operand { .. } => {}
         }
     }
-    let mut out = Module { version: m.version, target: m.target.clone(), address_size: m.address_size, items: Vec::with_capacity(m.items.len()) };
+    let target = m.target.iter().enumerate().filter(|(k, _)| !target.contains(k)).map(|(_, t)| t.clone()).collect();
+    let mut out = Module { version: m.version, target, address_size: m.address_size, items: Vec::with_capacity(m.items.len()) };
     for (i, item) in m.items.iter().enumerate() {
         if items.contains(&i) {
             continue;

@@ -56,10 +56,12 @@ fn drop_items_with_uses_takes_calls_and_accesses_along() {
 
 #[test]
 fn drop_debug_takes_locations_files_pragmas_and_directives() {
-    let m = module(".file 1 \"k.cu\"\n.visible .entry k() .maxntid 64 {\n.pragma \"nounroll\";\n.loc 1 2 3\nret;\n}\n");
+    let text = ".version 8.0\n.target sm_80, debug\n.address_size 64\n.file 1 \"k.cu\"\n.visible .entry k() .maxntid 64 {\n.pragma \"nounroll\";\n.loc 1 2 3\nret;\n}\n";
+    let m = valid(text).expect("the test module is valid");
     let debug = family_named("drop-debug");
-    assert_eq!(debug.sites(&m).len(), 4);
+    assert_eq!(debug.sites(&m).len(), 5);
     let text = apply_all(&*debug, &m);
+    assert!(text.contains(".target sm_80\n"), "{text}");
     assert!(!text.contains(".file") && !text.contains(".loc") && !text.contains(".pragma") && !text.contains(".maxntid"), "{text}");
 }
 

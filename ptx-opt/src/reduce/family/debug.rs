@@ -1,7 +1,8 @@
 //! `drop-debug`: debug information and hints that do not change what a
 //! module computes: `.file`, `.section` (DWARF), `@@DWARF` lines and
 //! `.pragma` items; `.loc` and `.pragma` statements; function header
-//! directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.noreturn` ...).
+//! directives (`.maxntid`, `.reqntid`, `.minnctapersm`, `.noreturn` ...);
+//! options of the `.target` line after the architecture (`debug`).
 
 use super::Family;
 use crate::reduce::sites::{self, Site};
@@ -15,7 +16,8 @@ impl Family for DropDebug {
     }
 
     fn sites(&self, m: &Module) -> Vec<Site> {
-        let mut out = Vec::new();
+        // The first `.target` entry is the architecture; the others are options.
+        let mut out: Vec<Site> = (1..m.target.len()).map(Site::Target).collect();
         for (i, item) in m.items.iter().enumerate() {
             match item {
                 Item::File(_) | Item::Section(_) | Item::Dwarf(_) | Item::Pragma(_) => out.push(Site::Item(i)),
