@@ -53,6 +53,7 @@ pub mod db;
 pub mod engine;
 pub mod lower;
 pub mod passes;
+pub mod reduce;
 pub mod rules;
 pub mod values;
 
