@@ -9,9 +9,10 @@
 //! keeps the CFG and the dominator tree, as long as it adds no statement (the
 //! manager checks: a pass that had to declare a register, shifting every
 //! index, invalidates them whatever it declares). The value view depends on every
-//! register write, so no pass keeps it: it is built per pass from the
-//! cached CFG and dominators.
+//! register write, so every change drops it; passes that change nothing
+//! share one.
 
+use crate::values::ValueView;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
 use ptx_ir::ir::Function;
@@ -30,9 +31,10 @@ pub enum Preserves {
 #[derive(Default)]
 pub struct Analyses {
     cfg: Option<(Cfg, DomTree)>,
+    view: Option<ValueView>,
     /// How many times the CFG and dominators were computed.
     pub computed: u32,
-    /// How many times a pass found them cached.
+    /// How many times a pass found them (or the value view) cached.
     pub reused: u32,
 }
 
@@ -52,8 +54,23 @@ impl Analyses {
         (c, d)
     }
 
+    /// The CFG, the dominator tree and the value view of `f`, which must
+    /// be the function the manager is running passes on.
+    pub fn values(&mut self, f: &Function) -> (&Cfg, &DomTree, &ValueView) {
+        if self.view.is_none() {
+            let (cfg, dom) = self.cfg_dom(f);
+            let view = ValueView::build(f, cfg, dom);
+            self.view = Some(view);
+        } else {
+            self.reused += 1;
+        }
+        let (c, d) = self.cfg.as_ref().expect("computed with the view");
+        (c, d, self.view.as_ref().expect("computed above"))
+    }
+
     /// Drops what a change of the function made stale.
     pub fn invalidate(&mut self, keeps: Preserves) {
+        self.view = None;
         if keeps == Preserves::Nothing {
             self.cfg = None;
         }

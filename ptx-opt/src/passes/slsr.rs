@@ -69,8 +69,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let in_blocks = block_declared_names(body);
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (_, dom, view) = analyses.values(f);
     // The offsets `b + c` some statement defines: its version -> (b's version, c).
     let mut offsets: FxHashMap<Version, (Version, i64)> = FxHashMap::default();
     let mut groups: FxHashMap<Key, Vec<Product>> = FxHashMap::default();

@@ -166,8 +166,7 @@ struct Scalar {
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (cfg, dom, view) = analyses.values(f);
     let align = Alignment::of(f, &view);
     if align.regs.is_empty() && align.syms.is_empty() {
         return None;
