@@ -30,6 +30,8 @@ pub enum Sub {
     Opt(OptimizeArgs),
     /// Run a kernel on the reference interpreter (no GPU) and print its buffers as JSON
     Run(RunArgs),
+    /// Shrink a PTX file while a test command keeps succeeding on it (a test-case reducer)
+    Reduce(ReduceArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
 }
@@ -164,6 +166,39 @@ pub struct RunArgs {
     pub report: ReportArgs,
 }
 
+/// The options of `ptx-opt reduce`.
+#[derive(Args, Clone, Debug)]
+pub struct ReduceArgs {
+    /// The PTX file to shrink (valid PTX on which the test succeeds; `-` for standard input)
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// The interestingness test, a shell command run by `sh -c` for each candidate; exit status 0 means
+    /// "still interesting". The candidate's path is appended as the last argument (`grep -q mul.wide`
+    /// runs `grep -q mul.wide FILE`), unless CMD names it itself as `$0` (`ptxas \"$0\" 2>&1 | grep -q error`)
+    #[arg(long = "test", value_name = "CMD", required = true)]
+    pub test: String,
+    /// Write the reduced PTX to OUT (required; not the input); written only on success
+    #[arg(short = 'o', value_name = "OUT", required = true)]
+    pub output: PathBuf,
+    /// Kill a test run after SECS seconds (it then counts as not interesting)
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Run the test at most N times (the check of the input included), then keep the smallest file found
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tests: Option<u64>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// A positive number of seconds (`2`, `0.5`).
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs.is_finite() && secs < 1e9) {
+        return Err(format!("`{s}`: the time limit must be a positive number of seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
 /// The options of `ptx-opt completions`.
 #[derive(Args, Clone, Debug)]
 pub struct CompletionsArgs {
@@ -203,3 +238,18 @@ whose value the program does not determine exactly.
 
 exit status: 0 success; 1 invalid input, unsupported instruction,
 out-of-bounds access, deadlock, trap or step limit; 2 usage error";
+
+/// What `ptx-opt reduce --help` says after the options.
+pub const REDUCE_AFTER_HELP: &str = "\
+Each candidate is valid PTX (printed, parsed back and verified) written to a
+file `ptx-opt-reduce-PID-N.ptx` in the current directory, which is also where
+the test runs, and removed after the run. The test's standard streams are
+closed. Examples:
+  ptx-opt reduce big.ptx --test 'grep -q mul.wide.u32' -o small.ptx
+  ptx-opt reduce big.ptx --test 'ptxas -arch=sm_80 \"$0\" -o /dev/null 2>&1 | grep -q \"Internal\"' -o small.ptx
+  ptx-opt reduce big.ptx --test ./differs.sh --timeout 10 -o small.ptx
+
+Progress is shown on stderr when it is a terminal; the last line sums up
+(bytes, lines and instructions before and after, tests run, time).
+exit status: 0 success; 1 invalid input, or the test does not succeed on the
+input; 2 usage error (OUT is the input, an unknown option ...)";

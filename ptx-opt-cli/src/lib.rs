@@ -8,6 +8,7 @@
 //! [`usage_error`]; the optimize command [`optimize_cmd`] over
 //! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files;
 //! `run`: [`run_cmd`], [`launch_args`], [`param_check`], [`buffers_json`];
+//! `reduce`: [`reduce_cmd`];
 //! shared: [`diagnostics`], [`input`], [`output_file`].
 
 pub mod args;
@@ -22,6 +23,7 @@ pub mod optimize_cmd;
 pub mod optimize_one;
 pub mod output_file;
 pub mod param_check;
+pub mod reduce_cmd;
 pub mod run_cmd;
 pub mod usage_error;
 

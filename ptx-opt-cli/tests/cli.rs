@@ -601,3 +601,69 @@ fn run_spells_non_finite_floats_one_way() {
     let (_, help, _) = run_with_stdin(&["run", "--help"], "");
     assert!(help.contains("\"inf\", \"-inf\" and \"nan\""), "{help}");
 }
+
+/// A corpus module: NVRTC's `k_warp` (7 kernels, line info, 16 KB).
+fn k_warp() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ptx-opt/tests/data/k_warp.sm_80.lineinfo.ptx")
+}
+
+#[test]
+fn reduce_shrinks_a_corpus_file_while_the_test_holds() {
+    let d = scratch("reduce");
+    let output = d.join("small.ptx");
+    let out = bin().current_dir(&d).args(["reduce", "--test", "grep -q mul.wide.u32"]).arg(k_warp()).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let small = std::fs::read_to_string(&output).unwrap();
+    assert!(small.contains("mul.wide.u32"), "{small}");
+    assert!(small.lines().count() <= 12, "{small}");
+    // The result is valid PTX: the optimize command verifies it.
+    let (code, _, verify_err) = run_with_stdin(&["--verify", output.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{verify_err}");
+    // One summary line: sizes before and after, tests, time.
+    let summary = err.lines().last().unwrap_or_default();
+    assert!(summary.starts_with("ptx-opt reduce: 16118 -> ") && summary.contains("666 -> ") && summary.contains(" tests, "), "{err}");
+    // No candidate file is left behind where the test ran.
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+}
+
+#[test]
+fn reduce_pipelines_name_the_candidate_as_dollar_zero() {
+    let d = scratch("reduce-pipe");
+    let output = d.join("small.ptx");
+    let test = "grep -c 'shfl.sync' \"$0\" | grep -qv '^0$'";
+    let out = bin().current_dir(&d).args(["reduce", "--test", test, "--max-tests", "5"]).arg(k_warp()).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let small = std::fs::read_to_string(&output).unwrap();
+    assert!(small.contains("shfl.sync"), "{small}");
+    assert!(err.contains("5 tests") && err.contains("stopped at --max-tests 5"), "{err}");
+}
+
+#[test]
+fn reduce_refuses_uninteresting_or_invalid_input_and_its_own_input_as_output() {
+    let d = scratch("reduce-refuse");
+    let output = d.join("small.ptx");
+    let out = bin().current_dir(&d).args(["reduce", "--test", "grep -q frobnicate"]).arg(k_warp()).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the test does not hold on the input"), "{err}");
+    assert!(!output.exists());
+
+    let input = d.join("bad.ptx");
+    std::fs::write(&input, INVALID).unwrap();
+    let out = bin().current_dir(&d).args(["reduce", "--test", "true"]).arg(&input).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("unknown instruction `frobnicate`") && err.contains("not valid PTX"), "{err}");
+    assert!(!output.exists());
+
+    std::fs::write(&input, VALID).unwrap();
+    for args in [&["--test", "true", "-o", "bad.ptx"][..], &["--test", "true", "-o", "./bad.ptx"][..], &["-o", "x.ptx"][..], &["--test", "true", "-o", "x.ptx", "--timeout", "-1"][..]] {
+        let out = bin().current_dir(&d).arg("reduce").arg("bad.ptx").args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("ptx-opt reduce: ") && err.ends_with("see `ptx-opt reduce --help`\n"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), VALID);
+}
