@@ -11,6 +11,10 @@
 //! index, invalidates them whatever it declares). The value view depends on every
 //! register write, so no pass keeps it: it is built per pass from the
 //! cached CFG and dominators.
+//!
+//! It also carries the e-graph engine's report of its last run from the
+//! `egraph` pass to the manager ([`Analyses::engine_report`]), for
+//! statistics and remarks.
 
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
@@ -34,6 +38,11 @@ pub struct Analyses {
     pub computed: u32,
     /// How many times a pass found them cached.
     pub reused: u32,
+    /// What the e-graph engine reported on its last run over this function
+    /// (rules fired, why it left the function alone): set by the `egraph`
+    /// pass, taken by the pass manager for its observer. Not an analysis
+    /// of the function; it rides here because every pass is handed this.
+    pub engine_report: Option<crate::engine::Report>,
 }
 
 impl Analyses {
