@@ -73,6 +73,15 @@ pub enum Emit {
     CfgDot,
 }
 
+/// How `--stats` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// a table
+    Text,
+    /// one JSON document
+    Json,
+}
+
 /// How diagnostics are written (shared by every subcommand that reads PTX).
 #[derive(Args, Clone, Copy, Debug, PartialEq)]
 pub struct ReportArgs {
@@ -119,8 +128,23 @@ pub struct OptimizeArgs {
     /// Run only the first N pass×function steps (each step is logged on stderr: `BISECT: running pass (3) ...`)
     #[arg(long = "opt-bisect-limit", value_name = "N")]
     pub bisect_limit: Option<u64>,
+    /// Per function: instructions and declared registers before and after, the passes that changed it
+    /// and the e-graph rules that fired, with counts; a table (text, the default) or one JSON document (json),
+    /// on stderr or in --stats-file
+    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    pub stats: Option<StatsFormat>,
+    /// Write the statistics to PATH instead of stderr (JSON unless --stats=text)
+    #[arg(long, value_name = "PATH")]
+    pub stats_file: Option<PathBuf>,
+    /// A remark on stderr for each pass×function step that changed the function: the instructions removed
+    /// (with their input lines) and added; FILTER (a regular expression or a pass name) picks the passes
+    #[arg(long, value_name = "FILTER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub remarks: Option<String>,
+    /// A remark for each e-graph run whose rules fired but that kept the function as it was (and why)
+    #[arg(long)]
+    pub remarks_missed: bool,
     /// Parse and verify only; diagnostics on stderr, nothing written (so not with -o or --out-dir)
-    #[arg(long, conflicts_with_all = ["no_verify", "output", "out_dir", "emit"])]
+    #[arg(long, conflicts_with_all = ["no_verify", "output", "out_dir", "emit", "stats", "stats_file", "remarks", "remarks_missed"])]
     pub verify: bool,
     /// Skip the verifier (for input verified before); by default a verifier error stops before anything is written
     #[arg(long)]

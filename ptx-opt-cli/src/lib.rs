@@ -6,7 +6,8 @@
 //!
 //! The parts: [`args`] (the grammar), [`command`] (dispatch),
 //! [`usage_error`]; the optimize command [`optimize_cmd`] over
-//! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files;
+//! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files,
+//! [`stats`] (`--stats`) and [`remarks`] (`--remarks`);
 //! `run`: [`run_cmd`], [`launch_args`], [`param_check`], [`buffers_json`];
 //! `reduce`: [`reduce_cmd`];
 //! shared: [`diagnostics`], [`input`], [`output_file`].
@@ -24,7 +25,9 @@ pub mod optimize_one;
 pub mod output_file;
 pub mod param_check;
 pub mod reduce_cmd;
+pub mod remarks;
 pub mod run_cmd;
+pub mod stats;
 pub mod usage_error;
 
 /// Exit status for success.

@@ -667,3 +667,65 @@ fn reduce_refuses_uninteresting_or_invalid_input_and_its_own_input_as_output() {
     }
     assert_eq!(std::fs::read_to_string(&input).unwrap(), VALID);
 }
+
+/// A kernel with work for the engine (`x ^ x` is `self-zero`, then `x + 0`)
+/// and for `dce` (a load nobody reads).
+const REDUNDANT: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\txor.b32 %r2, %r1, %r1;\n\tadd.s32 %r3, %r1, %r2;\n\tld.global.u32 %r4, [%rd2+4];\n\tst.global.u32 [%rd2], %r3;\n\tret;\n}\n";
+
+#[test]
+fn stats_show_the_passes_and_rules_per_function() {
+    let (code, out, err) = run_with_stdin(&["--stats"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".entry k"));
+    let row = err.lines().find(|l| l.starts_with("k ")).unwrap_or_default();
+    assert!(row.contains("8 -> 6 (-2)") && row.contains("12 -> 12") && row.contains("egraph 1") && row.contains("dce 1"), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("k ") && l.contains("self-zero 1")), "{err}");
+
+    let (code, _, err) = run_with_stdin(&["--stats=json"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&err).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let k = &j["functions"][0];
+    assert_eq!((k["name"].as_str(), k["before"]["instructions"].as_u64(), k["after"]["instructions"].as_u64()), (Some("k"), Some(8), Some(6)));
+    let passes: Vec<(&str, u64)> = k["passes"].as_array().unwrap().iter().map(|p| (p["pass"].as_str().unwrap(), p["changes"].as_u64().unwrap())).collect();
+    assert_eq!(passes, [("egraph", 1), ("dce", 1)]);
+    assert!(k["rules"].as_array().unwrap().iter().any(|r| r["rule"] == "self-zero" && r["count"] == 1), "{k}");
+
+    // A corpus file where a known rule fires: division by a constant.
+    let d = scratch("stats-file");
+    let stats = d.join("stats.json");
+    let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/integer.ptx");
+    let out = bin().arg(&input).arg("--stats-file").arg(&stats).arg("-o").arg(d.join("out.ptx")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "the statistics go to the file");
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let fired: Vec<&str> = j["functions"].as_array().unwrap().iter().flat_map(|f| f["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap())).collect();
+    assert!(fired.contains(&"div-by-constant"), "{j}");
+
+    // Statistics are about one input, and not with --verify.
+    for args in [&["--stats", "a.ptx", "b.ptx", "--out-dir", "x"][..], &["--verify", "--stats"][..], &["--remarks=("][..]] {
+        let (code, _, err) = run_with_stdin(args, REDUNDANT);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn remarks_name_the_pass_the_function_and_the_input_lines() {
+    let (code, _, err) = run_with_stdin(&["--remarks"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("<stdin>:11: remark: egraph changed `k`: 2 instructions removed, 1 added; rules: ") && err.contains("self-zero 1"), "{err}");
+    assert!(err.contains("<stdin>:11") && err.contains("- xor.b32 %r2, %r1, %r1;"), "{err}");
+    assert!(err.contains("<stdin>:13: remark: dce changed `k`: 1 instruction removed, 0 added"), "{err}");
+    assert!(err.lines().any(|l| l.trim_start().starts_with("<stdin>:13") && l.ends_with("- ld.global.u32 %r4, [%rd2+4];")), "{err}");
+
+    // A filter picks passes; JSON lines with --error-format=json.
+    let (code, _, err) = run_with_stdin(&["--remarks=^dce$", "--error-format=json"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = err.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert_eq!((lines[0]["pass"].as_str(), lines[0]["line"].as_u64(), lines[0]["changes"][0]["op"].as_str()), (Some("dce"), Some(13), Some("-")));
+
+    // Missed: the engine's rules fired and it kept the input.
+    let (code, _, err) = run_with_stdin(&["--remarks-missed"], ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry m(.param .u64 p)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tadd.s32 %r2, %r1, 5;\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("remark (missed): egraph kept `m` as it was: rules fired ("), "{err}");
+}
