@@ -32,6 +32,8 @@ pub enum Sub {
     Run(RunArgs),
     /// Shrink a PTX file while a test command keeps succeeding on it (a test-case reducer)
     Reduce(ReduceArgs),
+    /// Optimize a file in memory and compare the SASS ptxas makes of the input and the output, per kernel
+    Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
 }
@@ -222,6 +224,32 @@ fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
     }
     Ok(std::time::Duration::from_secs_f64(secs))
 }
+
+/// The options of `ptx-opt check`.
+#[derive(Args, Clone, Debug)]
+pub struct CheckArgs {
+    /// The PTX file (`-` for standard input)
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// Optimization level: -O0, -O1, -O2 (default), -O3
+    #[arg(short = 'O', value_enum, value_name = "LEVEL", default_value_t = Level::O2)]
+    pub level: Level,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// What `ptx-opt check --help` says after the options.
+pub const CHECK_AFTER_HELP: &str = "\
+Both files are assembled for the input's .target (a target before sm_75 for
+sm_75), with -O3 unless the target says `debug`, relocatable when ptxas asks;
+a function's SASS instructions are the 16-byte words of its .text section
+without the trailing padding, its registers what `ptxas -v` says (as
+tools/sass-report counts them).
+ptxas: $PTXAS, ~/.cache/ptx-opt-tools/bin, ~/.cache/ptx-tools/bin, then PATH
+(tools/setup-ptx-tools.sh installs it); $PTXAS13 or ptxas13 beside it for
+.versions the first one refuses.
+exit status: 0 success; 1 invalid input, ptxas missing, ptxas rejects the input,
+or the output does not assemble (with ptxas's message); 2 usage error";
 
 /// The options of `ptx-opt completions`.
 #[derive(Args, Clone, Debug)]

@@ -729,3 +729,61 @@ fn remarks_name_the_pass_the_function_and_the_input_lines() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("remark (missed): egraph kept `m` as it was: rules fired ("), "{err}");
 }
+
+/// ptxas as `ptx-opt check` finds it; `None` (and a note) when it is not installed.
+fn ptxas_or_skip(test: &str) -> Option<PathBuf> {
+    match ptx_opt_cli::ptx_tools::locate() {
+        Ok(t) => Some(t.ptxas),
+        Err(m) => {
+            eprintln!("{test}: skipped: {m}");
+            None
+        }
+    }
+}
+
+#[test]
+fn check_compares_the_sass_of_input_and_output_per_kernel() {
+    if ptxas_or_skip("check_compares_the_sass_of_input_and_output_per_kernel").is_none() {
+        return;
+    }
+    let saxpy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy-O0.ptx");
+    let out = bin().arg("check").arg(&saxpy).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.lines().next().unwrap_or_default().ends_with("-arch=sm_80 -O3"), "{stdout}");
+    // The stack of clang -O0 goes: fewer instructions and registers.
+    let row: Vec<&str> = stdout.lines().find(|l| l.starts_with("saxpy ")).unwrap_or_default().split_whitespace().collect();
+    let (before, after): (u64, u64) = (row[1].parse().unwrap(), row[2].parse().unwrap());
+    assert!(after < before, "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("total ")), "{stdout}");
+
+    // A corpus file with a target older than sm_75 and several kernels; -O0 changes nothing.
+    let legacy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/legacy-1x.ptx");
+    let out = bin().arg("check").arg(&legacy).arg("-O0").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("-arch=sm_75") && stdout.contains("assembled for sm_75"), "{stdout}");
+    let rows: Vec<&str> = stdout.lines().skip(2).collect();
+    assert!(rows.len() >= 3 && rows.iter().all(|r| r.split_whitespace().nth(3) == Some("0")), "{stdout}");
+}
+
+#[test]
+fn check_fails_when_the_output_does_not_assemble_or_ptxas_is_missing() {
+    let Some(ptxas) = ptxas_or_skip("check_fails_when_the_output_does_not_assemble_or_ptxas_is_missing") else { return };
+    let d = scratch("check");
+    // A ptxas that assembles the input and rejects the optimizer's output.
+    let fake = d.join("ptxas");
+    std::fs::write(&fake, format!("#!/bin/sh\nfor a; do last=$a; done\ncase $last in *output.ptx) echo \"ptxas fatal   : planted failure in $last\" >&2; exit 255;; esac\nexec '{}' \"$@\"\n", ptxas.display())).unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let saxpy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy.ptx");
+    let out = bin().env("PTXAS", &fake).arg("check").arg(&saxpy).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("the -O2 output does not assemble") && stderr.contains("planted failure"), "{stderr}");
+    assert!(stdout.is_empty());
+
+    let out = bin().env("PTXAS", d.join("missing")).arg("check").arg(&saxpy).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("tools/setup-ptx-tools.sh"), "{stderr}");
+}
