@@ -53,6 +53,13 @@ pub fn run(o: &ReduceArgs, stdin: &mut dyn Read, stderr: &mut dyn Write) -> i32 
         Ok(d) => d,
         Err(e) => return fail(stderr, &reporter, "", &format!("cannot find the current directory (where the test runs): {e}")),
     };
+    // Every candidate is written there: a directory that takes no file
+    // would make every test fail, and the input look uninteresting.
+    let probe = workdir.join(format!("ptx-opt-reduce-{}-probe.ptx", std::process::id()));
+    if let Err(e) = std::fs::write(&probe, b"") {
+        return fail(stderr, &reporter, "", &format!("cannot write candidate files in the current directory `{}`: {e}", workdir.display()));
+    }
+    let _ = std::fs::remove_file(&probe);
     let command = shell_command(&o.test);
     let mut test = command_test_with_timeout(&command, &workdir, o.timeout);
     let options = ReduceOptions { max_tests: o.max_tests, ..ReduceOptions::default() };
