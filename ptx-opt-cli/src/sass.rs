@@ -3,7 +3,7 @@
 //! oldest nvdisasm 13 reads and the 16-byte encoding counted here),
 //! `-O3` except for `debug` targets (ptxas refuses it for them),
 //! relocatable (`-c`) when ptxas asks for it (calls to `.extern`
-//! functions), the newer ptxas when the first refuses the `.version`. A
+//! functions, features it takes only with `--compile-only`), the newer ptxas when the first refuses the `.version`. A
 //! function's instructions are the 16-byte words of its `.text.NAME`
 //! section without the padding (NOPs after the final branch-to-self, and
 //! that branch); its registers come from `ptxas -v`.
@@ -79,7 +79,7 @@ pub fn assemble(tools: &Assemblers, setup: &Setup, ptx: &str, dir: &Path, name: 
                     (f, FunctionSass { instructions: instruction_count(bytes), registers })
                 }).collect());
             }
-            if !log.to_lowercase().contains("unresolved extern") {
+            if !wants_relocatable(&log) {
                 break;
             }
         }
@@ -90,6 +90,13 @@ pub fn assemble(tools: &Assemblers, setup: &Setup, ptx: &str, dir: &Path, name: 
     }
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("error") || l.contains("fatal")).take(8).collect();
     Err(if errors.is_empty() { log.trim().to_string() } else { errors.join("\n") })
+}
+
+/// Does ptxas's log ask for relocatable code (`-c`): calls to `.extern`
+/// functions, or features it takes only with `--compile-only`?
+fn wants_relocatable(log: &str) -> bool {
+    let lower = log.to_lowercase();
+    ["unresolved extern", "undefined reference", "--compile-only"].iter().any(|m| lower.contains(m))
 }
 
 /// `{function: registers}` from `ptxas -v`.
@@ -176,6 +183,13 @@ mod tests {
         assert_eq!(t(&["sm_52"]), Setup { arch: "sm_75".into(), promoted: true, o3: true });
         assert_eq!(t(&["sm_90a", "debug"]), Setup { arch: "sm_90a".into(), promoted: false, o3: false });
         assert_eq!(t(&[]).arch, "sm_75");
+    }
+
+    #[test]
+    fn relocatable_when_ptxas_asks() {
+        assert!(wants_relocatable("ptxas error   : Feature 'unified Functions' requires command line option '--compile-only'."));
+        assert!(wants_relocatable("ptxas fatal   : Unresolved extern function 'f'"));
+        assert!(!wants_relocatable("ptxas error   : Arguments mismatch for instruction 'mov'"));
     }
 
     #[test]
