@@ -53,26 +53,36 @@ pub fn run(o: &OptimizeArgs, stdin: &mut dyn Read, stdout: &mut dyn Write, stder
             EXIT_INVALID
         }
         Ok(Plan::Single(path)) => single(path, o, &reporter, stdin, stdout, stderr),
-        Ok(Plan::Batch(_)) if o.stats.is_some() || o.stats_file.is_some() || o.remarks.is_some() || o.remarks_missed => {
-            let _ = stderr.write_all(usage_line("ptx-opt", "--stats, --stats-file, --remarks and --remarks-missed take one input").as_bytes());
-            EXIT_USAGE
-        }
         Ok(Plan::Batch(jobs)) => crate::batch::run(&jobs, o, &reporter, stderr),
     }
 }
 
 /// The statistics as `--stats` asks, to stderr or `--stats-file` (JSON
-/// there unless `--stats=text`).
-fn write_stats(stats: &crate::stats::FileStats, o: &OptimizeArgs, stderr: &mut dyn Write) -> Result<(), String> {
+/// there unless `--stats=text`): one input's document, or with many
+/// `{"files": [...]}`.
+pub fn write_stats(stats: &[crate::stats::FileStats], o: &OptimizeArgs, stderr: &mut dyn Write) -> Result<(), String> {
     let json = match (o.stats, &o.stats_file) {
         (Some(f), _) => f == StatsFormat::Json,
         (None, file) => file.is_some(),
     };
-    let text = if json { format!("{}\n", serde_json::to_string_pretty(&stats.json()).unwrap_or_default()) } else { stats.text() };
+    let text = if !json {
+        stats.iter().map(crate::stats::FileStats::text).collect::<Vec<_>>().join("\n")
+    } else {
+        let doc = match stats {
+            [one] => one.json(),
+            many => serde_json::json!({"files": many.iter().map(crate::stats::FileStats::json).collect::<Vec<_>>()}),
+        };
+        format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+    };
     match &o.stats_file {
         Some(p) => crate::output_file::write_atomically(p, text.as_bytes()).map_err(|e| format!("cannot write `{}`: {e}", p.display())),
         None => stderr.write_all(text.as_bytes()).map_err(|e| format!("cannot write standard error: {e}")),
     }
+}
+
+/// The remarks of one input, as `--error-format` says (JSON lines, or text).
+pub fn render_remarks(remarks: &[crate::remarks::Remark], file: &str, reporter: &Reporter) -> String {
+    remarks.iter().map(|r| if reporter.format == crate::diagnostics::ErrorFormat::Json { format!("{}\n", r.json(file)) } else { r.text(file) }).collect()
 }
 
 /// One input to `-o` or standard output.
@@ -94,15 +104,12 @@ fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &
     if let Some(f) = &out.validation_failure {
         let _ = stderr.write_all(reporter.message(&input.name, Severity::Error, &format!("{}: {f}", input.name)).as_bytes());
     }
-    for r in &out.remarks {
-        let line = if reporter.format == crate::diagnostics::ErrorFormat::Json { format!("{}\n", r.json(&input.name)) } else { r.text(&input.name) };
-        let _ = stderr.write_all(line.as_bytes());
-    }
+    let _ = stderr.write_all(render_remarks(&out.remarks, &input.name, reporter).as_bytes());
     if out.failed {
         return EXIT_INVALID;
     }
     if let Some(stats) = &out.stats {
-        if let Err(m) = write_stats(stats, o, stderr) {
+        if let Err(m) = write_stats(std::slice::from_ref(stats), o, stderr) {
             let _ = stderr.write_all(reporter.message("", Severity::Error, &m).as_bytes());
             return EXIT_INVALID;
         }

@@ -701,8 +701,19 @@ fn stats_show_the_passes_and_rules_per_function() {
     let fired: Vec<&str> = j["functions"].as_array().unwrap().iter().flat_map(|f| f["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap())).collect();
     assert!(fired.contains(&"div-by-constant"), "{j}");
 
-    // Statistics are about one input, and not with --verify.
-    for args in [&["--stats", "a.ptx", "b.ptx", "--out-dir", "x"][..], &["--verify", "--stats"][..], &["--remarks=("][..]] {
+    // Many inputs: one document with every file, and each file's remarks.
+    std::fs::write(d.join("redundant.ptx"), REDUNDANT).unwrap();
+    let out = bin().arg(d.join("redundant.ptx")).arg(&input).args(["--stats=json", "--remarks=dce", "--out-dir"]).arg(d.join("many")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("redundant.ptx:13: remark: dce changed `k`"), "{err}");
+    let doc: String = err.lines().skip_while(|l| *l != "{").take_while(|l| !l.starts_with("ptx-opt: ")).collect::<Vec<_>>().join("\n");
+    let j: serde_json::Value = serde_json::from_str(&doc).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let files: Vec<&str> = j["files"].as_array().unwrap().iter().map(|f| f["file"].as_str().unwrap()).collect();
+    assert!(files.len() == 2 && files[0].ends_with("redundant.ptx") && files[1].ends_with("integer.ptx"), "{files:?}");
+
+    // Not with --verify; a filter must be a regular expression.
+    for args in [&["--verify", "--stats"][..], &["--remarks=("][..]] {
         let (code, _, err) = run_with_stdin(args, REDUNDANT);
         assert_eq!(code, 2, "{args:?}: {err}");
     }
