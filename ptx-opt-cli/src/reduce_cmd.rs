@@ -169,6 +169,23 @@ mod tests {
     }
 
     #[test]
+    fn the_status_line_is_rewritten_in_place_and_cleared() {
+        let p = |tests_run| Progress { round: 2, step: "drop-instructions", size: ptx_opt::reduce::Size { bytes: 1234, lines: 40, instructions: 17 }, tests_run, accepted: 3 };
+        let mut out = Vec::new();
+        let mut line = StatusLine::new(true);
+        line.show(&mut out, &p(99));
+        line.clear(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("\rptx-opt reduce: round 2 drop-instructions: 1234 bytes, 17 instructions, 99 tests"), "{text:?}");
+        assert!(text.ends_with('\r') && !text.contains('\n'), "{text:?}");
+        let mut off = Vec::new();
+        let mut quiet = StatusLine::new(false);
+        quiet.show(&mut off, &p(1));
+        quiet.clear(&mut off);
+        assert!(off.is_empty());
+    }
+
+    #[test]
     fn the_output_is_refused_when_it_is_the_input() {
         let d = std::env::temp_dir().join(format!("ptx-opt-reduce-same-{}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
