@@ -262,7 +262,8 @@ pub struct CompletionsArgs {
 /// What `ptx-opt --help` says after the options.
 pub const AFTER_HELP: &str = "\
 `ptx-opt --list-passes` lists the passes and each level's pipeline. Subcommands
-are named first: `ptx-opt run --help`, `ptx-opt completions bash`.
+are named first: `ptx-opt run --help`, `ptx-opt reduce --help`, `ptx-opt check --help`,
+`ptx-opt completions bash`.
 exit status: 0 success, 1 invalid input (any file failed), 2 usage error";
 
 /// What `ptx-opt run --help` says after the options.

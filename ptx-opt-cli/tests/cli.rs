@@ -798,3 +798,16 @@ fn check_fails_when_the_output_does_not_assemble_or_ptxas_is_missing() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("tools/setup-ptx-tools.sh"), "{stderr}");
 }
+
+#[test]
+fn reduce_and_check_usage_errors_name_their_subcommand() {
+    for (args, command) in [(&["reduce", "k.ptx", "--test", "true"][..], "ptx-opt reduce"), (&["check"][..], "ptx-opt check"), (&["check", "k.ptx", "-O9"][..], "ptx-opt check")] {
+        let (code, out, err) = run_with_stdin(args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.starts_with(&format!("{command}: ")) && err.ends_with(&format!("see `{command} --help`\n")), "{err}");
+    }
+    let (code, out, _) = run_with_stdin(&["reduce", "--help"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("--test <CMD>") && out.contains("$0") && out.contains("--max-tests <N>") && out.contains("--timeout <SECS>"), "{out}");
+}
