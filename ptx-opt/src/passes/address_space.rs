@@ -148,8 +148,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     // or nothing) is never named by a rewrite.
     let in_blocks = block_declared_names(body);
     let width = ctx.address_size;
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (_, _, view) = analyses.values(f);
     // Origins of versions.
     let origins = view.propagate(body, |k, ins, origins| origin_of(f, &view, origins, k, ins, width));
     if origins.is_empty() {

@@ -9,13 +9,14 @@
 //! keeps the CFG and the dominator tree, as long as it adds no statement (the
 //! manager checks: a pass that had to declare a register, shifting every
 //! index, invalidates them whatever it declares). The value view depends on every
-//! register write, so no pass keeps it: it is built per pass from the
-//! cached CFG and dominators.
+//! register write, so every change drops it; passes that change nothing
+//! share one.
 //!
 //! It also carries the e-graph engine's report of its last run from the
 //! `egraph` pass to the manager ([`Analyses::engine_report`]), for
 //! statistics and remarks.
 
+use crate::values::ValueView;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
 use ptx_ir::ir::Function;
@@ -34,9 +35,10 @@ pub enum Preserves {
 #[derive(Default)]
 pub struct Analyses {
     cfg: Option<(Cfg, DomTree)>,
+    view: Option<ValueView>,
     /// How many times the CFG and dominators were computed.
     pub computed: u32,
-    /// How many times a pass found them cached.
+    /// How many times a pass found them (or the value view) cached.
     pub reused: u32,
     /// What the e-graph engine reported on its last run over this function
     /// (rules fired, why it left the function alone): set by the `egraph`
@@ -61,8 +63,23 @@ impl Analyses {
         (c, d)
     }
 
+    /// The CFG, the dominator tree and the value view of `f`, which must
+    /// be the function the manager is running passes on.
+    pub fn values(&mut self, f: &Function) -> (&Cfg, &DomTree, &ValueView) {
+        if self.view.is_none() {
+            let (cfg, dom) = self.cfg_dom(f);
+            let view = ValueView::build(f, cfg, dom);
+            self.view = Some(view);
+        } else {
+            self.reused += 1;
+        }
+        let (c, d) = self.cfg.as_ref().expect("computed with the view");
+        (c, d, self.view.as_ref().expect("computed above"))
+    }
+
     /// Drops what a change of the function made stale.
     pub fn invalidate(&mut self, keeps: Preserves) {
+        self.view = None;
         if keeps == Preserves::Nothing {
             self.cfg = None;
         }

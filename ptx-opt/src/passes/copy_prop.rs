@@ -21,7 +21,7 @@
 
 use super::operands::{block_declared_names, only_types, plain_reg};
 use super::{Analyses, Pass, Preserves};
-use crate::values::{ValueView, Version};
+use crate::values::Version;
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Function, RegId, Stmt};
 use ptx_ir::isa::Opcode;
@@ -40,8 +40,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let in_blocks = block_declared_names(body);
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (_, _, view) = analyses.values(f);
     // Copies: the version of `d` a `mov` makes -> the version of `s` it read.
     let mut copies: FxHashMap<Version, Version> = FxHashMap::default();
     for (k, s) in body.iter().enumerate() {

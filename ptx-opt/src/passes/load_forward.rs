@@ -33,7 +33,7 @@
 use super::memory::{touch, Location, Symbols, Touch};
 use super::operands::block_declared_names;
 use super::{Analyses, Pass, Preserves};
-use crate::values::{ValueView, Version, VersionDef};
+use crate::values::{Version, VersionDef};
 use rustc_hash::FxHashMap;
 use crate::{ModuleContext, OptLevel};
 use petgraph::stable_graph::NodeIndex;
@@ -91,8 +91,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let in_blocks = block_declared_names(body);
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (cfg, dom, view) = analyses.values(f);
     let locs = LocTable::new(f);
     let syms = Symbols::of(f);
     // The last statement reading each version, to keep live ranges short.

@@ -103,8 +103,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     }
     let index: FxHashMap<Name, usize> = vars.iter().enumerate().map(|(i, v)| (v.name.clone(), i)).collect();
     let width = ctx.address_size;
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (cfg, dom, view) = analyses.values(f);
 
     // Origins of versions.
     let origins = view.propagate(body, |k, ins, origins| produced(f, &view, origins, &index, k, ins, width));

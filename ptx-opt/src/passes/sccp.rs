@@ -113,10 +113,62 @@ impl Solution {
 
 fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
-    let sol = solve(f, body, cfg, &view, ctx);
-    rewrite(f, body, &view, &sol)
+    if !merges_a_constant(f, body) {
+        return None;
+    }
+    let (cfg, _, view) = analyses.values(f);
+    let sol = solve(f, body, cfg, view, ctx);
+    rewrite(f, body, view, &sol)
+}
+
+/// Can a merge bring a constant at all: is some register written by a
+/// `mov` of an immediate and written elsewhere too? Without one, every
+/// constant is one the e-graph engine sees (and this pass's solve, the
+/// costliest step of a pipeline on large modules, is skipped).
+fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
+    let mut writes = vec![0u32; f.regs.len()];
+    let mut const_movs = vec![false; f.regs.len()];
+    for s in body {
+        let Stmt::Instr(ins) = s else { continue };
+        ins.for_each_reg(|r, a| {
+            if a.write {
+                if let Some(w) = writes.get_mut(r.0 as usize) {
+                    *w += 1;
+                }
+            }
+        });
+        if ins.opcode == Opcode::MOV && matches!(ins.operands.get(1), Some(Operand::Imm(_))) {
+            if let Some(Operand::Reg(d)) = ins.operands.first() {
+                if let Some(c) = const_movs.get_mut(d.reg.0 as usize) {
+                    *c = true;
+                }
+            }
+        }
+    }
+    writes.iter().zip(&const_movs).any(|(&n, &c)| c && n >= 2)
+}
+
+/// How a statement is evaluated, prepared once: the register it writes,
+/// its shape, and per source the register it reads (none for immediates).
+struct Prepared {
+    dest: RegId,
+    shape: Shape,
+    sources: Vec<SourceOf>,
+    regs: Vec<Option<RegId>>,
+}
+
+fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
+    let unguarded;
+    let ins = if ins.guard.is_some() {
+        unguarded = Instruction { guard: None, ..ins.clone() };
+        &unguarded
+    } else {
+        ins
+    };
+    let dest = value_dest(f, ins)?;
+    let (tmpl, width, sources) = value_shape(f, ins)?;
+    let regs = value_regs(f, ins)?;
+    Some(Prepared { dest, shape: Shape::new(tmpl, width), sources, regs })
 }
 
 /// The guard's value at statement `k`: `Some(true/false)` when known.
@@ -130,32 +182,23 @@ fn guard_value(sol: &Solution, view: &ValueView, ins: &Instruction, k: usize) ->
     }
 }
 
-/// The value `ins` computes (as if unguarded) into the register it writes,
-/// or `None` when it is not a value statement.
-fn computed(f: &Function, sol: &Solution, view: &ValueView, ins: &Instruction, k: usize, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
-    let unguarded;
-    let ins = if ins.guard.is_some() {
-        unguarded = Instruction { guard: None, ..ins.clone() };
-        &unguarded
-    } else {
-        ins
-    };
-    let dest = value_dest(f, ins)?;
-    let (tmpl, width, sources) = value_shape(f, ins)?;
-    let regs = value_regs(f, ins)?;
-    let mut kids: Vec<(u128, u8)> = Vec::with_capacity(sources.len());
-    for (s, r) in sources.iter().zip(&regs) {
+/// The value statement `k` computes (as if unguarded) into the register it
+/// writes, or `None` when it is not a value statement.
+fn computed(p: Option<&Prepared>, sol: &Solution, view: &ValueView, k: usize, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
+    let p = p?;
+    let mut kids: Vec<(u128, u8)> = Vec::with_capacity(p.sources.len());
+    for (s, r) in p.sources.iter().zip(&p.regs) {
         match (s, r) {
             (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
             (SourceOf::Reg(w), Some(r)) => match sol.at(view, *r, k) {
                 Lattice::Const(c) => kids.push((c, *w)),
-                x => return Some((dest, x)),
+                x => return Some((p.dest, x)),
             },
-            _ => return Some((dest, Lattice::Varies)),
+            _ => return Some((p.dest, Lattice::Varies)),
         }
     }
-    let value = Shape::new(tmpl, width).eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
-    Some((dest, value))
+    let value = p.shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
+    Some((p.dest, value))
 }
 
 fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
@@ -170,9 +213,25 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             writes[k].push(reg);
         }
     }
+    let prepared: Vec<Option<Prepared>> = body
+        .iter()
+        .enumerate()
+        .map(|(k, s)| match s {
+            Stmt::Instr(ins) if !writes[k].is_empty() && view.reachable(k) => prepare(f, ins),
+            _ => None,
+        })
+        .collect();
+    // Reverse postorder: definitions before their uses but around loops,
+    // so a round carries values as far as they go.
+    let mut order: Vec<NodeIndex> = Vec::with_capacity(cfg.node_bound());
+    let mut dfs = petgraph::visit::DfsPostOrder::new(&cfg.graph, cfg.entry);
+    while let Some(b) = dfs.next(&cfg.graph) {
+        order.push(b);
+    }
+    order.reverse();
     loop {
         let mut changed = false;
-        for &b in &cfg.layout {
+        for &b in &order {
             if !sol.executable[b.index()] {
                 continue;
             }
@@ -190,7 +249,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                 if writes[k].is_empty() {
                     continue;
                 }
-                let value = computed(f, &sol, view, ins, k, ctx);
+                let value = computed(prepared[k].as_ref(), &sol, view, k, ctx);
                 let guard = guard_value(&sol, view, ins, k);
                 for &r in &writes[k] {
                     let new = match value {

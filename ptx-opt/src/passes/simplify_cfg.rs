@@ -9,6 +9,10 @@
 //!    unconditional branch, or is removed when never taken.
 //! 2. A branch whose target is the next statement (only labels, `.loc`
 //!    and pragmas between) is removed, guarded or not: both ways lead there.
+//!    A branch to a block that only branches on (an unguarded `bra M`)
+//!    goes to `M` directly (jump threading over empty blocks), when both
+//!    the branch and `M` are outside `{ }` blocks (so the name means the
+//!    same label at the branch).
 //! 3. Instructions of blocks the entry does not reach are removed.
 //! 4. Labels nothing names (no branch, `.branchtargets` table or other
 //!    operand) are removed, which merges straight-line blocks. Not in
@@ -54,8 +58,8 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         .collect();
     let candidates = body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::BRA && i.guard.is_some_and(|g| constant_preds.contains(&g.reg))));
     let decided = if candidates {
-        let (cfg, dom) = analyses.cfg_dom(f);
-        constant_branches(f, &ValueView::build(f, cfg, dom))
+        let (_, _, view) = analyses.values(f);
+        constant_branches(f, view)
     } else {
         Vec::new()
     };
@@ -81,7 +85,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     // Steps 2 and 3 on one copy, each removing all it finds per round.
     let mut h = g.take().unwrap_or_else(|| f.clone());
     let mut changed = false;
-    while remove_branches_to_next(&mut h) | remove_unreachable(&mut h) {
+    while thread_jumps(&mut h) | remove_branches_to_next(&mut h) | remove_unreachable(&mut h) {
         changed = true;
     }
     if changed || !decided.is_empty() {
@@ -152,6 +156,71 @@ fn remove_branches_to_next(f: &mut Function) -> bool {
         !drop[k - 1]
     });
     true
+}
+
+/// Retargets every branch to a block that only branches on (see the module
+/// documentation); says whether it changed any.
+fn thread_jumps(f: &mut Function) -> bool {
+    let Some(body) = f.body.as_mut() else { return false };
+    // Depth in `{ }` blocks of each statement.
+    let mut depth = vec![0usize; body.len()];
+    let mut d = 0usize;
+    for (k, s) in body.iter().enumerate() {
+        match s {
+            Stmt::ScopeBegin => d += 1,
+            Stmt::ScopeEnd => d = d.saturating_sub(1),
+            _ => {}
+        }
+        depth[k] = d;
+    }
+    let outer: FxHashSet<LabelId> = body.iter().enumerate().filter_map(|(k, s)| if let (Stmt::Label(l), 0) = (s, depth[k]) { Some(*l) } else { None }).collect();
+    // For each label at depth 0: the target (also at depth 0) of the
+    // unguarded `bra` right after it.
+    let mut forward: rustc_hash::FxHashMap<LabelId, LabelId> = rustc_hash::FxHashMap::default();
+    for (k, s) in body.iter().enumerate() {
+        let Stmt::Label(l) = s else { continue };
+        if depth[k] != 0 {
+            continue;
+        }
+        for t in &body[k + 1..] {
+            match t {
+                Stmt::Label(_) | Stmt::Loc(_) | Stmt::Pragma(_) => {}
+                Stmt::Instr(i) if i.opcode == Opcode::BRA && i.guard.is_none() => {
+                    if let Some(Operand::Label(m)) = i.operands.first() {
+                        if outer.contains(m) {
+                            forward.insert(*l, *m);
+                        }
+                    }
+                    break;
+                }
+                _ => break,
+            }
+        }
+    }
+    let mut changed = false;
+    for (k, s) in body.iter_mut().enumerate() {
+        let Stmt::Instr(ins) = s else { continue };
+        if ins.opcode != Opcode::BRA || depth[k] != 0 {
+            continue;
+        }
+        let Some(Operand::Label(target)) = ins.operands.first().cloned() else { continue };
+        // Follow the chain, stopping at a cycle (an empty infinite loop).
+        let mut to = target;
+        let mut seen: FxHashSet<LabelId> = FxHashSet::default();
+        while let Some(&next) = forward.get(&to) {
+            if !seen.insert(to) || next == to {
+                break;
+            }
+            to = next;
+        }
+        // Every hop is an unconditional jump with no other effect: any label
+        // on the chain is the same place.
+        if to != target {
+            ins.operands[0] = Operand::Label(to);
+            changed = true;
+        }
+    }
+    changed
 }
 
 /// Removes the instructions of blocks the entry does not reach; says

@@ -16,7 +16,6 @@
 
 use super::memory::{touch, Location, Symbols, Touch};
 use super::{Analyses, Pass, Preserves};
-use crate::values::ValueView;
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::analysis::LocTable;
 use ptx_ir::ir::{Function, Stmt};
@@ -34,8 +33,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     if body.iter().filter(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::ST)).count() < 2 {
         return None;
     }
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (cfg, dom, view) = analyses.values(f);
     let locs = LocTable::new(f);
     let syms = Symbols::of(f);
     let mut dead = vec![false; body.len()];

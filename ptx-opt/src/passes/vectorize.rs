@@ -1,7 +1,8 @@
 //! `vectorize`: adjacent scalar loads or stores become one `.v2`/`.v4`
 //! access when the address is proven aligned.
 //!
-//! Within one block, plain accesses ([`memory`]) of one space, base
+//! Within one block, plain `.global` or generic accesses ([`memory`];
+//! [`VECTORIZED_SPACES`]) of one space, base
 //! version, type and modifiers at offsets `o, o+e, ...` (`e` the element
 //! size, 2, 4 or 8 bytes; 2 or 4 elements, at most 16 bytes; in increasing
 //! offset order in the text) become one vector access when
@@ -47,6 +48,13 @@ pub const PASS: Pass = Pass {
     run,
     preserves: Preserves::Nothing,
 };
+
+/// The spaces whose accesses are grouped. ptxas groups `.shared` accesses
+/// whose alignment it sees itself, and a vector access to a `.local` array
+/// keeps ptxas from turning the array into registers (measured: the CUDA
+/// 2.2 SDK's fluidsGL `advectParticles_k`, 64 SASS instructions, 341 with
+/// its two-float `.local` array read as one `.v2`).
+const VECTORIZED_SPACES: &[StateSpace] = &[StateSpace::Global, StateSpace::Generic];
 
 /// Known alignment (log2 of bytes, at most 4: 16 bytes is all a vector
 /// needs) of register versions and symbols.
@@ -158,8 +166,7 @@ struct Scalar {
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let (cfg, dom) = analyses.cfg_dom(f);
-    let view = ValueView::build(f, cfg, dom);
+    let (cfg, dom, view) = analyses.values(f);
     let align = Alignment::of(f, &view);
     if align.regs.is_empty() && align.syms.is_empty() {
         return None;
@@ -177,6 +184,9 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         for k in stmts.clone() {
             let Stmt::Instr(ins) = &body[k] else { continue };
             if let Touch::Plain(acc) = touch(f, &syms, &locs, &view, k, ins) {
+                if !VECTORIZED_SPACES.contains(&acc.at.space) {
+                    continue;
+                }
                 if let (true, None, Some(Operand::Reg(r))) = (acc.whole, ins.guard, acc.value) {
                     if plain_reg(f, &Operand::Reg(*r), None).is_some() && ins.vector().is_none() {
                         scalars.push(Scalar { k, store: acc.store, at: acc.at, reg: r.reg });
