@@ -30,6 +30,10 @@ pub enum Sub {
     Opt(OptimizeArgs),
     /// Run a kernel on the reference interpreter (no GPU) and print its buffers as JSON
     Run(RunArgs),
+    /// Shrink a PTX file while a test command keeps succeeding on it (a test-case reducer)
+    Reduce(ReduceArgs),
+    /// Optimize a file in memory and compare the SASS ptxas makes of the input and the output, per kernel
+    Check(CheckArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell)
     Completions(CompletionsArgs),
 }
@@ -69,6 +73,15 @@ pub enum Emit {
     Ptx,
     /// graphviz: one subgraph per function, edges labeled taken/fall-through
     CfgDot,
+}
+
+/// How `--stats` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StatsFormat {
+    /// a table
+    Text,
+    /// one JSON document
+    Json,
 }
 
 /// How diagnostics are written (shared by every subcommand that reads PTX).
@@ -117,8 +130,23 @@ pub struct OptimizeArgs {
     /// Run only the first N pass×function steps (each step is logged on stderr: `BISECT: running pass (3) ...`)
     #[arg(long = "opt-bisect-limit", value_name = "N")]
     pub bisect_limit: Option<u64>,
+    /// Per function: instructions and declared registers before and after, the passes that changed it
+    /// and the e-graph rules that fired, with counts; a table (text, the default) or one JSON document (json),
+    /// on stderr or in --stats-file
+    #[arg(long, value_enum, value_name = "FORMAT", num_args = 0..=1, require_equals = true, default_missing_value = "text")]
+    pub stats: Option<StatsFormat>,
+    /// Write the statistics to PATH instead of stderr (JSON unless --stats=text)
+    #[arg(long, value_name = "PATH")]
+    pub stats_file: Option<PathBuf>,
+    /// A remark on stderr for each pass×function step that changed the function: the instructions removed
+    /// (with their input lines) and added; FILTER (a regular expression or a pass name) picks the passes
+    #[arg(long, value_name = "FILTER", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub remarks: Option<String>,
+    /// A remark for each e-graph run whose rules fired but that kept the function as it was (and why)
+    #[arg(long)]
+    pub remarks_missed: bool,
     /// Parse and verify only; diagnostics on stderr, nothing written (so not with -o or --out-dir)
-    #[arg(long, conflicts_with_all = ["no_verify", "output", "out_dir", "emit"])]
+    #[arg(long, conflicts_with_all = ["no_verify", "output", "out_dir", "emit", "stats", "stats_file", "remarks", "remarks_missed"])]
     pub verify: bool,
     /// Skip the verifier (for input verified before); by default a verifier error stops before anything is written
     #[arg(long)]
@@ -164,6 +192,65 @@ pub struct RunArgs {
     pub report: ReportArgs,
 }
 
+/// The options of `ptx-opt reduce`.
+#[derive(Args, Clone, Debug)]
+pub struct ReduceArgs {
+    /// The PTX file to shrink (valid PTX on which the test succeeds; `-` for standard input)
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// The interestingness test, a shell command run by `sh -c` for each candidate; exit status 0 means
+    /// "still interesting". The candidate's path is appended as the last argument (`grep -q mul.wide`
+    /// runs `grep -q mul.wide FILE`), unless CMD names it itself as `$0` (`ptxas \"$0\" 2>&1 | grep -q error`)
+    #[arg(long = "test", value_name = "CMD", required = true)]
+    pub test: String,
+    /// Write the reduced PTX to OUT (required; not the input); written only on success
+    #[arg(short = 'o', value_name = "OUT", required = true)]
+    pub output: PathBuf,
+    /// Kill a test run after SECS seconds (it then counts as not interesting)
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub timeout: Option<std::time::Duration>,
+    /// Run the test at most N times (the check of the input included), then keep the smallest file found
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tests: Option<u64>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// A positive number of seconds (`2`, `0.5`).
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !(secs > 0.0 && secs.is_finite() && secs < 1e9) {
+        return Err(format!("`{s}`: the time limit must be a positive number of seconds"));
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// The options of `ptx-opt check`.
+#[derive(Args, Clone, Debug)]
+pub struct CheckArgs {
+    /// The PTX file (`-` for standard input)
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    /// Optimization level: -O0, -O1, -O2 (default), -O3
+    #[arg(short = 'O', value_enum, value_name = "LEVEL", default_value_t = Level::O2)]
+    pub level: Level,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// What `ptx-opt check --help` says after the options.
+pub const CHECK_AFTER_HELP: &str = "\
+Both files are assembled for the input's .target (a target before sm_75 for
+sm_75), with -O3 unless the target says `debug`, relocatable when ptxas asks;
+a function's SASS instructions are the 16-byte words of its .text section
+without the trailing padding, its registers what `ptxas -v` says (as
+tools/sass-report counts them).
+ptxas: $PTXAS, ~/.cache/ptx-opt-tools/bin, ~/.cache/ptx-tools/bin, then PATH
+(tools/setup-ptx-tools.sh installs it); $PTXAS13 or ptxas13 beside it for
+.versions the first one refuses.
+exit status: 0 success; 1 invalid input, ptxas missing, ptxas rejects the input,
+or the output does not assemble (with ptxas's message); 2 usage error";
+
 /// The options of `ptx-opt completions`.
 #[derive(Args, Clone, Debug)]
 pub struct CompletionsArgs {
@@ -175,7 +262,8 @@ pub struct CompletionsArgs {
 /// What `ptx-opt --help` says after the options.
 pub const AFTER_HELP: &str = "\
 `ptx-opt --list-passes` lists the passes and each level's pipeline. Subcommands
-are named first: `ptx-opt run --help`, `ptx-opt completions bash`.
+are named first: `ptx-opt run --help`, `ptx-opt reduce --help`, `ptx-opt check --help`,
+`ptx-opt completions bash`.
 exit status: 0 success, 1 invalid input (any file failed), 2 usage error";
 
 /// What `ptx-opt run --help` says after the options.
@@ -203,3 +291,18 @@ whose value the program does not determine exactly.
 
 exit status: 0 success; 1 invalid input, unsupported instruction,
 out-of-bounds access, deadlock, trap or step limit; 2 usage error";
+
+/// What `ptx-opt reduce --help` says after the options.
+pub const REDUCE_AFTER_HELP: &str = "\
+Each candidate is valid PTX (printed, parsed back and verified) written to a
+file `ptx-opt-reduce-PID-N.ptx` in the current directory, which is also where
+the test runs, and removed after the run. The test's standard streams are
+closed. Examples:
+  ptx-opt reduce big.ptx --test 'grep -q mul.wide.u32' -o small.ptx
+  ptx-opt reduce big.ptx --test 'ptxas -arch=sm_80 \"$0\" -o /dev/null 2>&1 | grep -q \"Internal\"' -o small.ptx
+  ptx-opt reduce big.ptx --test ./differs.sh --timeout 10 -o small.ptx
+
+Progress is shown on stderr when it is a terminal; the last line sums up
+(bytes, lines and instructions before and after, tests run, time).
+exit status: 0 success; 1 invalid input, or the test does not succeed on the
+input; 2 usage error (OUT is the input, an unknown option ...)";

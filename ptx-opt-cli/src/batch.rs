@@ -1,7 +1,9 @@
 //! Optimizing many files: each job on its own in parallel (rayon), its
 //! diagnostics written as it finishes, a progress bar on a terminal only,
 //! and a final summary line (files ok and failed, kernels, PTX
-//! instructions before and after, wall time). A failing file never stops
+//! instructions before and after, wall time). Remarks are written with
+//! each file's messages; statistics of every file that succeeded, in the
+//! order of the inputs, before the summary line. A failing file never stops
 //! the others; the exit status is 1 when any failed.
 
 use crate::args::OptimizeArgs;
@@ -21,6 +23,7 @@ struct JobReport {
     messages: String,
     failed: bool,
     counts: Counts,
+    stats: Option<crate::stats::FileStats>,
 }
 
 /// Reads, optimizes and writes one job.
@@ -28,7 +31,7 @@ fn process(job: &Job, o: &OptimizeArgs, reporter: &Reporter) -> JobReport {
     let name = job.input.display().to_string();
     let input = match crate::input::read(Some(&job.input), &mut std::io::empty()) {
         Ok(i) => i,
-        Err(m) => return JobReport { messages: reporter.message(&name, Severity::Error, &m), failed: true, counts: Counts::default() },
+        Err(m) => return JobReport { messages: reporter.message(&name, Severity::Error, &m), failed: true, counts: Counts::default(), stats: None },
     };
     let out = optimize_text(&input.name, &input.bytes, o, false);
     let mut messages = reporter.diagnostics(&out.diagnostics, &input.bytes);
@@ -42,6 +45,7 @@ fn process(job: &Job, o: &OptimizeArgs, reporter: &Reporter) -> JobReport {
     if let Some(f) = &out.validation_failure {
         messages.push_str(&reporter.message(&name, Severity::Error, &format!("{name}: {f}")));
     }
+    messages.push_str(&crate::optimize_cmd::render_remarks(&out.remarks, &input.name, reporter));
     let mut failed = out.failed;
     if let (false, Some(text), Some(path)) = (failed, &out.text, &job.output) {
         let written = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -53,7 +57,8 @@ fn process(job: &Job, o: &OptimizeArgs, reporter: &Reporter) -> JobReport {
             failed = true;
         }
     }
-    JobReport { messages, failed, counts: if failed { Counts::default() } else { out.counts } }
+    let stats = if failed { None } else { out.stats };
+    JobReport { messages, failed, counts: if failed { Counts::default() } else { out.counts }, stats }
 }
 
 /// Totals of a batch.
@@ -100,6 +105,7 @@ pub fn run(jobs: &[Job], o: &OptimizeArgs, reporter: &Reporter, stderr: &mut dyn
         ProgressBar::hidden()
     };
     let mut summary = Summary { verify_only: o.verify, ..Summary::default() };
+    let mut stats: Vec<(usize, crate::stats::FileStats)> = Vec::new();
     let (tx, rx) = std::sync::mpsc::channel::<(usize, JobReport)>();
     std::thread::scope(|s| {
         s.spawn(move || {
@@ -120,14 +126,24 @@ pub fn run(jobs: &[Job], o: &OptimizeArgs, reporter: &Reporter, stderr: &mut dyn
                 summary.ok += 1;
             }
             summary.counts += r.counts;
+            stats.extend(r.stats.map(|s| (k, s)));
             bar.set_message(jobs[k].input.display().to_string());
             bar.inc(1);
         }
     });
     bar.finish_and_clear();
+    let mut stats_unwritten = false;
+    if o.stats.is_some() || o.stats_file.is_some() {
+        stats.sort_by_key(|(k, _)| *k);
+        let stats: Vec<crate::stats::FileStats> = stats.into_iter().map(|(_, s)| s).collect();
+        if let Err(m) = crate::optimize_cmd::write_stats(&stats, o, stderr) {
+            let _ = stderr.write_all(reporter.message("", Severity::Error, &m).as_bytes());
+            stats_unwritten = true;
+        }
+    }
     summary.wall = start.elapsed();
     let _ = writeln!(stderr, "{}", summary.line(reporter.format));
-    if summary.failed > 0 { EXIT_INVALID } else { EXIT_OK }
+    if summary.failed > 0 || stats_unwritten { EXIT_INVALID } else { EXIT_OK }
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! Which command runs: parses the command line with clap and hands the
-//! options to the optimize command, `run` or `completions`. Usage errors
+//! options to the optimize command, `run`, `reduce`, `check` or
+//! `completions`. Usage errors
 //! are one line and a pointer to `--help` ([`crate::usage_error`]), exit 2.
 
-use crate::args::{Cli, Sub, AFTER_HELP, RUN_AFTER_HELP};
+use crate::args::{Cli, Sub, AFTER_HELP, CHECK_AFTER_HELP, REDUCE_AFTER_HELP, RUN_AFTER_HELP};
 use crate::{EXIT_OK, EXIT_USAGE};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches};
@@ -10,7 +11,7 @@ use std::io::{Read, Write};
 
 /// The clap command with the texts after each command's options.
 pub fn cli_command() -> clap::Command {
-    Cli::command().after_help(AFTER_HELP).mut_subcommand("opt", |c| c.after_help(AFTER_HELP)).mut_subcommand("run", |c| c.after_help(RUN_AFTER_HELP))
+    Cli::command().after_help(AFTER_HELP).mut_subcommand("opt", |c| c.after_help(AFTER_HELP)).mut_subcommand("run", |c| c.after_help(RUN_AFTER_HELP)).mut_subcommand("reduce", |c| c.after_help(REDUCE_AFTER_HELP)).mut_subcommand("check", |c| c.after_help(CHECK_AFTER_HELP))
 }
 
 /// Runs the command line `args` (without the program name); returns the exit status.
@@ -23,8 +24,13 @@ pub fn main_with(args: &[std::ffi::OsString], stdin: &mut dyn Read, stdout: &mut
             return EXIT_OK;
         }
         Err(e) => {
-            // `run`'s errors name `run`.
-            let command = if args.first().is_some_and(|a| a == "run") { "ptx-opt run" } else { "ptx-opt" };
+            // A subcommand's errors name it.
+            let command = match args.first().and_then(|a| a.to_str()) {
+                Some("run") => "ptx-opt run",
+                Some("reduce") => "ptx-opt reduce",
+                Some("check") => "ptx-opt check",
+                _ => "ptx-opt",
+            };
             let _ = stderr.write_all(crate::usage_error::from_clap(command, &e).as_bytes());
             return EXIT_USAGE;
         }
@@ -33,6 +39,8 @@ pub fn main_with(args: &[std::ffi::OsString], stdin: &mut dyn Read, stdout: &mut
         None => crate::optimize_cmd::run(&cli.optimize, stdin, stdout, stderr),
         Some(Sub::Opt(o)) => crate::optimize_cmd::run(&o, stdin, stdout, stderr),
         Some(Sub::Run(o)) => crate::run_cmd::run(&o, stdin, stdout, stderr),
+        Some(Sub::Reduce(o)) => crate::reduce_cmd::run(&o, stdin, stderr),
+        Some(Sub::Check(o)) => crate::check_cmd::run(&o, stdin, stdout, stderr),
         Some(Sub::Completions(c)) => {
             clap_complete::generate(c.shell, &mut cli_command(), "ptx-opt", stdout);
             EXIT_OK

@@ -6,14 +6,18 @@
 //!
 //! The parts: [`args`] (the grammar), [`command`] (dispatch),
 //! [`usage_error`]; the optimize command [`optimize_cmd`] over
-//! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files;
+//! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files,
+//! [`stats`] (`--stats`) and [`remarks`] (`--remarks`);
 //! `run`: [`run_cmd`], [`launch_args`], [`param_check`], [`buffers_json`];
+//! `reduce`: [`reduce_cmd`]; `check`: [`check_cmd`], [`sass`] (ptxas runs
+//! and SASS counts), [`ptx_tools`] (where ptxas is);
 //! shared: [`diagnostics`], [`input`], [`output_file`].
 
 pub mod args;
 pub mod batch;
 pub mod batch_inputs;
 pub mod buffers_json;
+pub mod check_cmd;
 pub mod command;
 pub mod diagnostics;
 pub mod input;
@@ -22,7 +26,12 @@ pub mod optimize_cmd;
 pub mod optimize_one;
 pub mod output_file;
 pub mod param_check;
+pub mod ptx_tools;
+pub mod reduce_cmd;
+pub mod remarks;
 pub mod run_cmd;
+pub mod sass;
+pub mod stats;
 pub mod usage_error;
 
 /// Exit status for success.

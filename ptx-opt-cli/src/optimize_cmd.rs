@@ -1,9 +1,10 @@
 //! The optimize command (`ptx-opt [opt]`): one input to `-o` or standard
 //! output, or many to `--out-dir` ([`crate::batch`]); `--list-passes`.
 //! Output is written only when everything succeeded, atomically
-//! ([`crate::output_file`]).
+//! ([`crate::output_file`]). Remarks go to stderr after the diagnostics;
+//! statistics to stderr or `--stats-file`, after a successful run.
 
-use crate::args::OptimizeArgs;
+use crate::args::{OptimizeArgs, StatsFormat};
 use crate::batch_inputs::{plan, Plan, PlanError};
 use crate::diagnostics::Reporter;
 use crate::optimize_one::{optimize_text, pipeline};
@@ -37,6 +38,10 @@ pub fn run(o: &OptimizeArgs, stdin: &mut dyn Read, stdout: &mut dyn Write, stder
         let _ = stderr.write_all(usage_line("ptx-opt", &m).as_bytes());
         return EXIT_USAGE;
     }
+    if let Err(m) = crate::remarks::Filter::new(o.remarks.as_deref().unwrap_or("")) {
+        let _ = stderr.write_all(usage_line("ptx-opt", &m).as_bytes());
+        return EXIT_USAGE;
+    }
     let reporter = Reporter::new(&o.report, "ptx-opt");
     match plan(o) {
         Err(PlanError::Usage(m)) => {
@@ -50,6 +55,34 @@ pub fn run(o: &OptimizeArgs, stdin: &mut dyn Read, stdout: &mut dyn Write, stder
         Ok(Plan::Single(path)) => single(path, o, &reporter, stdin, stdout, stderr),
         Ok(Plan::Batch(jobs)) => crate::batch::run(&jobs, o, &reporter, stderr),
     }
+}
+
+/// The statistics as `--stats` asks, to stderr or `--stats-file` (JSON
+/// there unless `--stats=text`): one input's document, or with many
+/// `{"files": [...]}`.
+pub fn write_stats(stats: &[crate::stats::FileStats], o: &OptimizeArgs, stderr: &mut dyn Write) -> Result<(), String> {
+    let json = match (o.stats, &o.stats_file) {
+        (Some(f), _) => f == StatsFormat::Json,
+        (None, file) => file.is_some(),
+    };
+    let text = if !json {
+        stats.iter().map(crate::stats::FileStats::text).collect::<Vec<_>>().join("\n")
+    } else {
+        let doc = match stats {
+            [one] => one.json(),
+            many => serde_json::json!({"files": many.iter().map(crate::stats::FileStats::json).collect::<Vec<_>>()}),
+        };
+        format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+    };
+    match &o.stats_file {
+        Some(p) => crate::output_file::write_atomically(p, text.as_bytes()).map_err(|e| format!("cannot write `{}`: {e}", p.display())),
+        None => stderr.write_all(text.as_bytes()).map_err(|e| format!("cannot write standard error: {e}")),
+    }
+}
+
+/// The remarks of one input, as `--error-format` says (JSON lines, or text).
+pub fn render_remarks(remarks: &[crate::remarks::Remark], file: &str, reporter: &Reporter) -> String {
+    remarks.iter().map(|r| if reporter.format == crate::diagnostics::ErrorFormat::Json { format!("{}\n", r.json(file)) } else { r.text(file) }).collect()
 }
 
 /// One input to `-o` or standard output.
@@ -71,8 +104,15 @@ fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &
     if let Some(f) = &out.validation_failure {
         let _ = stderr.write_all(reporter.message(&input.name, Severity::Error, &format!("{}: {f}", input.name)).as_bytes());
     }
+    let _ = stderr.write_all(render_remarks(&out.remarks, &input.name, reporter).as_bytes());
     if out.failed {
         return EXIT_INVALID;
+    }
+    if let Some(stats) = &out.stats {
+        if let Err(m) = write_stats(std::slice::from_ref(stats), o, stderr) {
+            let _ = stderr.write_all(reporter.message("", Severity::Error, &m).as_bytes());
+            return EXIT_INVALID;
+        }
     }
     // `--verify` writes nothing.
     let Some(text) = out.text else { return EXIT_OK };

@@ -1,7 +1,8 @@
 //! Optimizing one input: parse, verify (unless `--no-verify`), run the
 //! pipeline under the pass manager's observer (bisection, printing,
-//! validation, timing), and print PTX or the CFG. Gives what it found and
-//! the kernels and PTX instructions before and after; writes nothing.
+//! validation, timing, and the changes `--stats` and `--remarks` report),
+//! and print PTX or the CFG. Gives what it found and the kernels and PTX
+//! instructions before and after; writes nothing.
 
 use crate::args::{Emit, OptimizeArgs};
 use ptx_ir::ir::{FuncKind, Item, Module, Stmt};
@@ -40,6 +41,10 @@ pub struct Outcome {
     pub validation_failure: Option<String>,
     pub failed: bool,
     pub counts: Counts,
+    /// With `--stats` or `--stats-file`.
+    pub stats: Option<crate::stats::FileStats>,
+    /// With `--remarks` or `--remarks-missed`, in step order.
+    pub remarks: Vec<crate::remarks::Remark>,
 }
 
 /// The pipeline the options ask for: `--passes`, or the level's. `Err` for
@@ -98,11 +103,25 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
             return out;
         }
     };
+    let wants_stats = o.stats.is_some() || o.stats_file.is_some();
+    let wants_remarks = o.remarks.is_some() || o.remarks_missed;
+    let filter = match crate::remarks::Filter::new(o.remarks.as_deref().unwrap_or("")) {
+        Ok(f) => f,
+        Err(m) => {
+            out.validation_failure = Some(m);
+            out.failed = true;
+            return out;
+        }
+    };
     let mut obs = Observer::default();
     obs.bisect_limit = o.bisect_limit;
     obs.print_after_all = o.print_after_all;
     obs.validate_after_all = o.validate_after_all;
     obs.time_passes = o.time_passes;
+    obs.record_changes = wants_stats || wants_remarks;
+    obs.keep_functions = o.remarks.is_some();
+    let sizes_before = wants_stats.then(|| crate::stats::sizes(&parsed.module));
+    let input_lines = wants_remarks.then(|| crate::remarks::InputLines::new(&parsed.module, &parsed.source_map, bytes));
     let module = pipeline.run_module(parsed.module, &mut obs);
     out.log = std::mem::take(&mut obs.log);
     if o.time_passes {
@@ -114,6 +133,12 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
         return out;
     }
     out.counts.instrs_after = count(&module).1;
+    if let Some(before) = &sizes_before {
+        out.stats = Some(crate::stats::collect(name, before, &module, &obs.changes, &obs.missed));
+    }
+    if let Some(lines) = &input_lines {
+        out.remarks = crate::remarks::remarks(&obs.changes, &obs.missed, lines, &filter, o.remarks_missed, o.remarks.is_some());
+    }
     out.text = Some(match o.emit {
         Emit::Ptx => ptx_print::print_module(&module),
         Emit::CfgDot => ptx_ir::cfg::module_dot(&module, &|f, s| match s {

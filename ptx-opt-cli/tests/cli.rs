@@ -601,3 +601,213 @@ fn run_spells_non_finite_floats_one_way() {
     let (_, help, _) = run_with_stdin(&["run", "--help"], "");
     assert!(help.contains("\"inf\", \"-inf\" and \"nan\""), "{help}");
 }
+
+/// A corpus module: NVRTC's `k_warp` (7 kernels, line info, 16 KB).
+fn k_warp() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../ptx-opt/tests/data/k_warp.sm_80.lineinfo.ptx")
+}
+
+#[test]
+fn reduce_shrinks_a_corpus_file_while_the_test_holds() {
+    let d = scratch("reduce");
+    let output = d.join("small.ptx");
+    let out = bin().current_dir(&d).args(["reduce", "--test", "grep -q mul.wide.u32"]).arg(k_warp()).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let small = std::fs::read_to_string(&output).unwrap();
+    assert!(small.contains("mul.wide.u32"), "{small}");
+    assert!(small.lines().count() <= 12, "{small}");
+    // The result is valid PTX: the optimize command verifies it.
+    let (code, _, verify_err) = run_with_stdin(&["--verify", output.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{verify_err}");
+    // One summary line: sizes before and after, tests, time.
+    let summary = err.lines().last().unwrap_or_default();
+    assert!(summary.starts_with("ptx-opt reduce: 16118 -> ") && summary.contains("666 -> ") && summary.contains(" tests, "), "{err}");
+    // No candidate file is left behind where the test ran.
+    assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1);
+}
+
+#[test]
+fn reduce_pipelines_name_the_candidate_as_dollar_zero() {
+    let d = scratch("reduce-pipe");
+    let output = d.join("small.ptx");
+    let test = "grep -c 'shfl.sync' \"$0\" | grep -qv '^0$'";
+    let out = bin().current_dir(&d).args(["reduce", "--test", test, "--max-tests", "5"]).arg(k_warp()).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let small = std::fs::read_to_string(&output).unwrap();
+    assert!(small.contains("shfl.sync"), "{small}");
+    assert!(err.contains("5 tests") && err.contains("stopped at --max-tests 5"), "{err}");
+}
+
+#[test]
+fn reduce_refuses_uninteresting_or_invalid_input_and_its_own_input_as_output() {
+    let d = scratch("reduce-refuse");
+    let output = d.join("small.ptx");
+    let out = bin().current_dir(&d).args(["reduce", "--test", "grep -q frobnicate"]).arg(k_warp()).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the test does not hold on the input"), "{err}");
+    assert!(!output.exists());
+
+    let input = d.join("bad.ptx");
+    std::fs::write(&input, INVALID).unwrap();
+    let out = bin().current_dir(&d).args(["reduce", "--test", "true"]).arg(&input).arg("-o").arg(&output).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("unknown instruction `frobnicate`") && err.contains("not valid PTX"), "{err}");
+    assert!(!output.exists());
+
+    std::fs::write(&input, VALID).unwrap();
+    for args in [&["--test", "true", "-o", "bad.ptx"][..], &["--test", "true", "-o", "./bad.ptx"][..], &["-o", "x.ptx"][..], &["--test", "true", "-o", "x.ptx", "--timeout", "-1"][..]] {
+        let out = bin().current_dir(&d).arg("reduce").arg("bad.ptx").args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("ptx-opt reduce: ") && err.ends_with("see `ptx-opt reduce --help`\n"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), VALID);
+}
+
+/// A kernel with work for the engine (`x ^ x` is `self-zero`, then `x + 0`)
+/// and for `dce` (a load nobody reads).
+const REDUNDANT: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\txor.b32 %r2, %r1, %r1;\n\tadd.s32 %r3, %r1, %r2;\n\tld.global.u32 %r4, [%rd2+4];\n\tst.global.u32 [%rd2], %r3;\n\tret;\n}\n";
+
+#[test]
+fn stats_show_the_passes_and_rules_per_function() {
+    let (code, out, err) = run_with_stdin(&["--stats"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(".entry k"));
+    let row = err.lines().find(|l| l.starts_with("k ")).unwrap_or_default();
+    assert!(row.contains("8 -> 6 (-2)") && row.contains("12 -> 12") && row.contains("egraph 1") && row.contains("dce 1"), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("k ") && l.contains("self-zero 1")), "{err}");
+
+    let (code, _, err) = run_with_stdin(&["--stats=json"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&err).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let k = &j["functions"][0];
+    assert_eq!((k["name"].as_str(), k["before"]["instructions"].as_u64(), k["after"]["instructions"].as_u64()), (Some("k"), Some(8), Some(6)));
+    let passes: Vec<(&str, u64)> = k["passes"].as_array().unwrap().iter().map(|p| (p["pass"].as_str().unwrap(), p["changes"].as_u64().unwrap())).collect();
+    assert_eq!(passes, [("egraph", 1), ("dce", 1)]);
+    assert!(k["rules"].as_array().unwrap().iter().any(|r| r["rule"] == "self-zero" && r["count"] == 1), "{k}");
+
+    // A corpus file where a known rule fires: division by a constant.
+    let d = scratch("stats-file");
+    let stats = d.join("stats.json");
+    let input = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/integer.ptx");
+    let out = bin().arg(&input).arg("--stats-file").arg(&stats).arg("-o").arg(d.join("out.ptx")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "the statistics go to the file");
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let fired: Vec<&str> = j["functions"].as_array().unwrap().iter().flat_map(|f| f["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap())).collect();
+    assert!(fired.contains(&"div-by-constant"), "{j}");
+
+    // Many inputs: one document with every file, and each file's remarks.
+    std::fs::write(d.join("redundant.ptx"), REDUNDANT).unwrap();
+    let out = bin().arg(d.join("redundant.ptx")).arg(&input).args(["--stats=json", "--remarks=dce", "--out-dir"]).arg(d.join("many")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("redundant.ptx:13: remark: dce changed `k`"), "{err}");
+    let doc: String = err.lines().skip_while(|l| *l != "{").take_while(|l| !l.starts_with("ptx-opt: ")).collect::<Vec<_>>().join("\n");
+    let j: serde_json::Value = serde_json::from_str(&doc).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let files: Vec<&str> = j["files"].as_array().unwrap().iter().map(|f| f["file"].as_str().unwrap()).collect();
+    assert!(files.len() == 2 && files[0].ends_with("redundant.ptx") && files[1].ends_with("integer.ptx"), "{files:?}");
+
+    // Not with --verify; a filter must be a regular expression.
+    for args in [&["--verify", "--stats"][..], &["--remarks=("][..]] {
+        let (code, _, err) = run_with_stdin(args, REDUNDANT);
+        assert_eq!(code, 2, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn remarks_name_the_pass_the_function_and_the_input_lines() {
+    let (code, _, err) = run_with_stdin(&["--remarks"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("<stdin>:11: remark: egraph changed `k`: 2 instructions removed, 1 added; rules: ") && err.contains("self-zero 1"), "{err}");
+    assert!(err.contains("<stdin>:11") && err.contains("- xor.b32 %r2, %r1, %r1;"), "{err}");
+    assert!(err.contains("<stdin>:13: remark: dce changed `k`: 1 instruction removed, 0 added"), "{err}");
+    assert!(err.lines().any(|l| l.trim_start().starts_with("<stdin>:13") && l.ends_with("- ld.global.u32 %r4, [%rd2+4];")), "{err}");
+
+    // A filter picks passes; JSON lines with --error-format=json.
+    let (code, _, err) = run_with_stdin(&["--remarks=^dce$", "--error-format=json"], REDUNDANT);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<serde_json::Value> = err.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert_eq!((lines[0]["pass"].as_str(), lines[0]["line"].as_u64(), lines[0]["changes"][0]["op"].as_str()), (Some("dce"), Some(13), Some("-")));
+
+    // Missed: the engine's rules fired and it kept the input.
+    let (code, _, err) = run_with_stdin(&["--remarks-missed"], ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry m(.param .u64 p)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tadd.s32 %r2, %r1, 5;\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n");
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("remark (missed): egraph kept `m` as it was: rules fired ("), "{err}");
+}
+
+/// ptxas as `ptx-opt check` finds it; `None` (and a note) when it is not installed.
+fn ptxas_or_skip(test: &str) -> Option<PathBuf> {
+    match ptx_opt_cli::ptx_tools::locate() {
+        Ok(t) => Some(t.ptxas),
+        Err(m) => {
+            eprintln!("{test}: skipped: {m}");
+            None
+        }
+    }
+}
+
+#[test]
+fn check_compares_the_sass_of_input_and_output_per_kernel() {
+    if ptxas_or_skip("check_compares_the_sass_of_input_and_output_per_kernel").is_none() {
+        return;
+    }
+    let saxpy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy-O0.ptx");
+    let out = bin().arg("check").arg(&saxpy).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stdout.lines().next().unwrap_or_default().ends_with("-arch=sm_80 -O3"), "{stdout}");
+    // The stack of clang -O0 goes: fewer instructions and registers.
+    let row: Vec<&str> = stdout.lines().find(|l| l.starts_with("saxpy ")).unwrap_or_default().split_whitespace().collect();
+    let (before, after): (u64, u64) = (row[1].parse().unwrap(), row[2].parse().unwrap());
+    assert!(after < before, "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("total ")), "{stdout}");
+
+    // A corpus file with a target older than sm_75 and several kernels; -O0 changes nothing.
+    let legacy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/legacy-1x.ptx");
+    let out = bin().arg("check").arg(&legacy).arg("-O0").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("-arch=sm_75") && stdout.contains("assembled for sm_75"), "{stdout}");
+    let rows: Vec<&str> = stdout.lines().skip(2).collect();
+    assert!(rows.len() >= 3 && rows.iter().all(|r| r.split_whitespace().nth(3) == Some("0")), "{stdout}");
+}
+
+#[test]
+fn check_fails_when_the_output_does_not_assemble_or_ptxas_is_missing() {
+    let Some(ptxas) = ptxas_or_skip("check_fails_when_the_output_does_not_assemble_or_ptxas_is_missing") else { return };
+    let d = scratch("check");
+    // A ptxas that assembles the input and rejects the optimizer's output.
+    let fake = d.join("ptxas");
+    std::fs::write(&fake, format!("#!/bin/sh\nfor a; do last=$a; done\ncase $last in *output.ptx) echo \"ptxas fatal   : planted failure in $last\" >&2; exit 255;; esac\nexec '{}' \"$@\"\n", ptxas.display())).unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let saxpy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/saxpy.ptx");
+    let out = bin().env("PTXAS", &fake).arg("check").arg(&saxpy).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("the -O2 output does not assemble") && stderr.contains("planted failure"), "{stderr}");
+    assert!(stdout.is_empty());
+
+    let out = bin().env("PTXAS", d.join("missing")).arg("check").arg(&saxpy).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("tools/setup-ptx-tools.sh"), "{stderr}");
+}
+
+#[test]
+fn reduce_and_check_usage_errors_name_their_subcommand() {
+    for (args, command) in [(&["reduce", "k.ptx", "--test", "true"][..], "ptx-opt reduce"), (&["check"][..], "ptx-opt check"), (&["check", "k.ptx", "-O9"][..], "ptx-opt check")] {
+        let (code, out, err) = run_with_stdin(args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.starts_with(&format!("{command}: ")) && err.ends_with(&format!("see `{command} --help`\n")), "{err}");
+    }
+    let (code, out, _) = run_with_stdin(&["reduce", "--help"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("--test <CMD>") && out.contains("$0") && out.contains("--max-tests <N>") && out.contains("--timeout <SECS>"), "{out}");
+}

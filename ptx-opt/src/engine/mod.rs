@@ -75,14 +75,35 @@ pub struct Report {
     pub instructions_emitted: usize,
     pub cost_before: u64,
     pub cost_after: u64,
+    /// Rewrites that changed the e-graph, by rule name, in first-fired
+    /// order (egg's per-iteration `applied`, summed), whether or not the
+    /// function was then changed.
     pub rules_applied: Vec<(String, usize)>,
     pub stop: String,
+    /// Why the function was left as it was after the rules ran (the
+    /// extracted program was not cheaper, ...); `None` when it was
+    /// changed, or when the rules never ran.
+    pub declined: Option<String>,
     /// Time in each phase: building, saturating, extracting, emitting.
     pub times: [std::time::Duration; 4],
 }
 
 /// Optimizes one function; `None` when it is left as it was.
 pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
+    let (g, report) = optimize_reporting(f, config);
+    g.map(|g| (g, report))
+}
+
+/// [`optimize`], with the report also when the function is left as it was
+/// (rules may have fired and extraction declined: [`Report::declined`]).
+/// The function is the one [`optimize`] gives.
+pub fn optimize_reporting(f: &Function, config: &Config) -> (Option<Function>, Report) {
+    let mut report = Report::default();
+    let g = run(f, config, &mut report);
+    (g, report)
+}
+
+fn run(f: &Function, config: &Config, report: &mut Report) -> Option<Function> {
     f.body.as_ref()?;
     // Values move between blocks, so a name must mean the same register
     // wherever a value goes. Registers of `{ }` blocks that shadow nothing
@@ -135,7 +156,9 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
         .with_time_limit(config.limits.time)
         .with_scheduler(egg::BackoffScheduler::default())
         .run(&rewrites);
-    let mut report = Report { values_before: built.values, cost_before, stop: format!("{:?}", runner.stop_reason), ..Report::default() };
+    report.values_before = built.values;
+    report.cost_before = cost_before;
+    report.stop = format!("{:?}", runner.stop_reason);
     for it in &runner.iterations {
         for (name, n) in &it.applied {
             match report.rules_applied.iter_mut().find(|(x, _)| x == name.as_str()) {
@@ -147,6 +170,7 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     built.egraph = runner.egraph;
     let t2 = std::time::Instant::now();
     if built.egraph.analysis.contradiction.is_some() {
+        report.declined = Some("an inconsistency in the e-graph (two constants or widths merged)".to_string());
         return None;
     }
     // What the skeleton needs: its reads, and the values of physical writes.
@@ -162,14 +186,18 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
     let t3 = std::time::Instant::now();
     report.cost_after = choice.dag_cost;
     if choice.dag_cost > cost_before {
+        report.declined = Some(format!("the extracted program is not cheaper (cost {cost_before} -> {})", choice.dag_cost));
         return None;
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
     let emitter = emit::Emitter::new(f, &built, &choice, &costs, &view, &cfg, &dom, demanded);
-    let out = emitter.run()?;
+    let Some(out) = emitter.run() else {
+        report.declined = Some("the chosen program could not be written back".to_string());
+        return None;
+    };
     report.instructions_emitted = out.instructions().count();
     report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
-    Some((out, report))
+    Some(out)
 }
 
 /// Does the body declare registers inside `{ }` blocks (where a name may

@@ -11,6 +11,10 @@
 //! index, invalidates them whatever it declares). The value view depends on every
 //! register write, so every change drops it; passes that change nothing
 //! share one.
+//!
+//! It also carries the e-graph engine's report of its last run from the
+//! `egraph` pass to the manager ([`Analyses::engine_report`]), for
+//! statistics and remarks.
 
 use crate::values::ValueView;
 use ptx_ir::analysis::DomTree;
@@ -36,6 +40,11 @@ pub struct Analyses {
     pub computed: u32,
     /// How many times a pass found them (or the value view) cached.
     pub reused: u32,
+    /// What the e-graph engine reported on its last run over this function
+    /// (rules fired, why it left the function alone): set by the `egraph`
+    /// pass, taken by the pass manager for its observer. Not an analysis
+    /// of the function; it rides here because every pass is handed this.
+    pub engine_report: Option<crate::engine::Report>,
 }
 
 impl Analyses {

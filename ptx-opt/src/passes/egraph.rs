@@ -1,4 +1,6 @@
-//! `egraph`: the e-graph engine ([`crate::engine`]) as a pass.
+//! `egraph`: the e-graph engine ([`crate::engine`]) as a pass. The
+//! engine's report (rules fired, why a function was left alone) goes to
+//! the pass manager through [`Analyses::engine_report`].
 
 use super::{Analyses, Pass, Preserves};
 use crate::engine::{self, Config, Limits};
@@ -13,7 +15,7 @@ pub const PASS: Pass = Pass {
     preserves: Preserves::Nothing,
 };
 
-fn run(f: &Function, _analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
     let limits = match level {
         OptLevel::O0 => return None,
         OptLevel::O1 => Limits::O1,
@@ -21,5 +23,7 @@ fn run(f: &Function, _analyses: &mut Analyses, ctx: &ModuleContext, level: OptLe
         OptLevel::O3 => Limits::O3,
     };
     let config = Config { dialect: ctx.dialect, target: Target { sm: ctx.sm, ptx: (ctx.version.major, ctx.version.minor) }, limits };
-    engine::optimize(f, &config).map(|(g, _)| g)
+    let (g, report) = engine::optimize_reporting(f, &config);
+    analyses.engine_report = Some(report);
+    g
 }

@@ -2,7 +2,10 @@
 //! shared analyses between passes ([`Analyses`]), and, when asked, numbers
 //! every pass×function step for bisection (`--opt-bisect-limit`), prints
 //! the function after each step, validates it (verifier and a re-parse of
-//! the printed text) and times each pass.
+//! the printed text), times each pass, and records the steps that changed
+//! a function (with the e-graph rules that fired) and the e-graph runs
+//! that fired rules but left the function alone, for statistics and
+//! remarks.
 //!
 //! Steps are numbered in the order they run: functions in module order,
 //! and for each function the pipeline's passes in order (round after round
@@ -47,6 +50,32 @@ impl std::fmt::Display for PassFailure {
     }
 }
 
+/// A step that changed a function (recorded with [`Observer::record_changes`]).
+#[derive(Clone, Debug)]
+pub struct Change {
+    /// The step's number (as `--opt-bisect-limit` counts).
+    pub step: u64,
+    pub pass: &'static str,
+    pub function: String,
+    /// The e-graph rules that changed the e-graph in this step, by name,
+    /// with how many times each did (the `egraph` pass; empty for others).
+    pub rules: Vec<(String, usize)>,
+    /// The function before and after the step (with [`Observer::keep_functions`]).
+    pub before_after: Option<Box<(Function, Function)>>,
+}
+
+/// An e-graph run whose rules fired but that left the function as it was
+/// (recorded with [`Observer::record_changes`]).
+#[derive(Clone, Debug)]
+pub struct Missed {
+    pub step: u64,
+    pub pass: &'static str,
+    pub function: String,
+    pub rules: Vec<(String, usize)>,
+    /// Why the engine kept the input.
+    pub reason: String,
+}
+
 /// What to watch while passes run. The default watches nothing and costs
 /// nothing.
 #[derive(Default)]
@@ -65,6 +94,14 @@ pub struct Observer {
     pub log: Vec<String>,
     /// The first validation failure; no pass runs after it.
     pub failure: Option<PassFailure>,
+    /// Record each step that changed its function in [`Observer::changes`]
+    /// (a pass giving back an equal function changed nothing) and each
+    /// e-graph run that fired rules without a change in [`Observer::missed`].
+    pub record_changes: bool,
+    /// With `record_changes`: keep each changed function before and after.
+    pub keep_functions: bool,
+    pub changes: Vec<Change>,
+    pub missed: Vec<Missed>,
     /// The module the function is checked in (header, variables and
     /// prototypes of the other functions), set by [`Pipeline::run_module`].
     context: Option<Module>,
@@ -131,9 +168,13 @@ impl Pipeline {
                 }
                 let input = cur.as_ref().unwrap_or(f);
                 let t0 = obs.time_passes.then(Instant::now);
+                analyses.engine_report = None;
                 let out = (pass.run)(input, &mut analyses, ctx, self.level);
                 if let Some(t0) = t0 {
                     obs.time(pass.name, t0.elapsed(), out.is_some());
+                }
+                if obs.record_changes {
+                    obs.record(step, pass.name, input, out.as_ref(), analyses.engine_report.take());
                 }
                 if let Some(g) = out {
                     // A declaration a pass adds (a fresh register's `.reg`
@@ -164,6 +205,22 @@ impl Pipeline {
 }
 
 impl Observer {
+    /// Records one step's outcome: a change, or rules that fired for nothing.
+    fn record(&mut self, step: u64, pass: &'static str, input: &Function, out: Option<&Function>, report: Option<crate::engine::Report>) {
+        let rules = report.as_ref().map(|r| r.rules_applied.clone()).unwrap_or_default();
+        match out.filter(|g| *g != input) {
+            Some(g) => {
+                let before_after = self.keep_functions.then(|| Box::new((input.clone(), g.clone())));
+                self.changes.push(Change { step, pass, function: input.name.to_string(), rules, before_after });
+            }
+            None if !rules.is_empty() => {
+                let reason = report.and_then(|r| r.declined).unwrap_or_else(|| "the extracted program is the input's".to_string());
+                self.missed.push(Missed { step, pass, function: input.name.to_string(), rules, reason });
+            }
+            None => {}
+        }
+    }
+
     fn time(&mut self, pass: &'static str, t: Duration, changed: bool) {
         let k = match self.timings.iter().position(|p| p.pass == pass) {
             Some(k) => k,
@@ -270,6 +327,31 @@ mod tests {
         let failure = obs.failure.expect("the broken pass is caught");
         assert_eq!((failure.pass, failure.function.as_str()), ("broken", "f"));
         assert!(failure.to_string().contains("after pass `broken` on function `f`"), "{failure}");
+    }
+
+    const REDUNDANT: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [p];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\txor.b32 %r2, %r1, %r1;\n\tadd.s32 %r3, %r1, %r2;\n\tld.global.u32 %r4, [%rd2+4];\n\tst.global.u32 [%rd2], %r3;\n\tret;\n}\n";
+
+    #[test]
+    fn records_the_steps_that_change_a_function_and_the_rules_that_fired() {
+        let m = ptx_ir::parse_str(REDUNDANT).unwrap();
+        let pipeline = Pipeline::named(&["copy-prop", "egraph", "dce"], OptLevel::O2).unwrap();
+        let mut obs = Observer { record_changes: true, keep_functions: true, ..Observer::default() };
+        pipeline.run_module(m.clone(), &mut obs);
+        let passes: Vec<_> = obs.changes.iter().map(|c| (c.step, c.pass, c.function.as_str())).collect();
+        // copy-prop finds nothing; the engine folds x^x and x+0; dce drops the unused load.
+        assert_eq!(passes, [(2, "egraph", "k"), (3, "dce", "k")]);
+        let rules = &obs.changes[0].rules;
+        assert!(rules.iter().any(|(r, n)| r == "self-zero" && *n >= 1), "{rules:?}");
+        assert!(obs.changes[1].rules.is_empty());
+        let (before, after) = &**obs.changes[1].before_after.as_ref().unwrap();
+        let loads = |f: &Function| f.body.iter().flatten().filter(|s| matches!(s, Stmt::Instr(i) if i.opcode == ptx_ir::isa::Opcode::LD)).count();
+        assert_eq!((loads(before), loads(after)), (2, 1));
+        assert!(obs.missed.is_empty());
+        // Nothing is recorded unless asked, and the output is the same.
+        let mut quiet = Observer::default();
+        let out = pipeline.run_module(m.clone(), &mut quiet);
+        assert!(quiet.changes.is_empty());
+        assert_eq!(out, pipeline.run_module(m, &mut Observer { record_changes: true, ..Observer::default() }));
     }
 
     #[test]
