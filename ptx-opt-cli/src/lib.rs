@@ -9,7 +9,7 @@
 //! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files,
 //! [`stats`] (`--stats`) and [`remarks`] (`--remarks`);
 //! `run`: [`run_cmd`], [`launch_args`], [`param_check`], [`buffers_json`];
-//! `reduce`: [`reduce_cmd`]; `check`: [`check_cmd`], [`sass`] (ptxas runs
+//! `reduce`: [`reduce_cmd`], [`reduce_test_cmd`] (the test command run on each candidate: process spawning stays out of the library); `check`: [`check_cmd`], [`sass`] (ptxas runs
 //! and SASS counts), [`ptx_tools`] (where ptxas is);
 //! shared: [`diagnostics`], [`input`], [`output_file`].
 
@@ -28,6 +28,7 @@ pub mod output_file;
 pub mod param_check;
 pub mod ptx_tools;
 pub mod reduce_cmd;
+pub mod reduce_test_cmd;
 pub mod remarks;
 pub mod run_cmd;
 pub mod sass;

@@ -7,7 +7,7 @@
 use ptx_ir::eval::Quality;
 use ptx_ir::interp::{KernelArg, Launch};
 use ptx_ir::isa::ScalarType;
-use ptx_opt::reduce::{command_test, reduce, reduce_source, Progress, ReduceError, ReduceOptions, Reduced};
+use ptx_opt::reduce::{reduce, reduce_source, Progress, ReduceError, ReduceOptions, Reduced};
 use std::time::Instant;
 
 const K_WARP: &str = include_str!("data/k_warp.sm_80.lineinfo.ptx");
@@ -139,13 +139,3 @@ fn the_test_limit_stops_with_the_smallest_module_so_far() {
     assert_valid(&r.text);
 }
 
-#[test]
-fn a_command_test_runs_the_command_on_each_candidate() {
-    let dir = std::env::temp_dir();
-    let cmd = ["sh", "-c", "grep -q 'mul.wide.u32' \"$0\""].map(String::from);
-    let mut test = command_test(&cmd, &dir);
-    let options = ReduceOptions { max_tests: Some(40), ..ReduceOptions::default() };
-    let r = reduce_source("k_warp.ptx", K_WARP.as_bytes(), &mut test, &options, &mut |_| {}).expect("the input is interesting");
-    assert!(r.text.contains("mul.wide.u32"));
-    assert!(r.after.bytes < r.before.bytes / 2, "{:?} -> {:?}", r.before, r.after);
-}

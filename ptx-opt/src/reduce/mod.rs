@@ -4,8 +4,9 @@
 //! The test is a closure over the printed PTX text (`true`: still
 //! interesting). It may grep the text ("contains `mul.wide.u32`"), run the
 //! reference interpreter ("kernel `k` stores a nonzero value"), or run a
-//! command ([`command_test`]: `CMD FILE`, interesting when it exits with
-//! status 0). The reducer itself spawns nothing.
+//! command (the `ptx-opt reduce --test CMD` of the command package: `CMD
+//! FILE`, interesting when it exits with status 0). The library spawns
+//! nothing.
 //!
 //! ```
 //! use ptx_opt::reduce::{reduce_source, ReduceOptions};
@@ -53,10 +54,9 @@
 //!
 //! `check.rs` (validity, sizes, weight), `sites.rs` (places to change,
 //! what bodies name, removal), `family/` (the reductions), `search.rs`
-//! (the driver), `command.rs` (a test that runs a command).
+//! (the driver).
 
 mod check;
-mod command;
 mod family;
 mod search;
 mod sites;
@@ -64,7 +64,6 @@ mod sites;
 mod tests;
 
 pub use check::Size;
-pub use command::{command_test, command_test_with_timeout};
 
 use ptx_ir::ir::Module;
 use ptx_ir::source::Diagnostic;
