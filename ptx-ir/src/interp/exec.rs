@@ -838,11 +838,25 @@ impl<'p, 'm> Cta<'p, 'm> {
         ins.types().last().copied().unwrap_or(ScalarType::B32)
     }
 
+    /// A vector access must be aligned to its whole size (the manual:
+    /// vector loads and stores of `.v2`/`.v4` need an address that is a
+    /// multiple of the vector's size); a misaligned one is undefined, and
+    /// is reported (the check that `vectorize`'s alignment proofs hold).
+    fn check_vector_alignment(&self, t: usize, addr: u64, bytes: usize) -> Result<(), RunError> {
+        if bytes > 1 && bytes.is_power_of_two() && addr % bytes as u64 != 0 {
+            return Err(self.undefined(t, &format!("a {bytes}-byte vector access at address 0x{addr:x}, which is not a multiple of {bytes}")));
+        }
+        Ok(())
+    }
+
     fn load(&mut self, t: usize, ins: &Instruction, global: &Global) -> Result<Flow, RunError> {
         let ty = Self::element_type(ins);
         let n = ins.vector().unwrap_or(1) as usize;
         let size = type_bytes(ty);
         let (sp, a) = self.address(t, ins, &ins.operands[1], ins.space())?;
+        if ins.vector().is_some() {
+            self.check_vector_alignment(t, a, n * size)?;
+        }
         let mut vals: SmallVec<[Val; 4]> = SmallVec::new();
         let mut buf = vec![0u8; size];
         for k in 0..n {
@@ -861,6 +875,9 @@ impl<'p, 'm> Cta<'p, 'm> {
         let (sp, a) = self.address(t, ins, &ins.operands[0], ins.space())?;
         let mut v: SmallVec<[Val; 6]> = SmallVec::new();
         self.read(t, ins, 1, &ins.operands[1], &mut v)?;
+        if ins.vector().is_some() {
+            self.check_vector_alignment(t, a, v.len() * size)?;
+        }
         for (k, x) in v.iter().enumerate() {
             self.mem_write(t, global, sp, a.wrapping_add((k * size) as u64), &to_bytes(x.bits, size), x.quality)?;
         }
