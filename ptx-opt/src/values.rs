@@ -52,6 +52,14 @@ pub enum VersionDef {
     Def(usize),
 }
 
+/// The statements reading one version ([`ValueView::readers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Readers {
+    pub count: usize,
+    /// The last statement (in the statement list) that reads it.
+    pub last: usize,
+}
+
 /// A register's definitions.
 #[derive(Clone, Debug, Default)]
 pub struct RegInfo {
@@ -234,6 +242,21 @@ impl ValueView {
     /// read it as a scalar register, or the statement is unreachable).
     pub fn read(&self, k: usize, reg: RegId) -> Option<Version> {
         self.reads.get(k)?.iter().find(|(r, _)| *r == reg).map(|(_, v)| *v)
+    }
+
+    /// Per version read anywhere: how many statements read it and the last
+    /// one in the statement list (passes that must not stretch a live range
+    /// ask whether a version is read past some point).
+    pub fn readers(&self) -> FxHashMap<Version, Readers> {
+        let mut out: FxHashMap<Version, Readers> = FxHashMap::default();
+        for (k, reads) in self.reads.iter().enumerate() {
+            for (_, v) in reads {
+                let e = out.entry(*v).or_insert(Readers { count: 0, last: k });
+                e.count += 1;
+                e.last = k;
+            }
+        }
+        out
     }
 
     /// Every (register, version) statement `k` reads.

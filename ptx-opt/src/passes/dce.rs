@@ -102,11 +102,6 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let mut g = f.clone();
-    let out = g.body.as_mut().expect("a body");
-    let mut k = 0;
-    out.retain(|_| {
-        k += 1;
-        !dead[k - 1]
-    });
+    super::body::remove_marked(g.body.as_mut().expect("a body"), &dead);
     Some(g)
 }

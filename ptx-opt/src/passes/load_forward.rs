@@ -34,7 +34,6 @@ use super::memory::{touch, Location, Symbols, Touch};
 use super::operands::block_declared_names;
 use super::{Analyses, Pass, Preserves};
 use crate::values::{Version, VersionDef};
-use rustc_hash::FxHashMap;
 use crate::{ModuleContext, OptLevel};
 use petgraph::stable_graph::NodeIndex;
 use ptx_ir::analysis::LocTable;
@@ -95,12 +94,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     let locs = LocTable::new(f);
     let syms = Symbols::of(f);
     // The last statement reading each version, to keep live ranges short.
-    let mut last_read: FxHashMap<Version, usize> = FxHashMap::default();
-    for k in 0..body.len() {
-        for (_, v) in view.reads(k) {
-            last_read.insert(*v, k);
-        }
-    }
+    let readers = view.readers();
     let mut rewrites: Vec<(usize, Instruction)> = Vec::new();
     let mut walk: Vec<(NodeIndex, Vec<Known>)> = vec![(cfg.entry, Vec::new())];
     while let Some((b, mut known)) = walk.pop() {
@@ -141,7 +135,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                     && x.bits == bits
                     && !(nc && x.stored)
                     && match x.held {
-                        Held::Reg(r, v) => r != d && view.version_at(r, k) == v && (k - x.since <= NEAR || last_read.get(&Version { reg: r, def: v }).is_some_and(|&j| j > k)),
+                        Held::Reg(r, v) => r != d && view.version_at(r, k) == v && (k - x.since <= NEAR || readers.get(&Version { reg: r, def: v }).is_some_and(|r| r.last > k)),
                         Held::Imm(_) => true,
                     }
             });

@@ -6,6 +6,7 @@
 
 pub mod address_space;
 pub mod analyses;
+pub mod body;
 pub mod compact_regs;
 pub mod copy_prop;
 pub mod dce;

@@ -147,15 +147,7 @@ fn remove_branches_to_next(f: &mut Function) -> bool {
         false
     };
     let drop: Vec<bool> = (0..body.len()).map(reaches_next).collect();
-    if !drop.contains(&true) {
-        return false;
-    }
-    let mut k = 0;
-    body.retain(|_| {
-        k += 1;
-        !drop[k - 1]
-    });
-    true
+    super::body::remove_marked(body, &drop)
 }
 
 /// Retargets every branch to a block that only branches on (see the module
@@ -234,15 +226,7 @@ fn remove_unreachable(f: &mut Function) -> bool {
             drop[k] = matches!(body[k], Stmt::Instr(_));
         }
     }
-    if !drop.contains(&true) {
-        return false;
-    }
-    let mut k = 0;
-    body.retain(|_| {
-        k += 1;
-        !drop[k - 1]
-    });
-    true
+    super::body::remove_marked(body, &drop)
 }
 
 /// Removes the labels nothing names (not in functions with `.loc`).

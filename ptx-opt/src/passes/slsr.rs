@@ -91,14 +91,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         }
     }
     // Per version: how many statements read it, and the last one.
-    let mut readers: FxHashMap<Version, (usize, usize)> = FxHashMap::default();
-    for k in 0..body.len() {
-        for (_, v) in view.reads(k) {
-            let e = readers.entry(*v).or_insert((0, k));
-            e.0 += 1;
-            e.1 = k;
-        }
-    }
+    let readers = view.readers();
     let mut rewrites: Vec<(usize, Instruction)> = Vec::new();
     for (key, products) in &groups {
         if products.len() < 2 {
@@ -114,8 +107,8 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
             // Pays only when `b+c` dies with the product (one instruction
             // less), and costs no register when the basis is read later
             // anyway or is near.
-            let dies = p.offset_reg.is_some_and(|v| readers.get(&v).is_some_and(|&(n, _)| n == 1));
-            let basis_live = readers.get(&Version { reg: q.dest, def: VersionDef::Def(q.k) }).is_some_and(|&(_, last)| last > p.k);
+            let dies = p.offset_reg.is_some_and(|v| readers.get(&v).is_some_and(|r| r.count == 1));
+            let basis_live = readers.get(&Version { reg: q.dest, def: VersionDef::Def(q.k) }).is_some_and(|r| r.last > p.k);
             if !dies || !(basis_live || p.k - q.k <= NEAR) {
                 continue;
             }
