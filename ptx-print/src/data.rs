@@ -3,7 +3,7 @@
 use crate::instruction::{write_float, write_int};
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator, DocBuilder};
-use ptx_ir::ir::{Attribute, ConstExpr, Initializer, VarDecl};
+use ptx_ir::ir::{Attribute, ConstExpr, Initializer, IntList, VarDecl};
 use std::fmt::Write;
 
 /// `.global .align 4 .b8 name[16] = {...}` (without the `;`).
@@ -69,9 +69,10 @@ pub fn write_attribute(out: &mut String, a: &Attribute) {
 }
 
 fn write_initializer(out: &mut String, init: &Initializer) {
-    if let Initializer::Expr(e) = init {
-        write_expr(out, e);
-        return;
+    match init {
+        Initializer::Expr(e) => return write_expr(out, e),
+        Initializer::Ints(l) => return write_int_list(out, l),
+        Initializer::List(_) | Initializer::Fields(_) => {}
     }
     let arena: Arena<()> = Arena::new();
     let doc = init_doc(&arena, init);
@@ -89,6 +90,13 @@ fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Aren
             let inner = arena.intersperse(items.iter().map(|i| init_doc(arena, i)), arena.text(",").append(arena.line()));
             arena.text("{").append(inner.nest(2).group()).append(arena.text("}"))
         }
+        Initializer::Ints(l) => {
+            // Nested in a list of lists (multi-dimensional arrays): filled
+            // lines, as at the top level.
+            let mut s = String::new();
+            write_int_list(&mut s, l);
+            arena.intersperse(s.split('\n').map(|line| arena.text(line.trim_start().to_string())), arena.hardline()).nest(2)
+        }
         Initializer::Fields(fields) => {
             let inner = arena.intersperse(
                 fields.iter().map(|(n, e)| {
@@ -101,6 +109,50 @@ fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Aren
             arena.text("{ ").append(inner.nest(2).group()).append(arena.text(" }"))
         }
     }
+}
+
+/// `{1, 2, 3}`: as many values on a line as fit in [`WIDTH`] columns (from
+/// the column the `{` is at), continuation lines indented by two. Written
+/// directly, not through `pretty`: data-heavy modules hold millions of these.
+fn write_int_list(out: &mut String, l: &IntList) {
+    let mut col = out.len() - out.rfind('\n').map_or(0, |k| k + 1);
+    let mut buf: Vec<u8> = Vec::with_capacity(l.len() * 4 + 2);
+    buf.push(b'{');
+    col += 1;
+    let mut digits = [0u8; 20];
+    for k in 0..l.len() {
+        let text = decimal(l.get(k), &mut digits);
+        if k > 0 {
+            buf.push(b',');
+            col += 1;
+            if col + 1 + text.len() + 1 > WIDTH {
+                buf.extend_from_slice(b"\n  ");
+                col = 2;
+            } else {
+                buf.push(b' ');
+                col += 1;
+            }
+        }
+        buf.extend_from_slice(text);
+        col += text.len();
+    }
+    buf.push(b'}');
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
+/// The decimal digits of `v`, in `buf`.
+fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    &buf[i..]
 }
 
 /// A constant expression, with parentheses wherever precedence needs them.

@@ -3,7 +3,7 @@
 
 use super::memory::{to_bytes, CONST_BASE};
 use super::program::{Program, VarLoc};
-use crate::ir::{ConstExpr, Initializer, Item, UnOp};
+use crate::ir::{ConstExpr, Item, UnOp};
 use crate::isa::{ScalarType, StateSpace, TypeClass};
 use crate::parse::{eval_int, ExprValue};
 
@@ -20,12 +20,18 @@ pub fn initialize(p: &mut Program) -> Result<(), String> {
             let Some(loc) = p.globals.get(&n.name).copied() else { continue };
             let elem_ty = d.ty;
             let elem = (elem_ty.bits().max(8) / 8) as usize;
-            let mut values = Vec::new();
-            flatten(init, &mut values);
-            let mut bytes = Vec::with_capacity(values.len() * elem);
-            for v in values {
-                let bits = value_bits(p, v, elem_ty)?;
-                bytes.extend(to_bytes(bits, elem));
+            let mut bytes = Vec::new();
+            let mut failed = None;
+            init.exprs(&mut |v| {
+                if failed.is_none() {
+                    match value_bits(p, v, elem_ty) {
+                        Ok(bits) => bytes.extend(to_bytes(bits, elem)),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
             }
             match loc {
                 VarLoc::Global(addr) => {
@@ -43,14 +49,6 @@ pub fn initialize(p: &mut Program) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn flatten<'a>(i: &'a Initializer, out: &mut Vec<&'a ConstExpr>) {
-    match i {
-        Initializer::Expr(e) => out.push(e),
-        Initializer::List(v) => v.iter().for_each(|x| flatten(x, out)),
-        Initializer::Fields(_) => {}
-    }
 }
 
 /// The bits an initializer element stores in an element of type `ty`.

@@ -1,6 +1,7 @@
 //! Declarations and constant data: variables, initializers, literals and
 //! constant expressions.
 
+use super::int_list::{is_plain, IntList, IntListBuilder};
 use super::Name;
 use crate::isa::{ScalarType, StateSpace};
 
@@ -64,7 +65,10 @@ pub fn range_member(name: &str) -> Option<(&str, u32)> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initializer {
     Expr(ConstExpr),
+    /// A list that is not all plain decimal integers (see [`Initializer::list`]).
     List(Vec<Initializer>),
+    /// A list of plain decimal integers, stored compactly.
+    Ints(IntList),
     /// Texture/sampler fields: `{ filter_mode = nearest, addr_mode_0 = wrap }`.
     Fields(Vec<(Name, ConstExpr)>),
 }
@@ -156,13 +160,53 @@ impl ConstExpr {
 }
 
 impl Initializer {
+    /// A list of items: an [`IntList`] when every item is a plain decimal
+    /// integer literal (the one representation of such a list), else `List`.
+    pub fn list(items: Vec<Initializer>) -> Initializer {
+        let plain = |i: &Initializer| matches!(i, Initializer::Expr(ConstExpr::Int(l)) if is_plain(l));
+        if items.is_empty() || !items.iter().all(plain) {
+            return Initializer::List(items);
+        }
+        let mut b = IntListBuilder::new();
+        for i in &items {
+            if let Initializer::Expr(ConstExpr::Int(l)) = i {
+                b.push(l.value);
+            }
+        }
+        match b.finish() {
+            Some(l) => Initializer::Ints(l),
+            None => Initializer::List(items),
+        }
+    }
+
+    /// The number of items of a list (of the outermost level); `None` for
+    /// an expression or fields.
+    pub fn list_len(&self) -> Option<usize> {
+        match self {
+            Initializer::List(items) => Some(items.len()),
+            Initializer::Ints(l) => Some(l.len()),
+            Initializer::Expr(_) | Initializer::Fields(_) => None,
+        }
+    }
+
     /// Every expression of the initializer (texture and sampler fields name
     /// modes, not values, and are none).
     pub fn exprs(&self, f: &mut dyn FnMut(&ConstExpr)) {
         match self {
             Initializer::Expr(e) => f(e),
             Initializer::List(items) => items.iter().for_each(|i| i.exprs(f)),
+            Initializer::Ints(l) => (0..l.len()).for_each(|i| f(&ConstExpr::Int(l.lit(i)))),
             Initializer::Fields(_) => {}
+        }
+    }
+
+    /// Like [`Initializer::exprs`], skipping integer lists, which name no
+    /// variable (for walks that only look for names).
+    pub fn symbolic_exprs(&self, f: &mut dyn FnMut(&ConstExpr)) {
+        match self {
+            Initializer::Expr(e) => f(e),
+            Initializer::List(items) => items.iter().for_each(|i| i.symbolic_exprs(f)),
+            Initializer::Ints(_) | Initializer::Fields(_) => {}
         }
     }
 }

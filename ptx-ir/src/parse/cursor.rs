@@ -31,6 +31,11 @@ pub struct Parser<'a> {
     pub globals: FxHashMap<Box<str>, GlobalKind>,
     /// Module-level names known before parsing (item-by-item parsing), borrowed.
     pub known_globals: Option<&'a FxHashMap<Box<str>, GlobalKind>>,
+    /// Where the module's items start: names declared after the item being
+    /// parsed are looked up there, in one scan made on the first name not
+    /// declared yet (a forward reference; most modules have none).
+    pub items_from: Option<usize>,
+    ahead: OnceCell<FxHashMap<Box<str>, GlobalKind>>,
     pub func: Option<FuncState<'a>>,
     /// Labels used but not defined in an enclosing block: where, and the message.
     pub pending_names: Vec<(Span, String)>,
@@ -67,6 +72,8 @@ impl<'a> Parser<'a> {
             lines: OnceCell::new(),
             globals: FxHashMap::default(),
             known_globals: None,
+            items_from: None,
+            ahead: OnceCell::new(),
             func: None,
             pending_names: Vec::new(),
             param_spans: Vec::new(),
@@ -98,7 +105,22 @@ impl<'a> Parser<'a> {
 
     /// Is `name` a module-level variable or function?
     pub fn is_global(&self, name: &str) -> bool {
-        self.globals.contains_key(name) || self.known_globals.is_some_and(|g| g.contains_key(name))
+        self.globals.contains_key(name) || self.known_globals.is_some_and(|g| g.contains_key(name)) || self.declared_ahead(name)
+    }
+
+    /// Is `name` declared by any item of the module (also one not parsed yet)?
+    fn declared_ahead(&self, name: &str) -> bool {
+        let Some(start) = self.items_from else { return false };
+        let names = self.ahead.get_or_init(|| {
+            let mut names = FxHashMap::default();
+            for r in super::split::split_items(self.src, start) {
+                for (name, kind) in super::split::item_names(&self.src[r]) {
+                    names.entry(name).or_insert(kind);
+                }
+            }
+            names
+        });
+        names.contains_key(name)
     }
 
     /// Line and column tables, built on the first error.
@@ -155,6 +177,18 @@ impl<'a> Parser<'a> {
             self.look[k] = self.lex_next();
         }
         Ok(text.trim_end())
+    }
+
+    /// Consumes the source up to byte `end`, which the caller has read
+    /// itself from the current token on, and goes on lexing there.
+    pub fn skip_raw_to(&mut self, end: usize) {
+        let start = self.peek().span.start as usize;
+        self.prev = Span::new(start, end);
+        self.lexer.set_pos(end);
+        self.lex_error = None;
+        for k in 0..LOOKAHEAD {
+            self.look[k] = self.lex_next();
+        }
     }
 
     /// Span of the last consumed token.

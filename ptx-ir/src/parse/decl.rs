@@ -4,7 +4,7 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
-use crate::ir::{Attribute, Declarator, Initializer, PtrAttr, VarDecl};
+use crate::ir::{Attribute, Declarator, Initializer, IntList, IntListBuilder, PtrAttr, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::lexer::TokenKind;
 
@@ -44,7 +44,7 @@ impl<'a> Parser<'a> {
             return self.expected("a state space (`.reg`, `.param`, `.global` ...)");
         };
         self.bump();
-        let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Vec::new() };
+        let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Vec::with_capacity(1) };
         let mut ty = None;
         while self.at(TokenKind::DotWord) {
             let t = self.peek();
@@ -209,6 +209,10 @@ impl<'a> Parser<'a> {
         if !self.at(TokenKind::LBrace) {
             return Ok(Initializer::Expr(self.const_expr()?));
         }
+        if let Some((list, end)) = scan_int_list(self.src, self.peek().span.start as usize) {
+            self.skip_raw_to(end);
+            return Ok(Initializer::Ints(list));
+        }
         self.bump();
         if self.at(TokenKind::Ident) && self.peek_at(1).kind == TokenKind::Eq {
             let mut fields = Vec::new();
@@ -237,6 +241,64 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(TokenKind::RBrace, "`,` or `}` in an initializer list")?;
-        Ok(Initializer::List(items))
+        Ok(Initializer::list(items))
+    }
+}
+
+/// The fast path for the commonest initializer, a list of plain decimal
+/// integers (`{0, 12, 255}`, the bulk of data-heavy modules): scans the bytes
+/// from the `{` at `start` without making tokens. Returns the list and the
+/// byte after its `}`, or `None` for anything else (another literal form, a
+/// comment, an overflow, an empty or malformed list), which the general
+/// parser then reads, and reports, as usual. Accepts exactly what the
+/// general parser reads as such a list (a trailing comma included).
+fn scan_int_list(src: &[u8], start: usize) -> Option<(IntList, usize)> {
+    let mut list = IntListBuilder::new();
+    let end = scan_ints(src, start, |v| list.push(v))?;
+    Some((list.finish()?, end))
+}
+
+fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usize> {
+    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let mut rest = src.get(start + 1..)?;
+    let skip_ws = |r: &mut &[u8]| {
+        while let [c, tail @ ..] = *r {
+            if !ws(*c) {
+                break;
+            }
+            *r = tail;
+        }
+    };
+    loop {
+        skip_ws(&mut rest);
+        let value = match rest {
+            [b'0', d, ..] if d.is_ascii_digit() => return None, // octal
+            [b'0', tail @ ..] => {
+                rest = tail;
+                0
+            }
+            [d, ..] if d.is_ascii_digit() => {
+                let mut v: u64 = 0;
+                while let [d @ b'0'..=b'9', tail @ ..] = rest {
+                    v = v.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+                    rest = tail;
+                }
+                v
+            }
+            _ => return None,
+        };
+        push(value);
+        skip_ws(&mut rest);
+        match rest {
+            [b',', tail @ ..] => {
+                rest = tail;
+                skip_ws(&mut rest);
+                if let [b'}', tail @ ..] = rest {
+                    return Some(src.len() - tail.len());
+                }
+            }
+            [b'}', tail @ ..] => return Some(src.len() - tail.len()),
+            _ => return None,
+        }
     }
 }

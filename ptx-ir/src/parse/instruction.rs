@@ -227,7 +227,7 @@ impl<'a> Parser<'a> {
                     return Ok(Operand::SReg(sr, sel));
                 }
                 // Branch targets are labels even when a module symbol has the same name.
-                if self.is_global(name) && !opcode.flags().contains(crate::isa::Flags::BRANCH) {
+                if !opcode.flags().contains(crate::isa::Flags::BRANCH) && self.is_global(name) {
                     return self.symbol_operand(name, opcode, depth);
                 }
                 let f = self.func.as_mut().unwrap();

@@ -11,14 +11,9 @@ use crate::source::Span;
 impl<'a> Parser<'a> {
     pub fn module(&mut self) -> PResult<(Module, SourceMap)> {
         let header = self.header()?;
-        // Every module-level name, before any function is parsed: a function
-        // may refer to one declared after it.
-        let start = self.peek().span.start as usize;
-        for r in super::split::split_items(self.src, start) {
-            for (name, kind) in super::split::item_names(&self.src[r]) {
-                self.globals.entry(name).or_insert(kind);
-            }
-        }
+        // A function may refer to a name declared after it: those are found
+        // from here (`Parser::is_global`).
+        self.items_from = Some(self.peek().span.start as usize);
         let mut module = Module { version: header.version, target: header.target, address_size: header.address_size, items: Vec::new() };
         let mut map = SourceMap { header: header.spans, ..SourceMap::default() };
         while !self.at(TokenKind::Eof) {

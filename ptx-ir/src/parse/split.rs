@@ -432,6 +432,24 @@ fn section_pending(src: &[u8], item_start: Option<usize>, _at: usize) -> bool {
     item_start.is_some_and(|s| src[s..].starts_with(b".section"))
 }
 
+/// Where the initializer starting at `i` ends: the `,` or `;` after it at
+/// bracket depth 0. `None` when a comment or a string is in the way (the
+/// lexer then reads it) or brackets do not match.
+fn plain_initializer_end(text: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0u32;
+    while let Some(&c) = text.get(i) {
+        match c {
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => depth = depth.checked_sub(1)?,
+            b',' | b';' if depth == 0 => return Some(i),
+            b'/' | b'"' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The module-level names an item's text declares (functions, variables, aliases).
 pub fn item_names(text: &[u8]) -> Vec<(Box<str>, GlobalKind)> {
     let Ok(mut lx) = Lexer::new(text) else { return Vec::new() };
@@ -442,10 +460,20 @@ pub fn item_names(text: &[u8]) -> Vec<(Box<str>, GlobalKind)> {
     let mut expect_name = false;
     let mut after_alias = false;
     while let Ok(t) = lx.next_token() {
+        // An initializer names nothing: skip it without tokens when it is
+        // plain (no comment or string in it).
+        if t.kind == TokenKind::Eq && depth == 0 && kind == Some(GlobalKind::Var) {
+            if let Some(end) = plain_initializer_end(text, t.span.end as usize) {
+                lx.set_pos(end);
+                expect_name = false;
+                continue;
+            }
+        }
         match t.kind {
             TokenKind::Eof => break,
             TokenKind::Semi if depth == 0 => break,
             TokenKind::LBrace if depth == 0 && kind == Some(GlobalKind::Func) => break,
+            // A list of integers names nothing: skip it without tokens.
             TokenKind::LParen | TokenKind::LBracket | TokenKind::LBrace | TokenKind::Lt => depth += 1,
             TokenKind::RParen | TokenKind::RBracket | TokenKind::RBrace | TokenKind::Gt => depth -= 1,
             TokenKind::Eq if depth == 0 => expect_name = false,

@@ -28,7 +28,7 @@ pub(super) fn check(d: &VarDecl, n: &Declarator, space_of: &dyn Fn(&str) -> Opti
         dims.push(Some(v as u64));
     }
     count(init, &dims, &n.name, &mut out);
-    init.exprs(&mut |e| {
+    init.symbolic_exprs(&mut |e| {
         e.symbols(&mut |name| {
             let ok = is_function(name) || matches!(space_of(name), Some(StateSpace::Global | StateSpace::Const));
             if !ok {
@@ -50,17 +50,21 @@ pub(super) fn check(d: &VarDecl, n: &Declarator, space_of: &dyn Fn(&str) -> Opti
 /// Lists no longer than the dimension they initialize (a flat list may fill
 /// all remaining dimensions).
 fn count(init: &Initializer, dims: &[Option<u64>], name: &str, out: &mut Vec<String>) {
-    let Initializer::List(items) = init else { return };
+    let Some(len) = init.list_len() else { return };
     let Some(first) = dims.first() else { return };
-    let nested = items.iter().any(|i| matches!(i, Initializer::List(_)));
+    let items: &[Initializer] = match init {
+        Initializer::List(items) => items,
+        _ => &[],
+    };
+    let nested = items.iter().any(|i| i.list_len().is_some());
     let limit = if nested {
         *first
     } else {
         dims.iter().try_fold(1u64, |acc, d| d.map(|d| acc.saturating_mul(d)))
     };
     if let Some(limit) = limit {
-        if items.len() as u64 > limit {
-            out.push(format!("the initializer of `{name}` has {} elements, more than its {limit}", items.len()));
+        if len as u64 > limit {
+            out.push(format!("the initializer of `{name}` has {len} elements, more than its {limit}"));
             return;
         }
     }

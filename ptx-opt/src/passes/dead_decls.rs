@@ -171,7 +171,7 @@ fn names_in_item(item: &ptx_ir::ir::Item) -> FxHashSet<String> {
     let init = |d: &ptx_ir::ir::VarDecl, out: &mut FxHashSet<String>| {
         for n in &d.names {
             if let Some(i) = &n.init {
-                i.exprs(&mut |e| e.symbols(&mut |s| {
+                i.symbolic_exprs(&mut |e| e.symbols(&mut |s| {
                     out.insert(s.to_string());
                 }));
             }

@@ -137,7 +137,7 @@ impl Uses {
             Stmt::Decl(d) => {
                 for name in &d.names {
                     if let Some(init) = &name.init {
-                        init.exprs(&mut |e| {
+                        init.symbolic_exprs(&mut |e| {
                             e.symbols(&mut |s| {
                                 self.symbols.insert(s.into());
                             })
@@ -196,7 +196,7 @@ pub(crate) fn item_references(m: &Module) -> Vec<(usize, Box<str>)> {
             Item::Var(v) => {
                 for d in &v.decl.names {
                     if let Some(init) = &d.init {
-                        init.exprs(&mut |e| e.symbols(&mut |s| out.push((i, s.into()))));
+                        init.symbolic_exprs(&mut |e| e.symbols(&mut |s| out.push((i, s.into()))));
                     }
                 }
             }

@@ -329,7 +329,7 @@ fn for_each_fixed_name(f: &Function, out: &mut dyn FnMut(&str)) {
                 out(&n.name);
             }
             if let Some(i) = &n.init {
-                i.exprs(&mut |e| e.symbols(out));
+                i.symbolic_exprs(&mut |e| e.symbols(out));
             }
         }
     };
