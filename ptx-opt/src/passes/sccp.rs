@@ -77,40 +77,6 @@ impl Lattice {
     }
 }
 
-/// The solution: the value of each version and the executable blocks.
-struct Solution {
-    values: FxHashMap<Version, Lattice>,
-    executable: Vec<bool>,
-}
-
-impl Solution {
-    fn of(&self, v: Version) -> Lattice {
-        match v.def {
-            VersionDef::Entry => Lattice::Varies,
-            _ => self.values.get(&v).copied().unwrap_or(Lattice::Unknown),
-        }
-    }
-
-    /// Lowers `v` to `x` met with what it had; true when that changed it.
-    fn lower(&mut self, v: Version, x: Lattice) -> bool {
-        let old = self.of(v);
-        let new = old.meet(x);
-        if new != old {
-            self.values.insert(v, new);
-            return true;
-        }
-        false
-    }
-
-    /// The value `reg` has at statement `k` (before it).
-    fn at(&self, view: &ValueView, reg: RegId, k: usize) -> Lattice {
-        match view.read(k, reg) {
-            Some(v) => self.of(v),
-            None => self.of(Version { reg, def: view.version_at(reg, k) }),
-        }
-    }
-}
-
 fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
     if !merges_a_constant(f, body) {
@@ -171,40 +137,128 @@ fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
     Some(Prepared { dest, shape: Shape::new(tmpl, width), sources, regs })
 }
 
+/// The solution: the value of each version and the executable blocks.
+/// Versions are numbered once ([`Versions`]); the solver works on numbers.
+struct Solution {
+    versions: Versions,
+    values: Vec<Lattice>,
+    executable: Vec<bool>,
+}
+
+/// Dense numbers for the versions the solver reads or writes; the value on
+/// entry has none (it varies).
+#[derive(Default)]
+struct Versions {
+    ids: FxHashMap<Version, u32>,
+}
+
+/// A version's number, or `ENTRY` for the value on entry.
+const ENTRY: u32 = u32::MAX;
+
+impl Versions {
+    fn id(&mut self, v: Version) -> u32 {
+        if v.def == VersionDef::Entry {
+            return ENTRY;
+        }
+        let n = self.ids.len() as u32;
+        *self.ids.entry(v).or_insert(n)
+    }
+}
+
+impl Solution {
+    fn get(&self, id: u32) -> Lattice {
+        if id == ENTRY {
+            return Lattice::Varies;
+        }
+        self.values[id as usize]
+    }
+
+    /// Lowers version `id` to `x` met with what it had; true when that changed it.
+    fn lower(&mut self, id: u32, x: Lattice) -> bool {
+        let old = self.get(id);
+        let new = old.meet(x);
+        if new != old {
+            self.values[id as usize] = new;
+            return true;
+        }
+        false
+    }
+
+    fn of(&self, v: Version) -> Lattice {
+        match v.def {
+            VersionDef::Entry => Lattice::Varies,
+            _ => self.versions.ids.get(&v).map_or(Lattice::Unknown, |&id| self.values[id as usize]),
+        }
+    }
+
+    /// The value `reg` has at statement `k` (before it).
+    fn at(&self, view: &ValueView, reg: RegId, k: usize) -> Lattice {
+        self.of(version_read(view, reg, k))
+    }
+}
+
+/// The version of `reg` statement `k` reads.
+fn version_read(view: &ValueView, reg: RegId, k: usize) -> Version {
+    view.read(k, reg).unwrap_or(Version { reg, def: view.version_at(reg, k) })
+}
+
 /// The guard's value at statement `k`: `Some(true/false)` when known.
 fn guard_value(sol: &Solution, view: &ValueView, ins: &Instruction, k: usize) -> Lattice {
     match ins.guard {
         None => Lattice::Const(1),
-        Some(g) => match sol.at(view, g.reg, k) {
-            Lattice::Const(c) => Lattice::Const(((c & 1) == 1) as u128 ^ g.negated as u128),
-            x => x,
-        },
+        Some(g) => guard_of(sol.at(view, g.reg, k), g.negated),
     }
 }
 
-/// The value statement `k` computes (as if unguarded) into the register it
-/// writes, or `None` when it is not a value statement.
-fn computed(p: Option<&Prepared>, sol: &Solution, view: &ValueView, k: usize, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
-    let p = p?;
-    let mut kids: Vec<(u128, u8)> = Vec::with_capacity(p.sources.len());
-    for (s, r) in p.sources.iter().zip(&p.regs) {
-        match (s, r) {
-            (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
-            (SourceOf::Reg(w), Some(r)) => match sol.at(view, *r, k) {
-                Lattice::Const(c) => kids.push((c, *w)),
-                x => return Some((p.dest, x)),
-            },
-            _ => return Some((p.dest, Lattice::Varies)),
+fn guard_of(p: Lattice, negated: bool) -> Lattice {
+    match p {
+        Lattice::Const(c) => Lattice::Const(((c & 1) == 1) as u128 ^ negated as u128),
+        x => x,
+    }
+}
+
+/// What the solver needs of one statement that writes registers, with every
+/// version it reads or writes numbered once.
+struct Step {
+    /// How its value is computed, and the version of each register source.
+    prepared: Option<Prepared>,
+    sources: Vec<u32>,
+    /// The guard's version and negation.
+    guard: Option<(u32, bool)>,
+    /// Each register written: the version written and, for a guarded
+    /// statement, the version it had before.
+    writes: Vec<(RegId, u32, u32)>,
+}
+
+impl Step {
+    fn guard_value(&self, sol: &Solution) -> Lattice {
+        match self.guard {
+            None => Lattice::Const(1),
+            Some((id, negated)) => guard_of(sol.get(id), negated),
         }
     }
-    let value = p.shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
-    Some((p.dest, value))
+
+    /// The value it computes (as if unguarded) into the register it writes.
+    fn computed(&self, sol: &Solution, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
+        let p = self.prepared.as_ref()?;
+        let mut kids: Vec<(u128, u8)> = Vec::with_capacity(p.sources.len());
+        for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(&self.sources) {
+            match (s, r) {
+                (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
+                (SourceOf::Reg(w), Some(_)) => match sol.get(id) {
+                    Lattice::Const(c) => kids.push((c, *w)),
+                    x => return Some((p.dest, x)),
+                },
+                _ => return Some((p.dest, Lattice::Varies)),
+            }
+        }
+        let value = p.shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
+        Some((p.dest, value))
+    }
 }
 
 fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
-    let mut sol = Solution { values: FxHashMap::default(), executable: vec![false; cfg.node_bound()] };
-    sol.executable[cfg.entry.index()] = true;
-    let mut edges: FxHashSet<(NodeIndex, NodeIndex)> = FxHashSet::default();
+    let mut versions = Versions::default();
     // Registers written by each statement (every definition the view knows).
     let mut writes: Vec<Vec<RegId>> = vec![Vec::new(); body.len()];
     for r in 0..f.regs.len() {
@@ -213,14 +267,64 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             writes[k].push(reg);
         }
     }
-    let prepared: Vec<Option<Prepared>> = body
-        .iter()
-        .enumerate()
-        .map(|(k, s)| match s {
-            Stmt::Instr(ins) if !writes[k].is_empty() && view.reachable(k) => prepare(f, ins),
+    let mut steps: Vec<Option<Step>> = Vec::with_capacity(body.len());
+    for (k, s) in body.iter().enumerate() {
+        let step = match s {
+            Stmt::Instr(ins) if !writes[k].is_empty() && view.reachable(k) => {
+                let prepared = prepare(f, ins);
+                // One entry per source, aligned with `Prepared::sources`.
+                let sources = prepared.as_ref().map_or(Vec::new(), |p| {
+                    p.sources
+                        .iter()
+                        .zip(&p.regs)
+                        .map(|(s, r)| match (s, r) {
+                            (SourceOf::Reg(_), Some(r)) => versions.id(version_read(view, *r, k)),
+                            _ => ENTRY,
+                        })
+                        .collect()
+                });
+                let guard = ins.guard.map(|g| (versions.id(version_read(view, g.reg, k)), g.negated));
+                let writes = writes[k]
+                    .iter()
+                    .map(|&r| {
+                        let before = if ins.guard.is_some() { versions.id(Version { reg: r, def: view.version_at(r, k) }) } else { ENTRY };
+                        (r, versions.id(Version { reg: r, def: VersionDef::Def(k) }), before)
+                    })
+                    .collect();
+                Some(Step { prepared, sources, guard, writes })
+            }
             _ => None,
+        };
+        steps.push(step);
+    }
+    // Per block: each φ's version and, per predecessor, the version arriving.
+    let mut phis: Vec<Vec<(u32, Vec<(NodeIndex, u32)>)>> = vec![Vec::new(); cfg.node_bound()];
+    for b in cfg.graph.node_indices() {
+        for &r in view.phis(b) {
+            let phi = versions.id(Version { reg: r, def: VersionDef::Phi(b) });
+            let ins = cfg.predecessors(b).map(|p| (p, versions.id(Version { reg: r, def: view.version_at_end(r, p) }))).collect();
+            phis[b.index()].push((phi, ins));
+        }
+    }
+    // The terminator deciding each block's edges: its guard, when it has one.
+    let deciding: Vec<Option<(u32, bool)>> = (0..cfg.node_bound())
+        .map(|b| {
+            let b = NodeIndex::new(b);
+            if !cfg.graph.contains_node(b) {
+                return None;
+            }
+            let (k, ins) = cfg.block(b).stmts.clone().rev().find_map(|k| match &body[k] {
+                Stmt::Instr(ins) => Some((k, ins)),
+                _ => None,
+            })?;
+            let g = ins.guard.filter(|_| ptx_ir::cfg::is_terminator(ins.opcode))?;
+            Some((versions.id(version_read(view, g.reg, k)), g.negated))
         })
         .collect();
+    let n = versions.ids.len();
+    let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
+    sol.executable[cfg.entry.index()] = true;
+    let mut edges: FxHashSet<(NodeIndex, NodeIndex)> = FxHashSet::default();
     // Reverse postorder: definitions before their uses but around loops,
     // so a round carries values as far as they go.
     let mut order: Vec<NodeIndex> = Vec::with_capacity(cfg.node_bound());
@@ -235,23 +339,20 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             if !sol.executable[b.index()] {
                 continue;
             }
-            for &r in view.phis(b) {
+            for (phi, ins) in &phis[b.index()] {
                 let mut merged = Lattice::Unknown;
-                for p in cfg.predecessors(b) {
+                for &(p, v) in ins {
                     if edges.contains(&(p, b)) {
-                        merged = merged.meet(sol.of(Version { reg: r, def: view.version_at_end(r, p) }));
+                        merged = merged.meet(sol.get(v));
                     }
                 }
-                changed |= sol.lower(Version { reg: r, def: VersionDef::Phi(b) }, merged);
+                changed |= sol.lower(*phi, merged);
             }
             for k in cfg.block(b).stmts.clone() {
-                let Stmt::Instr(ins) = &body[k] else { continue };
-                if writes[k].is_empty() {
-                    continue;
-                }
-                let value = computed(prepared[k].as_ref(), &sol, view, k, ctx);
-                let guard = guard_value(&sol, view, ins, k);
-                for &r in &writes[k] {
+                let Some(step) = &steps[k] else { continue };
+                let value = step.computed(&sol, ctx);
+                let guard = step.guard_value(&sol);
+                for &(r, id, before) in &step.writes {
                     let new = match value {
                         Some((d, v)) if d == r => v,
                         _ => Lattice::Varies,
@@ -259,20 +360,16 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                     let x = match guard {
                         Lattice::Unknown => Lattice::Unknown,
                         Lattice::Const(1) => new,
-                        Lattice::Const(_) => sol.of(Version { reg: r, def: view.version_at(r, k) }),
-                        Lattice::Varies => new.meet(sol.of(Version { reg: r, def: view.version_at(r, k) })),
+                        Lattice::Const(_) => sol.get(before),
+                        Lattice::Varies => new.meet(sol.get(before)),
                     };
-                    changed |= sol.lower(Version { reg: r, def: VersionDef::Def(k) }, x);
+                    changed |= sol.lower(id, x);
                 }
             }
             // The edges out of `b` this round makes executable.
-            let last = cfg.block(b).stmts.clone().rev().find_map(|k| match &body[k] {
-                Stmt::Instr(ins) => Some((k, ins)),
-                _ => None,
-            });
-            let taken = match last {
-                Some((k, ins)) if ins.guard.is_some() && ptx_ir::cfg::is_terminator(ins.opcode) => guard_value(&sol, view, ins, k),
-                _ => Lattice::Varies,
+            let taken = match deciding[b.index()] {
+                Some((id, negated)) => guard_of(sol.get(id), negated),
+                None => Lattice::Varies,
             };
             for e in cfg.graph.edges(b) {
                 let go = match (taken, *e.weight()) {
@@ -293,43 +390,50 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
 }
 
 fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Option<Function> {
-    let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
-    let mut changed = false;
+    // The statements that change (`None`: removed), found before anything
+    // is copied: most functions have none.
+    let mut edits: Vec<(usize, Option<Instruction>)> = Vec::new();
     for (k, s) in body.iter().enumerate() {
-        let Stmt::Instr(ins) = s else {
-            out.push(s.clone());
-            continue;
-        };
+        let Stmt::Instr(ins) = s else { continue };
         if !view.reachable(k) || !sol.executable[view.block_of(k).index()] {
-            out.push(s.clone());
             continue;
         }
         let guard = guard_value(sol, view, ins, k);
         if ins.guard.is_some() && guard == Lattice::Const(0) {
-            changed = true;
+            edits.push((k, None));
             continue;
         }
-        let mut new = (**ins).clone();
+        let mut new: Option<Instruction> = None;
         if ins.guard.is_some() && guard == Lattice::Const(1) && ptx_ir::cfg::is_terminator(ins.opcode) {
-            new.guard = None;
-            changed = true;
+            new = Some(Instruction { guard: None, ..(**ins).clone() });
         }
-        if let Some(d) = value_dest(f, &new) {
-            let is_const_mov = new.opcode == Opcode::MOV && matches!(new.operands.get(1), Some(Operand::Imm(_)));
+        let cur = new.as_ref().unwrap_or(ins);
+        if let Some(d) = value_dest(f, cur) {
+            let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
             if let (Lattice::Const(c), false, true) = (sol.of(Version { reg: d, def: VersionDef::Def(k) }), is_const_mov, reads_a_merged_constant(body, view, sol, k)) {
-                if new.guard.is_none() {
+                if cur.guard.is_none() {
                     let width = crate::engine::lang::type_width(f.reg(d).ty);
                     if let Some(mov) = crate::engine::emit::const_mov(d, c, width) {
-                        new = mov;
-                        changed = true;
+                        new = Some(mov);
                     }
                 }
             }
         }
-        out.push(Stmt::Instr(Box::new(new)));
+        if let Some(n) = new {
+            edits.push((k, Some(n)));
+        }
     }
-    if !changed {
+    if edits.is_empty() {
         return None;
+    }
+    let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
+    let mut edits = edits.into_iter().peekable();
+    for (k, s) in body.iter().enumerate() {
+        match edits.next_if(|(j, _)| *j == k) {
+            Some((_, Some(new))) => out.push(Stmt::Instr(Box::new(new))),
+            Some((_, None)) => {}
+            None => out.push(s.clone()),
+        }
     }
     let mut g = f.clone();
     g.body = Some(out);
