@@ -90,9 +90,41 @@ pub struct CostModel {
     family: usize,
 }
 
+/// The checked-in table as the model reads it: the families, and the rows'
+/// lines by head, each row parsed the first time it is looked up (a run
+/// looks up a few dozen of the table's thousands: parsing all of them was
+/// most of the time of optimizing a small file).
 struct Index {
-    table: Table,
+    families: Vec<String>,
     family_numbers: Vec<u32>,
+    /// Per family, every family by distance from it (itself first; on a tie
+    /// the newer one first).
+    nearest: Vec<Vec<usize>>,
+    /// Heads in table order (sorted), and the cells' text of each.
+    heads: Vec<&'static str>,
+    cells: Vec<&'static str>,
+    rows: Vec<OnceLock<Row>>,
+}
+
+impl Index {
+    /// Row `k`, parsed on first use (the table is checked whole by
+    /// [`Table::parse`] in the tests).
+    fn row(&'static self, k: usize) -> &'static Row {
+        self.rows[k].get_or_init(|| {
+            let fields: Vec<&str> = self.cells[k].split('\t').collect();
+            let cells = table::parse_cells(&fields).unwrap_or_else(|e| panic!("sass_costs.tsv, `{}`: {e}", self.heads[k]));
+            Row { head: self.heads[k].to_string(), cells }
+        })
+    }
+
+    fn find(&'static self, head: &str) -> Option<&'static Row> {
+        self.heads.binary_search(&head).ok().map(|k| self.row(k))
+    }
+}
+
+/// Rows by opcode and types, for heads the table does not have (built on
+/// the first such head: most runs never need it).
+struct Fallback {
     by_types: FxHashMap<(Opcode, Vec<ScalarType>), Vec<usize>>,
     by_opcode: FxHashMap<Opcode, Vec<usize>>,
 }
@@ -100,17 +132,46 @@ struct Index {
 fn index() -> &'static Index {
     static I: OnceLock<Index> = OnceLock::new();
     I.get_or_init(|| {
-        let table = Table::parse(TABLE_TSV).unwrap_or_else(|e| panic!("ptx-opt/src/cost/sass_costs.tsv: {e}"));
-        let family_numbers = table.families.iter().map(|f| arch_number(f).expect("checked by the parser")).collect();
+        let mut families = Vec::new();
+        let (mut heads, mut cells) = (Vec::new(), Vec::new());
+        for line in TABLE_TSV.lines() {
+            if line.starts_with('#') || line.trim().is_empty() {
+                continue;
+            }
+            let (head, rest) = line.split_once('\t').unwrap_or((line, ""));
+            if head == "head" && families.is_empty() {
+                families = rest.split('\t').map(str::to_string).collect();
+            } else {
+                heads.push(head);
+                cells.push(rest);
+            }
+        }
+        let family_numbers: Vec<u32> = families.iter().map(|f| arch_number(f).expect("checked by Table::parse in the tests")).collect();
+        let n = families.len();
+        let nearest = (0..n)
+            .map(|me| {
+                let mut order: Vec<usize> = (0..n).collect();
+                order.sort_by_key(|&f| (f.abs_diff(me), std::cmp::Reverse(f)));
+                order
+            })
+            .collect();
+        let rows = heads.iter().map(|_| OnceLock::new()).collect();
+        Index { families, family_numbers, nearest, heads, cells, rows }
+    })
+}
+
+fn fallback() -> &'static Fallback {
+    static F: OnceLock<Fallback> = OnceLock::new();
+    F.get_or_init(|| {
         let mut by_types: FxHashMap<(Opcode, Vec<ScalarType>), Vec<usize>> = FxHashMap::default();
         let mut by_opcode: FxHashMap<Opcode, Vec<usize>> = FxHashMap::default();
-        for (k, r) in table.rows.iter().enumerate() {
-            if let Some((op, types)) = head_key(&r.head) {
+        for (k, head) in index().heads.iter().enumerate() {
+            if let Some((op, types)) = head_key(head) {
                 by_types.entry((op, types)).or_default().push(k);
                 by_opcode.entry(op).or_default().push(k);
             }
         }
-        Index { table, family_numbers, by_types, by_opcode }
+        Fallback { by_types, by_opcode }
     })
 }
 
@@ -144,7 +205,7 @@ impl CostModel {
 
     /// The measured family this model reads (`sm_80`).
     pub fn family(&self) -> &'static str {
-        &index().table.families[self.family]
+        &index().families[self.family]
     }
 
     /// SASS instructions `ins` costs on this family (see the module docs for the lookup order).
@@ -165,7 +226,7 @@ impl CostModel {
     /// The full answer for an instruction head as printed (`mul.hi.u32`).
     pub fn lookup_head(&self, head: &str) -> Lookup {
         let ix = index();
-        if let Some(row) = ix.table.row(head) {
+        if let Some(row) = ix.find(head) {
             if let Some(l) = self.from_row(row) {
                 return l;
             }
@@ -175,14 +236,15 @@ impl CostModel {
         };
         let costliest = |rows: Option<&Vec<usize>>| -> Option<(Lookup, &'static str)> {
             rows?.iter().filter_map(|&k| {
-                let row = &ix.table.rows[k];
+                let row = ix.row(k);
                 self.from_row(row).map(|l| (l, row.head.as_str()))
             }).max_by_key(|(l, _)| l.sass)
         };
-        if let Some((l, like)) = costliest(ix.by_types.get(&(op, types))) {
+        let fb = fallback();
+        if let Some((l, like)) = costliest(fb.by_types.get(&(op, types))) {
             return Lookup { source: Source::SameTypes(like), ..l };
         }
-        if let Some((l, like)) = costliest(ix.by_opcode.get(&op)) {
+        if let Some((l, like)) = costliest(fb.by_opcode.get(&op)) {
             return Lookup { source: Source::SameOpcode(like), ..l };
         }
         Lookup { sass: UNMEASURED_SASS, class: None, source: Source::Unmeasured }
@@ -190,11 +252,7 @@ impl CostModel {
 
     /// Families by distance from this one (itself first; on a tie the newer one first).
     fn nearest_families(&self) -> impl Iterator<Item = usize> {
-        let n = index().table.families.len();
-        let me = self.family;
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by_key(|&f| (f.abs_diff(me), std::cmp::Reverse(f)));
-        order.into_iter()
+        index().nearest[self.family].iter().copied()
     }
 
     /// Steps 1 and 2 for one row, with the class from the nearest family that has one.
@@ -203,14 +261,16 @@ impl CostModel {
         let f = self.nearest_families().find(|&f| row.cells[f].is_some())?;
         let cell = row.cells[f].expect("found above");
         let class = cell.class.or_else(|| self.nearest_families().find_map(|f| row.cells[f].and_then(|c| c.class)));
-        let source = if f == self.family { Source::Measured } else { Source::OtherFamily(&ix.table.families[f]) };
+        let source = if f == self.family { Source::Measured } else { Source::OtherFamily(&ix.families[f]) };
         Some(Lookup { sass: cell.sass, class, source })
     }
 }
 
-/// The parsed checked-in table.
+/// The checked-in table, parsed and checked whole (for the generator and
+/// the tests; the model reads rows one by one).
 pub fn table() -> &'static Table {
-    &index().table
+    static T: OnceLock<Table> = OnceLock::new();
+    T.get_or_init(|| Table::parse(TABLE_TSV).unwrap_or_else(|e| panic!("ptx-opt/src/cost/sass_costs.tsv: {e}")))
 }
 
 #[cfg(test)]

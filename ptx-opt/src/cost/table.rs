@@ -139,7 +139,7 @@ impl Table {
                     return Err(at(format!("heads must be sorted and unique: `{head}` after `{}`", prev.head)));
                 }
             }
-            let cells = fields[1..].iter().map(|f| parse_cell(f).map_err(|e| at(e))).collect::<Result<Vec<_>, _>>()?;
+            let cells = parse_cells(&fields[1..]).map_err(at)?;
             rows.push(Row { head: head.to_string(), cells });
         }
         let families = families.ok_or("no column header `head<TAB>sm_NN...`")?;
@@ -188,6 +188,11 @@ impl Table {
     pub fn row(&self, head: &str) -> Option<&Row> {
         self.rows.binary_search_by(|r| r.head.as_str().cmp(head)).ok().map(|k| &self.rows[k])
     }
+}
+
+/// The cells of one row (the fields after the head).
+pub fn parse_cells(fields: &[&str]) -> Result<Vec<Option<Cell>>, String> {
+    fields.iter().map(|f| parse_cell(f)).collect()
 }
 
 fn parse_cell(f: &str) -> Result<Option<Cell>, String> {
