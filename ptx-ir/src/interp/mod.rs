@@ -22,6 +22,8 @@
 //! "unsupported instruction X at line:col" — never a wrong answer.
 
 mod async_copy;
+#[cfg(test)]
+mod async_tests;
 mod builtins;
 mod cluster;
 mod exec;
