@@ -33,9 +33,9 @@ use crate::eval::{Quality, Val};
 use crate::ir::{Instruction, Operand};
 use crate::isa::{Mod, Opcode, ScalarType, StateSpace};
 use smallvec::SmallVec;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
-/// An index into [`AsyncState::copies`].
+/// A copy's number (in issue order within the CTA).
 pub type CopyId = usize;
 
 /// One copy in flight.
@@ -66,9 +66,9 @@ struct ThreadGroups {
 
 /// The asynchronous work of a CTA.
 pub struct AsyncState {
-    /// Every copy issued since the CTA last had none in flight (`None`: completed).
-    copies: Vec<Option<AsyncCopy>>,
-    in_flight: usize,
+    /// The copies in flight, by number (a completed copy is removed).
+    copies: BTreeMap<CopyId, AsyncCopy>,
+    next_id: CopyId,
     threads: Vec<ThreadGroups>,
     /// For each byte of shared memory, how many copies in flight write it.
     shared_dst: Vec<u16>,
@@ -79,25 +79,41 @@ pub struct AsyncState {
 
 impl AsyncState {
     pub fn new(threads: usize, shared_size: usize) -> AsyncState {
-        AsyncState { copies: Vec::new(), in_flight: 0, threads: vec![ThreadGroups::default(); threads], shared_dst: vec![0; shared_size], mbarriers: super::mbarrier::Mbarriers::new(threads), cluster: vec![Default::default(); threads] }
+        AsyncState { copies: BTreeMap::new(), next_id: 0, threads: vec![ThreadGroups::default(); threads], shared_dst: vec![0; shared_size], mbarriers: super::mbarrier::Mbarriers::new(threads), cluster: vec![Default::default(); threads] }
     }
 
     /// Must memory accesses be checked against copies or mbarrier objects?
     #[inline]
     pub fn watching(&self) -> bool {
-        self.in_flight > 0 || !self.mbarriers.objects.is_empty()
+        !self.copies.is_empty() || !self.mbarriers.objects.is_empty()
     }
 
-    /// The copies of thread `t` not yet complete, in issue order.
-    pub fn outstanding(&self, t: usize) -> Vec<CopyId> {
+    /// The copies of thread `t` not yet complete, in issue order (and its
+    /// group lists forget the completed ones: a group whose copies have all
+    /// completed is no longer pending).
+    pub fn outstanding(&mut self, t: usize) -> Vec<CopyId> {
+        self.prune(t);
         let g = &self.threads[t];
-        g.groups.iter().flatten().chain(&g.uncommitted).copied().filter(|&id| self.copies[id].is_some()).collect()
+        g.groups.iter().flatten().chain(&g.uncommitted).copied().collect()
+    }
+
+    fn prune(&mut self, t: usize) {
+        let copies = &self.copies;
+        let g = &mut self.threads[t];
+        g.uncommitted.retain(|id| copies.contains_key(id));
+        g.bulk_uncommitted.retain(|id| copies.contains_key(id));
+        for groups in [&mut g.groups, &mut g.bulk_groups] {
+            for group in groups.iter_mut() {
+                group.retain(|id| copies.contains_key(id));
+            }
+            groups.retain(|group| !group.is_empty());
+        }
     }
 
     /// The copy in flight an access conflicts with, if any: reading bytes a
     /// copy writes, writing bytes a copy reads or writes.
     fn conflict(&self, sp: Space, a: u64, len: usize, write: bool) -> Option<&AsyncCopy> {
-        if self.in_flight == 0 {
+        if self.copies.is_empty() {
             return None;
         }
         if sp == Space::Shared {
@@ -109,7 +125,7 @@ impl AsyncState {
             return None;
         }
         let overlaps = |(s, b): (Space, u64), n: usize| s == sp && n > 0 && a < b.wrapping_add(n as u64) && b < a.wrapping_add(len as u64);
-        self.copies.iter().flatten().find(|c| overlaps(c.dst, c.len) || (write && overlaps(c.src, c.src_len)))
+        self.copies.values().find(|c| overlaps(c.dst, c.len) || (write && overlaps(c.src, c.src_len)))
     }
 
     fn mark(&mut self, c: &AsyncCopy, delta: i32) {
@@ -124,39 +140,22 @@ impl AsyncState {
 
     fn add(&mut self, c: AsyncCopy) -> CopyId {
         self.mark(&c, 1);
-        self.copies.push(Some(c));
-        self.in_flight += 1;
-        self.copies.len() - 1
+        let id = self.next_id;
+        self.next_id += 1;
+        self.copies.insert(id, c);
+        id
     }
 
     /// Takes a copy out of flight (to perform it).
     fn take(&mut self, id: CopyId) -> Option<AsyncCopy> {
-        let c = self.copies.get_mut(id)?.take()?;
+        let c = self.copies.remove(&id)?;
         self.mark(&c, -1);
-        self.in_flight -= 1;
         Some(c)
-    }
-
-    /// With nothing in flight, forgets the completed copies (group lists
-    /// and tracked arrivals then name none).
-    fn compact(&mut self) {
-        if self.in_flight == 0 && !self.copies.is_empty() {
-            self.copies.clear();
-            for g in &mut self.threads {
-                g.uncommitted.clear();
-                g.groups.clear();
-                g.bulk_uncommitted.clear();
-                g.bulk_groups.clear();
-            }
-            for a in &mut self.mbarriers.arrivals {
-                a.copies.clear();
-            }
-        }
     }
 
     /// The bulk copies in flight that complete-tx on the mbarrier at `mbar`.
     pub fn bulk_for(&self, mbar: u64) -> Vec<CopyId> {
-        self.copies.iter().enumerate().filter(|(_, c)| c.as_ref().is_some_and(|c| c.mbar == Some(mbar))).map(|(k, _)| k).collect()
+        self.copies.iter().filter(|(_, c)| c.mbar == Some(mbar)).map(|(&k, _)| k).collect()
     }
 }
 
@@ -298,8 +297,7 @@ impl Cta<'_, '_> {
         }
         self.check_copy_operands(t, "cp.async", (dsp, dst), (ssp, src), len, src_len, len as u64, global)?;
         let (func, pc) = self.position_of(t);
-        self.asyncs.add(AsyncCopy { thread: t, func, pc, what: "cp.async", dst: (dsp, dst), src: (ssp, src), len, src_len, mbar: None });
-        let id = self.asyncs.copies.len() - 1;
+        let id = self.asyncs.add(AsyncCopy { thread: t, func, pc, what: "cp.async", dst: (dsp, dst), src: (ssp, src), len, src_len, mbar: None });
         self.asyncs.threads[t].uncommitted.push(id);
         Ok(Flow::Next)
     }
@@ -381,6 +379,7 @@ impl Cta<'_, '_> {
     /// Waits for all but the newest `n` committed groups of thread `t`
     /// (`bulk`: the bulk async-groups).
     fn wait_groups(&mut self, t: usize, n: usize, bulk: bool, global: &mut Global) -> Result<(), RunError> {
+        self.asyncs.prune(t);
         loop {
             let g = &mut self.asyncs.threads[t];
             let groups = if bulk { &mut g.bulk_groups } else { &mut g.groups };
@@ -392,7 +391,6 @@ impl Cta<'_, '_> {
                 self.perform(t, id, global)?;
             }
         }
-        self.asyncs.compact();
         Ok(())
     }
 
@@ -429,9 +427,8 @@ impl Cta<'_, '_> {
     /// At the end of the CTA: bulk copies to global memory still in flight
     /// are performed (the grid's completion makes them visible).
     pub(super) fn finish_async(&mut self, global: &mut Global) -> Result<(), RunError> {
-        let ids: Vec<CopyId> = (0..self.asyncs.copies.len()).filter(|&k| self.asyncs.copies[k].as_ref().is_some_and(|c| c.dst.0 == Space::Global)).collect();
-        for id in ids {
-            let t = self.asyncs.copies[id].as_ref().map_or(0, |c| c.thread);
+        let ids: Vec<(CopyId, usize)> = self.asyncs.copies.iter().filter(|(_, c)| c.dst.0 == Space::Global).map(|(&k, c)| (k, c.thread)).collect();
+        for (id, t) in ids {
             self.perform(t, id, global)?;
         }
         Ok(())
