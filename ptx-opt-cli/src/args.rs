@@ -287,10 +287,15 @@ object per buffer argument. Integers are JSON numbers; finite floats are
 numbers in the shortest form that reads back to the same value; non-finite
 floats are the strings \"inf\", \"-inf\" and \"nan\" (any NaN: the payload is in
 \"bits\", the hex bit patterns of float elements); \"inexact\" lists the elements
-whose value the program does not determine exactly.
+whose value the program does not determine exactly. When the kernel called
+printf (vprintf), one more element follows: {\"printed\": [{\"thread\": \"ctaid
+(0,0,0) tid (3,0,0)\", \"text\": \"...\"}, ...]}, in the order the interpreter
+ran the calls (\"inexact\": true when the text shows a value the program does
+not determine exactly).
 
 exit status: 0 success; 1 invalid input, unsupported instruction,
-out-of-bounds access, deadlock, trap or step limit; 2 usage error";
+out-of-bounds access, deadlock, trap, failed assert, undefined behaviour or
+step limit; 2 usage error";
 
 /// What `ptx-opt reduce --help` says after the options.
 pub const REDUCE_AFTER_HELP: &str = "\

@@ -1,6 +1,7 @@
 //! The JSON that `ptx-opt run` prints: every buffer argument's values
 //! after the run, floats with their bit patterns, and which elements the
-//! program does not determine exactly.
+//! program does not determine exactly; then, when the kernel called
+//! `printf`, what it printed.
 
 use ptx_ir::eval::Quality;
 use ptx_ir::isa::{ScalarType, TypeClass};
@@ -43,6 +44,33 @@ pub fn buffers_json(types: &[(usize, ScalarType)], buffers: &[ptx_ir::interp::Bu
         s.push('\n');
     }
     s.push_str("]\n");
+    s
+}
+
+/// [`buffers_json`] followed, when the kernel printed something, by one
+/// more element: `{"printed": [{"thread": "ctaid (0,0,0) tid (1,0,0)",
+/// "text": "..."}, ...]}` in the order the interpreter ran the `printf`
+/// calls; `"inexact": true` marks a text that shows a value the program does
+/// not determine exactly.
+pub fn run_json(types: &[(usize, ScalarType)], out: &ptx_ir::interp::RunOutput) -> String {
+    let mut s = buffers_json(types, &out.buffers);
+    if out.printed.is_empty() {
+        return s;
+    }
+    s.truncate(s.len() - "]\n".len());
+    if !types.is_empty() {
+        s.truncate(s.len() - 1);
+        s.push_str(",\n");
+    }
+    s.push_str("  {\"printed\": [\n");
+    for (k, p) in out.printed.iter().enumerate() {
+        let _ = write!(s, "    {{\"thread\": {}, \"text\": {}", serde_json::Value::from(p.thread.as_str()), serde_json::Value::from(p.text.as_str()));
+        if !p.exact {
+            s.push_str(", \"inexact\": true");
+        }
+        s.push_str(if k + 1 < out.printed.len() { "},\n" } else { "}\n" });
+    }
+    s.push_str("  ]}\n]\n");
     s
 }
 

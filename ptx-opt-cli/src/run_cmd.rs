@@ -42,7 +42,7 @@ pub enum RunFailure {
 /// What a run gave.
 #[derive(Debug)]
 pub struct RunOutput {
-    /// The buffers ([`crate::buffers_json::buffers_json`]).
+    /// The buffers and what the kernel printed ([`crate::buffers_json::run_json`]).
     pub json: String,
     /// The verifier's warnings.
     pub warnings: Vec<Diagnostic>,
@@ -76,7 +76,7 @@ pub fn run_kernel(name: &str, bytes: &[u8], o: &RunArgs) -> Result<RunOutput, Ru
         }
     }
     let out = ptx_ir::interp::run(&parsed.module, &parsed.source_map, name, bytes, &launch).map_err(RunFailure::Run)?;
-    Ok(RunOutput { json: crate::buffers_json::buffers_json(&types, &out.buffers), warnings, unspecified: out.depends_on_unspecified.map(|w| format!("{w}; the buffers show one possible execution")) })
+    Ok(RunOutput { json: crate::buffers_json::run_json(&types, &out), warnings, unspecified: out.depends_on_unspecified.map(|w| format!("{w}; the buffers show one possible execution")) })
 }
 
 /// [`run_kernel`] as text, for the spec tests: the JSON and the warnings

@@ -11,7 +11,7 @@ import argparse, json, os, random, struct, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from nvrtc import Nvrtc  # noqa: E402
-import ref_branchy, ref_float, ref_int, ref_warp, ref_wide  # noqa: E402
+import ref_async, ref_branchy, ref_float, ref_int, ref_warp, ref_wide  # noqa: E402
 
 # (architecture, extra NVRTC options) for every kernel; -ftz=true also
 # changes the float reference.
@@ -170,6 +170,17 @@ def case_warp(args, ptx, rnd):
     return len(r) + 1, bad, 0
 
 
+def case_async(args, ptx, rnd):
+    grid, block = 3, 128
+    v = [rnd.getrandbits(32) for _ in range(grid * ref_async.NT * ref_async.TILE)]
+    inp = os.path.join(args.work, "async.in")
+    write(inp, "I", v)
+    out = ptx_opt_run(args, ptx, "kasync", grid, block, [f"buf:u32:{len(v)}=file:{inp}", f"buf:u32:{grid * block * 3}=zeros"])[1]["values"]
+    r = ref_async.ref(v, grid, block)
+    bad = [f"thread {i // 3}: o[{i % 3}] = {out[i]:#x}, expected {r[i]:#x}" for i in range(len(r)) if out[i] != r[i]]
+    return len(r), bad, 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ptx-opt", required=True)
@@ -179,13 +190,13 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     nvrtc = Nvrtc(args.nvrtc_lib)
     failures = 0
-    for name in ["int", "float", "wide", "branchy", "warp"]:
+    for name in ["int", "float", "wide", "branchy", "warp", "async"]:
         source = open(os.path.join(HERE, f"{name}.cu")).read()
         for arch, extra in VARIANTS:
             if name == "int" and arch == "52":
                 arch = "61"  # __dp4a needs sm_61
-            if name in ("wide", "warp") and int(arch) < 80:
-                continue  # cvt.rn.bf16.f32 (wide) and __reduce_max_sync (warp) need sm_80
+            if name in ("wide", "warp", "async") and int(arch) < 80:
+                continue  # cvt.rn.bf16.f32 (wide), __reduce_max_sync (warp) and cp.async need sm_80
             label = f"{name}.cu sm_{arch} {' '.join(extra)}".strip()
             ptx = os.path.join(args.work, f"{name}.sm_{arch}{''.join(extra)}.ptx")
             with open(ptx, "w") as f:
@@ -199,8 +210,10 @@ def main():
                 count, bad, skipped = case_branchy(args, ptx, rnd)
             elif name == "wide":
                 count, bad, skipped = case_wide(args, ptx, rnd, "-ftz=true" in extra)
-            else:
+            elif name == "warp":
                 count, bad, skipped = case_warp(args, ptx, rnd)
+            else:
+                count, bad, skipped = case_async(args, ptx, rnd)
             left_open = f" ({skipped} differ where the manual leaves the value open)" if skipped else ""
             print(f"{label}: {count - len(bad) - skipped} of {count} outputs match{left_open}")
             for b in bad[:10]:

@@ -271,6 +271,40 @@ fn compare_buffer(name: &str, t: T, a: &interp::BufferOut, b: &interp::BufferOut
     diffs
 }
 
+/// Compares what the two runs printed, thread by thread: the order of
+/// `printf`s of different threads is not determined, a thread's own order
+/// is. A text showing a value that is not exactly determined is not
+/// compared (but counts).
+fn compare_printed(a: &[interp::Printed], b: &[interp::Printed], stats: &mut DiffStats) -> Vec<String> {
+    let by_thread = |p: &[interp::Printed]| {
+        let mut m: std::collections::BTreeMap<String, Vec<interp::Printed>> = Default::default();
+        for x in p {
+            m.entry(x.thread.clone()).or_default().push(x.clone());
+        }
+        m
+    };
+    let (ma, mb) = (by_thread(a), by_thread(b));
+    let mut diffs = Vec::new();
+    for thread in ma.keys().chain(mb.keys().filter(|k| !ma.contains_key(*k))) {
+        let (xa, xb) = (ma.get(thread).map_or(&[][..], |v| &v[..]), mb.get(thread).map_or(&[][..], |v| &v[..]));
+        if xa.len() != xb.len() {
+            diffs.push(format!("thread {thread} printed {} time(s) in the original, {} in the transformed module", xa.len(), xb.len()));
+            continue;
+        }
+        for (pa, pb) in xa.iter().zip(xb) {
+            if !pa.exact || !pb.exact {
+                stats.skipped += 1;
+                continue;
+            }
+            stats.compared += 1;
+            if pa.text != pb.text && diffs.len() < 6 {
+                diffs.push(format!("thread {thread} printed {:?} in the original, {:?} in the transformed module", pa.text, pb.text));
+            }
+        }
+    }
+    diffs
+}
+
 fn same_failure(a: &RunError, b: &RunError) -> bool {
     match (a, b) {
         (RunError::Unsupported { what: x, .. }, RunError::Unsupported { what: y, .. }) => x == y,
@@ -279,6 +313,7 @@ fn same_failure(a: &RunError, b: &RunError) -> bool {
         (RunError::Deadlock(_), RunError::Deadlock(_)) => true,
         (RunError::StepLimit { .. }, RunError::StepLimit { .. }) => true,
         (RunError::Trap { .. }, RunError::Trap { .. }) => true,
+        (RunError::AssertFailed { message: x, .. }, RunError::AssertFailed { message: y, .. }) => x == y,
         _ => false,
     }
 }
@@ -328,6 +363,7 @@ pub fn same_behaviour_with(original: &str, transformed: &str, spec: &KernelSpec,
                         let (name, t) = names.get(k).copied().unwrap_or(("?", T::U8));
                         diffs.extend(compare_buffer(name, t, xa, yb, &mut stats));
                     }
+                    diffs.extend(compare_printed(&x.printed, &y.printed, &mut stats));
                     if !diffs.is_empty() {
                         return Err(format!("{where_}: the outputs differ:\n  {}", diffs.join("\n  ")));
                     }

@@ -20,7 +20,8 @@
 //!   instructions (`@p`, `@!p`), carry chains (`add.cc`/`addc`), loads from
 //!   input buffers, local memory, atomics on the thread's own slots,
 //!   reductions (`red`) on a shared accumulator, shared-memory exchanges
-//!   between barriers, warp collectives (`shfl.sync`, `vote.sync`,
+//!   between barriers, asynchronous copies into shared memory (`cp.async`
+//!   with commit groups and waits, an option), warp collectives (`shfl.sync`, `vote.sync`,
 //!   `redux.sync`, `match.sync`, `elect.sync`, `activemask`) and calls to
 //!   generated `.func`s;
 //! - read every register only after writing it, and are free of data races:
@@ -231,6 +232,10 @@ pub struct GenOptions {
     pub guards: bool,
     /// Shared memory exchanges with barriers, `bar.red`.
     pub shared: bool,
+    /// Asynchronous copies (`cp.async`) from the input buffer into the
+    /// thread's shared slot, in commit groups, read after the waits that
+    /// complete them (needs `shared`).
+    pub async_copy: bool,
     /// Warp collectives.
     pub warp: bool,
     /// Calls to generated `.func`s.
@@ -257,6 +262,7 @@ impl Default for GenOptions {
             loops: true,
             guards: true,
             shared: true,
+            async_copy: false,
             warp: true,
             calls: true,
             memory: true,
@@ -1891,6 +1897,75 @@ impl Gen<'_> {
         self.define(var);
     }
 
+    /// `cp.async` into the thread's 8-byte shared slot: either one copy of
+    /// 4 or 8 bytes (maybe with a data-dependent src-size, zero-filling the
+    /// rest), or two 4-byte copies in two commit groups with `wait_group 1`
+    /// (the older one complete) read before `wait_group 0`; sometimes a
+    /// barrier and a read of another thread's slot follow. Every copy is
+    /// complete at the end, and the slot is read only after the wait that
+    /// completes its copy.
+    fn async_copy(&mut self) {
+        let k = self.k.clone();
+        let own = &k.sh_own;
+        let word = |g: &mut Self| 4 * g.c.below(IN_U32 as u64 - 1) as usize;
+        let load = |g: &mut Self, off: usize, ty: T| {
+            let decl = *g.c.pick(fresh_decls(ty));
+            let var = g.fresh(decl, dest_kind(ty, decl));
+            g.emit(format!("ld.shared{} {}, [{own}+{off}];", if ty == T::U64 { ".b64" } else { ".b32" }, var.name));
+            g.define(var);
+        };
+        match self.c.below(3) {
+            0 => {
+                let off = word(self) & !7;
+                let size = *self.c.pick(&[4usize, 8]);
+                let src_size = if self.c.chance(1, 2) {
+                    let x = self.reg(T::U32);
+                    let n = self.regs.fresh(T::U32);
+                    self.emit(format!("and.b32 {n}, {x}, 7;"));
+                    self.emit(format!("min.u32 {n}, {n}, {size};"));
+                    format!(", {n}")
+                } else {
+                    String::new()
+                };
+                self.emit(format!("cp.async.ca.shared.global [{own}], [{}+{off}], {size}{src_size};", k.in_u32));
+                if self.c.chance(1, 2) {
+                    self.emit("cp.async.wait_all;");
+                } else {
+                    self.emit("cp.async.commit_group;");
+                    self.emit("cp.async.wait_group 0;");
+                }
+                load(self, 0, if size == 8 { T::U64 } else { T::U32 });
+            }
+            _ => {
+                let (a, b) = (word(self), word(self));
+                self.emit(format!("cp.async.ca.shared.global [{own}], [{}+{a}], 4;", k.in_u32));
+                self.emit("cp.async.commit_group;");
+                self.emit(format!("cp.async.ca.shared.global [{own}+4], [{}+{b}], 4;", k.in_u32));
+                self.emit("cp.async.commit_group;");
+                self.emit("cp.async.wait_group 1;");
+                load(self, 0, T::U32);
+                self.emit("cp.async.wait_group 0;");
+                load(self, 4, T::U32);
+            }
+        }
+        if self.c.chance(1, 3) {
+            // Another thread's copy, after a barrier.
+            let b = self.barrier_text();
+            self.emit(b);
+            let pn = self.regs.fresh(T::U32);
+            self.emit(format!("sub.u32 {pn}, {}, 1;", k.nt));
+            self.emit(format!("sub.u32 {pn}, {pn}, {};", k.lt));
+            let addr = self.regs.fresh(T::U64);
+            self.emit(format!("mul.wide.u32 {addr}, {pn}, 8;"));
+            self.emit(format!("add.s64 {addr}, {addr}, {};", k.sh_base));
+            let var = self.fresh(T::U32, Kind::I32);
+            self.emit(format!("ld.shared.u32 {}, [{addr}];", var.name));
+            let b = self.barrier_text();
+            self.emit(b);
+            self.define(var);
+        }
+    }
+
     // ---- warp collectives (uniform code only) -------------------------------------------------------
 
     fn warp_op(&mut self) {
@@ -1995,6 +2070,7 @@ impl Gen<'_> {
             if nested && self.o.branches { 7 } else { 0 },                           // if/else
             if nested && self.o.loops { 4 } else { 0 },                              // loop
             if ctx.uniform && self.o.shared && !ctx.in_func { 4 } else { 0 },        // shared
+            if ctx.uniform && self.o.shared && self.o.async_copy && !ctx.in_func { 4 } else { 0 }, // cp.async
             if ctx.uniform && self.o.warp && !ctx.in_func { 4 } else { 0 },          // warp
             if self.o.calls && !self.funcs.is_empty() { 3 } else { 0 },              // call
             3,                                                                       // pack/unpack
@@ -2019,10 +2095,14 @@ impl Gen<'_> {
                 1
             }
             7 => {
-                self.warp_op();
+                self.async_copy();
                 1
             }
             8 => {
+                self.warp_op();
+                1
+            }
+            9 => {
                 self.call(ctx);
                 1
             }

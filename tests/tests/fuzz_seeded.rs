@@ -38,6 +38,7 @@ fn opts_for(seed: u64) -> GenOptions {
         0 => GenOptions::straight_line(),
         1 | 2 | 3 => GenOptions::small(),
         4 => GenOptions { floats: false, ..GenOptions::default() },
+        7 => GenOptions { async_copy: true, ..GenOptions::default() },
         _ => GenOptions::default(),
     }
 }
@@ -289,4 +290,41 @@ fn differential_catches_a_change() {
         }
     }
     assert!(caught >= 18, "{caught} of 20 changes caught");
+}
+
+// ------------------------------------------------------------------------------------------------ asynchronous copies
+
+/// Generated kernels with `cp.async` (commit groups, waits, reads after
+/// them) keep their behaviour at `-O2`; and a change that drops the waits
+/// is caught: the interpreter reports the read of a copy in flight.
+#[test]
+fn async_copy_kernels_keep_their_behaviour() {
+    let opts = GenOptions { async_copy: true, ..GenOptions::small() };
+    let mut stats = DiffStats::default();
+    let mut with_copies = 0;
+    let mut caught = 0;
+    for seed in 0..60u64 {
+        let k = gen::kernel(seed, &opts);
+        if !k.text.contains("cp.async") {
+            continue;
+        }
+        with_copies += 1;
+        if with_copies <= 3 {
+            if let Err(e) = ptx_tests::ptxas::assemble(&k.text, gen::TARGET) {
+                panic!("seed {seed}: ptxas rejects the kernel:\n{e}\n{}", k.text);
+            }
+        }
+        let shape = SHAPES[(seed % SHAPES.len() as u64) as usize];
+        stats.add(fuzz_checks::differential(&k, shape, seed, DiffOptions::default().max_steps).unwrap_or_else(|e| panic!("seed {seed}: {e}")));
+        let no_waits: String = k.text.lines().filter(|l| !l.contains("cp.async.wait")).map(|l| format!("{l}\n")).collect();
+        let opts = ptx_tests::differential::DiffOptions { shapes: vec![shape], ..DiffOptions::default() };
+        if let Err(e) = ptx_tests::differential::same_behaviour_with(&k.text, &no_waits, &k.spec, &[seed], &opts) {
+            assert!(e.contains("has not completed"), "seed {seed}: {e}");
+            caught += 1;
+        }
+    }
+    eprintln!("async copies: {with_copies} kernels, {caught} without waits caught; {stats}");
+    assert!(with_copies >= 20, "only {with_copies} kernels with cp.async");
+    assert!(caught * 2 >= with_copies, "dropping the waits was caught in only {caught} of {with_copies} kernels");
+    assert!(stats.compared > 0);
 }

@@ -57,6 +57,7 @@ fn corpus_kernels_run_or_stop_cleanly() {
                 Ok(Err(RunError::Deadlock(_))) => "deadlock",
                 Ok(Err(RunError::Trap { .. })) => "trap",
                 Ok(Err(RunError::Undefined { .. })) => "undefined behaviour",
+                Ok(Err(RunError::AssertFailed { .. })) => "failed assert",
             };
             *outcomes.entry(outcome).or_default() += 1;
         }

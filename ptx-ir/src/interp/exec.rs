@@ -32,6 +32,8 @@ pub enum Wait {
     Barrier { id: u32, count: Option<u32>, pred: Option<Val> },
     /// At a warp-collective instruction (statement `pc` of function `func`).
     Warp { func: usize, pc: usize, mask: u32, srcs: Vec<Val> },
+    /// At an mbarrier test whose phase is not complete (the mbarrier's shared offset).
+    Mbarrier { addr: u64 },
     Exited,
 }
 
@@ -57,6 +59,10 @@ pub struct Cta<'p, 'm> {
     /// The first place where control flow or an address depended on a value
     /// the program leaves unspecified (see [`super::RunOutput::depends_on_unspecified`]).
     pub unspecified_dependence: std::cell::RefCell<Option<String>>,
+    /// Asynchronous copies in flight and mbarrier objects.
+    pub asyncs: super::async_copy::AsyncState,
+    /// What `vprintf` printed.
+    pub printed: Vec<super::Printed>,
     /// The last instruction [`Cta::decoded`] looked up, and its prepared form.
     last_decoded: std::cell::Cell<(*const Instruction, Option<&'p super::program::Decoded>)>,
 }
@@ -98,16 +104,17 @@ impl<'p, 'm> Cta<'p, 'm> {
         if p.has_dynamic_shared && launch.dynamic_shared == 0 {
             shared.bounds_note = Some("the module declares `.extern .shared` arrays but the launch gives them 0 bytes (`--dynamic-shared BYTES`)");
         }
-        Cta { p, launch, ctaid, threads, shared, unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
+        let asyncs = super::async_copy::AsyncState::new(threads.len(), shared.bytes.len());
+        Cta { p, launch, ctaid, threads, shared, asyncs, printed: Vec::new(), unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
-    fn thread_name(&self, t: usize) -> String {
+    pub(super) fn thread_name(&self, t: usize) -> String {
         let th = &self.threads[t];
         format!("ctaid ({},{},{}) tid ({},{},{})", self.ctaid[0], self.ctaid[1], self.ctaid[2], th.tid[0], th.tid[1], th.tid[2])
     }
 
-    fn here(&self, t: usize) -> String {
-        let f = self.threads[t].frames.last().unwrap();
+    pub(super) fn here(&self, t: usize) -> String {
+        let Some(f) = self.threads[t].frames.last() else { return format!("{} (after its exit)", self.p.file) };
         self.p.position(f.func, f.pc)
     }
 
@@ -130,10 +137,11 @@ impl<'p, 'm> Cta<'p, 'm> {
                 }
             }
             if self.threads.iter().all(|t| t.wait == Wait::Exited) {
-                return Ok(());
+                return self.finish_async(global);
             }
             progress |= self.release_barriers();
             progress |= super::warp::release_collectives(self)?;
+            progress |= super::mbarrier::release_waiters(self)?;
             if !progress {
                 return Err(RunError::Deadlock(self.describe_deadlock()));
             }
@@ -143,7 +151,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// Where the blocked threads of a deadlocked CTA wait, grouped by place:
     /// "CTA (0,0,0): 32 threads (first tid (0,0,0)) wait at input.ptx:17:2 on
     /// barrier 1 (expects 64 threads, 32 arrived); ...".
-    fn describe_deadlock(&self) -> String {
+    pub(super) fn describe_deadlock(&self) -> String {
         let alive = self.threads.iter().filter(|t| t.wait != Wait::Exited).count();
         let mut groups: Vec<(String, usize, usize)> = Vec::new();
         for (k, t) in self.threads.iter().enumerate() {
@@ -155,6 +163,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                     format!("barrier {id} (expects {expects} threads, {arrived} arrived)")
                 }
                 Wait::Warp { mask, .. } => format!("a warp collective with member mask {mask:#010x}"),
+                Wait::Mbarrier { addr } => super::mbarrier::describe_wait(*addr),
             };
             let f = t.frames.last().unwrap();
             let key = format!("{} on {what}", self.p.position(f.func, f.pc));
@@ -275,13 +284,13 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
     }
 
-    fn reg(&self, t: usize, r: crate::ir::RegId, lane: u8) -> Val {
+    pub(super) fn reg(&self, t: usize, r: crate::ir::RegId, lane: u8) -> Val {
         let f = self.threads[t].frames.last().unwrap();
         let base = self.p.funcs[f.func].reg_base[r.0 as usize] as usize;
         f.regs[base + lane as usize]
     }
 
-    fn reg_width(&self, t: usize, r: crate::ir::RegId) -> (ScalarType, Option<u8>) {
+    pub(super) fn reg_width(&self, t: usize, r: crate::ir::RegId) -> (ScalarType, Option<u8>) {
         let f = self.threads[t].frames.last().unwrap();
         let reg = self.p.funcs[f.func].f.reg(r);
         (reg.ty, reg.vector)
@@ -377,7 +386,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Values of a source operand (a vector gives one per element).
-    fn read(&self, t: usize, ins: &Instruction, k: usize, op: &Operand, out: &mut SmallVec<[Val; 6]>) -> Result<(), RunError> {
+    pub(super) fn read(&self, t: usize, ins: &Instruction, k: usize, op: &Operand, out: &mut SmallVec<[Val; 6]>) -> Result<(), RunError> {
         let ty = self.operand_type(t, ins, k);
         match op {
             Operand::Reg(r) => {
@@ -451,16 +460,16 @@ impl<'p, 'm> Cta<'p, 'm> {
         RunError::Undefined { message: message.to_string(), thread: self.thread_name(t), at: self.here(t) }
     }
 
-    fn unsupported(&self, t: usize, what: &str) -> RunError {
+    pub(super) fn unsupported(&self, t: usize, what: &str) -> RunError {
         RunError::Unsupported { what: what.to_string(), at: self.here(t) }
     }
 
-    fn fault(&self, t: usize, f: Fault) -> RunError {
+    pub(super) fn fault(&self, t: usize, f: Fault) -> RunError {
         RunError::Fault { message: f.message, thread: self.thread_name(t), at: self.here(t) }
     }
 
     /// Writes results to the written operands, in order.
-    fn write_results(&mut self, t: usize, ins: &Instruction, vals: &[Val]) -> Result<(), RunError> {
+    pub(super) fn write_results(&mut self, t: usize, ins: &Instruction, vals: &[Val]) -> Result<(), RunError> {
         let mut it = vals.iter();
         for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
             if !spec.write {
@@ -472,7 +481,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         Ok(())
     }
 
-    fn write_operand(&mut self, t: usize, op: &Operand, ty: Option<ScalarType>, it: &mut std::slice::Iter<Val>) -> Result<(), RunError> {
+    pub(super) fn write_operand(&mut self, t: usize, op: &Operand, ty: Option<ScalarType>, it: &mut std::slice::Iter<Val>) -> Result<(), RunError> {
         match op {
             Operand::Reg(r) => {
                 let (_, vector) = self.reg_width(t, r.reg);
@@ -518,7 +527,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     // ----- memory ----------------------------------------------------------------------
 
     /// The space and address of an address operand.
-    fn address(&self, t: usize, ins: &Instruction, op: &Operand, space: StateSpace) -> Result<(Space, u64), RunError> {
+    pub(super) fn address(&self, t: usize, ins: &Instruction, op: &Operand, space: StateSpace) -> Result<(Space, u64), RunError> {
         let (base, offset) = match op {
             Operand::Addr(a) => (a.base.clone(), a.offset),
             Operand::ArrayElem(e) => (AddrBase::Sym(e.name.clone()), 0),
@@ -556,7 +565,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Decodes a generic address.
-    fn generic(&self, t: usize, a: u64) -> Result<(Space, u64), RunError> {
+    pub(super) fn generic(&self, t: usize, a: u64) -> Result<(Space, u64), RunError> {
         match Space::of_generic(a) {
             Some(Space::Global) => Ok((Space::Global, a)),
             Some(s) => Ok((s, a - s.generic_base())),
@@ -565,7 +574,10 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Reads bytes; gives the worst quality among them.
-    fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<Quality, RunError> {
+    pub(super) fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<Quality, RunError> {
+        if self.asyncs.watching() {
+            self.check_async_access(t, sp, a, out.len(), false)?;
+        }
         let r = match sp {
             Space::Global => global.read(a, out),
             Space::Const => self.p.const_mem.read(a, out),
@@ -576,7 +588,10 @@ impl<'p, 'm> Cta<'p, 'm> {
         r.map_err(|f| self.fault(t, f))
     }
 
-    fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
+    pub(super) fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
+        if self.asyncs.watching() {
+            self.check_async_access(t, sp, a, data.len(), true)?;
+        }
         let r = match sp {
             Space::Global => global.write(a, data, q),
             Space::Const => Err(Fault { message: "write to constant memory".into() }),
@@ -608,7 +623,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             return Err(RunError::Trap { thread: self.thread_name(t), at: self.here(t) });
         }
         if op == Opcode::CALL {
-            return self.call(t, ins);
+            return self.call(t, ins, global);
         }
         if op == Opcode::LD || op == Opcode::LDU {
             return self.load(t, ins, global);
@@ -645,6 +660,9 @@ impl<'p, 'm> Cta<'p, 'm> {
             return Ok(Flow::Next);
         }
         if !flags.is_pure() || ins.form.operands().iter().any(|o| o.mem.is_some()) || !eval::handles(op) {
+            if let Some(flow) = super::async_copy::step(self, t, ins, global)? {
+                return Ok(flow);
+            }
             return Err(self.unsupported(t, &instruction_head(ins)));
         }
         // A pure instruction.
@@ -717,7 +735,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
     }
 
-    fn call(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+    fn call(&mut self, t: usize, ins: &Instruction, global: &Global) -> Result<Flow, RunError> {
         let (mut ret, mut target, mut args) = (None, None, None);
         for (k, o) in ins.operands.iter().enumerate() {
             match o {
@@ -740,6 +758,11 @@ impl<'p, 'm> Cta<'p, 'm> {
             _ => None,
         };
         let Some(callee) = callee else {
+            if let Some(Operand::Sym(name, _)) = target {
+                if super::builtins::is_builtin(name) {
+                    return self.call_builtin(t, ins, name, ret.map(|(_, l)| &l[..]), args.map(|(_, l)| &l[..]), global);
+                }
+            }
             let what = match target {
                 Some(Operand::Sym(name, _)) => format!("call {name} (an external function: no body in the module)"),
                 _ => "call (through a pointer to no function of the module)".to_string(),

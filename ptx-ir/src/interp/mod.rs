@@ -13,12 +13,22 @@
 //! open (and values computed from them) are tracked as such, so a
 //! differential comparison knows which bytes it may compare.
 //!
-//! An instruction it cannot execute (tensor cores, textures, asynchronous
-//! copies with transactions, clusters ...) stops the run with
+//! Asynchronous copies and mbarriers (`async_copy.rs`, `mbarrier.rs`) run
+//! with checks that no thread touches a copy's bytes before it completes;
+//! `vprintf` and `__assertfail` are built-ins (`builtins.rs`).
+//!
+//! An instruction it cannot execute (tensor cores, textures, clusters of
+//! more than one CTA ...) stops the run with
 //! "unsupported instruction X at line:col" — never a wrong answer.
 
+mod async_copy;
+#[cfg(test)]
+mod async_tests;
+mod builtins;
+mod cluster;
 mod exec;
 mod init;
+mod mbarrier;
 pub mod memory;
 mod program;
 mod warp;
@@ -89,6 +99,20 @@ pub struct RunOutput {
     /// possible execution, and buffers may differ on hardware even where
     /// marked exact.
     pub depends_on_unspecified: Option<String>,
+    /// What `printf` (`vprintf`) printed, in the order the interpreter ran the calls.
+    pub printed: Vec<Printed>,
+}
+
+/// One `printf` call's output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    /// `ctaid (x,y,z) tid (x,y,z)`.
+    pub thread: String,
+    pub text: String,
+    /// False when the text shows a value that is not exactly determined
+    /// (an unspecified or approximate argument, or string bytes): it may
+    /// differ on hardware, and a differential comparison skips it.
+    pub exact: bool,
 }
 
 /// Why a run stopped.
@@ -109,6 +133,8 @@ pub enum RunError {
     /// The program did something the manual calls undefined (a warp
     /// collective executed by a lane outside its member mask ...).
     Undefined { message: String, thread: String, at: String },
+    /// A thread called `__assertfail` (a failed `assert`).
+    AssertFailed { message: String, file: String, line: u32, function: String, thread: String, at: String },
 }
 
 impl fmt::Display for RunError {
@@ -121,6 +147,7 @@ impl fmt::Display for RunError {
             RunError::StepLimit { limit, thread, at } => write!(f, "{at}: error: step limit of {limit} instructions reached (thread {thread}); raise it with --max-steps"),
             RunError::Trap { thread, at } => write!(f, "{at}: error: `trap` executed by thread {thread}"),
             RunError::Undefined { message, thread, at } => write!(f, "{at}: error: undefined behaviour: {message} (thread {thread})"),
+            RunError::AssertFailed { message, file, line, function, thread, at } => write!(f, "{at}: error: {file}:{line}: {function}: assertion `{message}` failed (thread {thread})"),
         }
     }
 }

@@ -337,6 +337,7 @@ impl<'m> Program<'m> {
         // Quality of every byte of global memory (for the outputs).
         let mut global = std::mem::take(&mut self.global_mem);
         let mut depends_on_unspecified = None;
+        let mut printed = Vec::new();
         for z in 0..gz {
             for y in 0..gy {
                 for x in 0..gx {
@@ -346,6 +347,7 @@ impl<'m> Program<'m> {
                     if depends_on_unspecified.is_none() {
                         depends_on_unspecified = cta.unspecified_dependence.take();
                     }
+                    printed.append(&mut cta.printed);
                     result?;
                 }
             }
@@ -355,7 +357,7 @@ impl<'m> Program<'m> {
             .iter()
             .map(|&k| BufferOut { bytes: global.allocs[k].bytes.clone(), quality: global.allocs[k].quality.clone() })
             .collect();
-        Ok(RunOutput { buffers, steps, depends_on_unspecified })
+        Ok(RunOutput { buffers, steps, depends_on_unspecified, printed })
     }
 }
 
