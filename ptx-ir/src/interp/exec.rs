@@ -62,7 +62,7 @@ pub struct Cta<'p, 'm> {
 }
 
 /// What running a thread for a while ended with.
-enum Stop {
+pub(super) enum Stop {
     Blocked,
     Exited,
     Quantum,
@@ -101,12 +101,12 @@ impl<'p, 'm> Cta<'p, 'm> {
         Cta { p, launch, ctaid, threads, shared, unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
-    fn thread_name(&self, t: usize) -> String {
+    pub(super) fn thread_name(&self, t: usize) -> String {
         let th = &self.threads[t];
         format!("ctaid ({},{},{}) tid ({},{},{})", self.ctaid[0], self.ctaid[1], self.ctaid[2], th.tid[0], th.tid[1], th.tid[2])
     }
 
-    fn here(&self, t: usize) -> String {
+    pub(super) fn here(&self, t: usize) -> String {
         let f = self.threads[t].frames.last().unwrap();
         self.p.position(f.func, f.pc)
     }
@@ -214,7 +214,18 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// Runs thread `t` until it blocks, exits, or has run a while.
     fn run_thread(&mut self, t: usize, global: &mut Global, steps: &mut u64) -> Result<Stop, RunError> {
         const QUANTUM: u32 = 10_000;
-        for _ in 0..QUANTUM {
+        let mut left = QUANTUM;
+        while left > 0 {
+            // Pre-decoded statements first (fast.rs); the one it stops at runs here.
+            if self.p.fast_path {
+                if let Some(stop) = self.run_fast(t, global, steps, &mut left)? {
+                    return Ok(stop);
+                }
+                if left == 0 {
+                    break;
+                }
+            }
+            left -= 1;
             let Some(frame) = self.threads[t].frames.last() else {
                 self.threads[t].wait = Wait::Exited;
                 return Ok(Stop::Exited);
@@ -589,7 +600,7 @@ impl<'p, 'm> Cta<'p, 'm> {
 
     // ----- instructions ------------------------------------------------------------------
 
-    fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
+    pub(super) fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
         let op = ins.opcode;
         let flags = ins.form.flags();
         if op == Opcode::BRA {
