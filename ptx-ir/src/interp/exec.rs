@@ -62,7 +62,7 @@ pub struct Cta<'p, 'm> {
 }
 
 /// What running a thread for a while ended with.
-pub(super) enum Stop {
+enum Stop {
     Blocked,
     Exited,
     Quantum,
@@ -101,12 +101,12 @@ impl<'p, 'm> Cta<'p, 'm> {
         Cta { p, launch, ctaid, threads, shared, unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
-    pub(super) fn thread_name(&self, t: usize) -> String {
+    fn thread_name(&self, t: usize) -> String {
         let th = &self.threads[t];
         format!("ctaid ({},{},{}) tid ({},{},{})", self.ctaid[0], self.ctaid[1], self.ctaid[2], th.tid[0], th.tid[1], th.tid[2])
     }
 
-    pub(super) fn here(&self, t: usize) -> String {
+    fn here(&self, t: usize) -> String {
         let f = self.threads[t].frames.last().unwrap();
         self.p.position(f.func, f.pc)
     }
@@ -218,9 +218,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         while left > 0 {
             // Pre-decoded statements first (fast.rs); the one it stops at runs here.
             if self.p.fast_path {
-                if let Some(stop) = self.run_fast(t, global, steps, &mut left)? {
-                    return Ok(stop);
-                }
+                self.run_fast(t, global, steps, &mut left);
                 if left == 0 {
                     break;
                 }
@@ -600,7 +598,7 @@ impl<'p, 'm> Cta<'p, 'm> {
 
     // ----- instructions ------------------------------------------------------------------
 
-    pub(super) fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
+    fn step(&mut self, t: usize, ins: &Instruction, global: &mut Global) -> Result<Flow, RunError> {
         let op = ins.opcode;
         let flags = ins.form.flags();
         if op == Opcode::BRA {

@@ -2,17 +2,17 @@
 //! statements of its function ([`super::decode`]) until it reaches one that
 //! is not pre-decoded (calls, returns, barriers, collectives, special
 //! registers ...), which `Cta::run_thread` then runs through the reference
-//! `Cta::step`. It counts steps and the scheduling quantum, checks guards,
-//! notes dependences and propagates `Quality` exactly as the reference path
-//! does; when an instruction would fail (a fault, a misaligned vector, an
-//! evaluator error) it hands that instruction to `Cta::step`, which gives
-//! the error with its message (everything done before is repeated with the
-//! same effect).
+//! `Cta::step`. It counts steps and the scheduling quantum, checks guards
+//! and propagates `Quality` exactly as the reference path does; an
+//! instruction that would fail (a fault, a misaligned vector, an evaluator
+//! error), reach the step limit or note the first dependence on an inexact
+//! value is left, uncounted, to the reference path, so that errors and
+//! notes come from one place.
 
 use super::decode::{result_quality, Addr, Dst, Op, Src};
-use super::exec::{Cta, Flow, Stop, Wait};
+use super::exec::{Cta, Frame, Thread};
 use super::memory::{worst, Flat, Global, Space};
-use super::RunError;
+use super::program::FuncLayout;
 use crate::eval::{self, Quality, Val};
 use crate::ir::Stmt;
 use smallvec::SmallVec;
@@ -102,194 +102,179 @@ impl Mem<'_> {
     }
 }
 
-/// How a pre-decoded instruction ended.
-enum Done {
-    Next,
-    Jump(usize),
-    /// Run it through `Cta::step` (to fail there with the reference message).
-    Step,
-    /// The instruction's address (or the guard) is not exact: note it, then go on.
-    Note(&'static str, Quality, Box<Done>),
+/// The counters a run over pre-decoded statements advances.
+struct Budget {
+    /// Instructions executed by all threads (the launch's step count).
+    steps: u64,
+    max_steps: u64,
+    /// What is left of the thread's scheduling quantum.
+    left: u32,
+    /// Instructions this thread executed here (its `%clock`).
+    clock: u64,
+    /// Has the CTA noted a dependence on an inexact value already? Until it
+    /// has, an instruction whose guard or address is not exact goes to the
+    /// reference path, which notes it.
+    noted: bool,
 }
 
 impl<'p, 'm> Cta<'p, 'm> {
-    /// Runs thread `t` over pre-decoded statements while `left` (the
-    /// quantum) lasts; stops before a statement the reference path must
-    /// run. `Some` when the thread blocked or exited (through an
-    /// instruction handed to `step`).
-    pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) -> Result<Option<Stop>, RunError> {
+    /// Runs thread `t` over pre-decoded statements while the quantum
+    /// (`left`) lasts; stops before a statement the reference path must run
+    /// (`Op::Slow`, the end of the body, a completed collective to finish),
+    /// before the instruction that would pass the step limit or note a
+    /// dependence, and before one that would fail: the caller runs the
+    /// next statement.
+    pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) {
         let p: &'p super::program::Program<'m> = self.p;
-        if self.threads[t].resume.is_some() {
-            return Ok(None);
+        let noted = self.unspecified_dependence.borrow().is_some();
+        let Thread { frames, local, carry, clock, resume, .. } = &mut self.threads[t];
+        if resume.is_some() {
+            return;
         }
-        let Some(frame) = self.threads[t].frames.last() else { return Ok(None) };
-        let layout = &p.funcs[frame.func];
-        let ops = &layout.fast[..];
-        let mut pc = frame.pc;
-        let max_steps = self.launch.max_steps;
-        while *left > 0 {
-            let Some(fi) = ops.get(pc) else { break };
-            match fi.op {
-                Op::Nop => {
-                    pc += 1;
-                    *left -= 1;
-                    continue;
-                }
-                Op::Slow => break,
-                _ => {}
-            }
-            *left -= 1;
-            *steps += 1;
-            let th = &mut self.threads[t];
-            th.clock += 1;
-            th.frames.last_mut().unwrap().pc = pc;
-            if *steps > max_steps {
-                return Err(RunError::StepLimit { limit: max_steps, thread: self.thread_name(t), at: self.here(t) });
-            }
-            if let Some((slot, negated)) = fi.guard {
-                let g = self.threads[t].frames.last().unwrap().regs[slot as usize];
-                if g.quality != Quality::Exact {
-                    self.note_dependence(t, g.quality, "guard predicate");
-                }
-                if (g.bits & 1 != 0) == negated {
-                    pc += 1;
-                    continue;
-                }
-            }
-            let mut done = self.execute(t, &fi.op, global);
-            while let Done::Note(what, q, then) = done {
-                self.note_dependence(t, q, what);
-                done = *then;
-            }
-            match done {
-                Done::Next => pc += 1,
-                Done::Jump(to) => pc = to,
-                Done::Step => {
-                    let Stmt::Instr(ins) = &layout.f.body.as_ref().unwrap()[pc] else { unreachable!("a pre-decoded instruction") };
-                    match self.step(t, ins, global)? {
-                        Flow::Next => self.threads[t].frames.last_mut().unwrap().pc += 1,
-                        Flow::Jumped => {}
-                        Flow::Block => return Ok(Some(Stop::Blocked)),
-                        Flow::Exit => {
-                            self.threads[t].wait = Wait::Exited;
-                            return Ok(Some(Stop::Exited));
-                        }
-                    }
-                    if self.threads[t].wait == Wait::Exited {
-                        return Ok(Some(Stop::Exited));
-                    }
-                    // `step` may have changed frames: go on from the outer loop.
-                    return Ok(None);
-                }
-                Done::Note(..) => unreachable!(),
-            }
-        }
-        if let Some(f) = self.threads[t].frames.last_mut() {
-            f.pc = pc;
-        }
-        Ok(None)
-    }
-
-    /// Carries out one pre-decoded instruction of thread `t` (its frame's
-    /// `pc` is the instruction's).
-    #[inline]
-    fn execute(&mut self, t: usize, op: &Op, global: &mut Global) -> Done {
-        let constant = &self.p.const_mem;
-        let th = &mut self.threads[t];
-        let f = th.frames.last_mut().unwrap();
-        match op {
-            Op::Alu { op, srcs, dst } => {
-                let regs = &mut f.regs[..];
-                let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
-                let q = worst(worst(a.quality, b.quality), c.quality);
-                let bits = op.apply(a.bits, b.bits, c.bits);
-                if let Some(d) = dst {
-                    write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
-                }
-                Done::Next
-            }
-            Op::Eval { srcs, dsts } => {
-                let regs = &mut f.regs[..];
-                let mut bits: SmallVec<[u128; 8]> = SmallVec::new();
-                let mut q = Quality::Exact;
-                for s in srcs {
-                    let v = read(regs, s);
-                    bits.push(v.bits);
-                    q = worst(q, v.quality);
-                }
-                let layout = &self.p.funcs[f.func];
-                let Some(Stmt::Instr(ins)) = layout.f.body.as_ref().and_then(|b| b.get(f.pc)) else { return Done::Step };
-                let effective = layout.decoded[f.pc].as_ref().and_then(|d| d.effective.as_deref()).unwrap_or(ins);
-                let Ok(r) = eval::eval(effective, &bits, th.carry) else { return Done::Step };
-                if let Some(c) = r.carry_out {
-                    th.carry = c;
-                }
-                for (d, v) in dsts.iter().zip(r.dests.iter()) {
-                    if let Some(d) = d {
-                        write(regs, d, Val { bits: v.bits, quality: result_quality(v.quality, q) });
-                    }
-                }
-                Done::Next
-            }
-            Op::Copy { src, dsts } => {
-                let v = read(&f.regs, src);
-                if let Some(Some(d)) = dsts.first() {
-                    write(&mut f.regs, d, v);
-                }
-                Done::Next
-            }
-            Op::Load { addr, size, n, vector, dsts } => {
-                let (at, aq) = place(addr, &f.regs, f.local_base);
-                let Some((sp, a)) = at else { return noted("address", aq, Done::Step) };
-                let (size, n) = (*size as usize, *n as usize);
-                if *vector && misaligned(a, n * size) {
-                    return noted("address", aq, Done::Step);
-                }
-                let mem = Mem { global, shared: &mut self.shared, local: &mut th.local, params: &mut f.params, constant };
-                let mut vals = [Val::exact(0); 8];
-                let mut buf = [0u8; 16];
-                for (k, v) in vals.iter_mut().enumerate().take(n) {
-                    let Some(quality) = mem.read(sp, a.wrapping_add((k * size) as u64), &mut buf[..size]) else { return noted("address", aq, Done::Step) };
-                    *v = Val { bits: u128::from_le_bytes(buf), quality };
-                }
-                for (d, v) in dsts.iter().zip(&vals[..n]) {
-                    if let Some(d) = d {
-                        write(&mut f.regs, d, *v);
-                    }
-                }
-                noted("address", aq, Done::Next)
-            }
-            Op::Store { addr, size, vector, srcs } => {
-                let (at, aq) = place(addr, &f.regs, f.local_base);
-                let Some((sp, a)) = at else { return noted("address", aq, Done::Step) };
-                let size = *size as usize;
-                if *vector && misaligned(a, srcs.len() * size) {
-                    return noted("address", aq, Done::Step);
-                }
-                let vals: SmallVec<[Val; 4]> = srcs.iter().map(|s| read(&f.regs, s)).collect();
-                let mut mem = Mem { global, shared: &mut self.shared, local: &mut th.local, params: &mut f.params, constant };
-                for (k, v) in vals.iter().enumerate() {
-                    let bytes = v.bits.to_le_bytes();
-                    if mem.write(sp, a.wrapping_add((k * size) as u64), &bytes[..size.min(16)], v.quality).is_none() {
-                        return noted("address", aq, Done::Step);
-                    }
-                }
-                noted("address", aq, Done::Next)
-            }
-            Op::Branch { target } => Done::Jump(*target as usize),
-            Op::Nop | Op::Slow => unreachable!("not executed here"),
-        }
+        let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return };
+        let layout = &p.funcs[*func];
+        let mut budget = Budget { steps: *steps, max_steps: self.launch.max_steps, left: *left, clock: 0, noted };
+        let mut mem = Mem { global, shared: &mut self.shared, local, params, constant: &p.const_mem };
+        run_ops(layout, regs, pc, *local_base, carry, &mut mem, &mut budget);
+        *clock += budget.clock;
+        *steps = budget.steps;
+        *left = budget.left;
     }
 }
 
-/// `then`, after noting a non-exact address.
-#[inline]
-fn noted(what: &'static str, q: Quality, then: Done) -> Done {
-    if q == Quality::Exact {
-        then
-    } else {
-        Done::Note(what, q, Box::new(then))
+/// The loop of [`Cta::run_fast`] over one frame's statements.
+fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base: usize, carry: &mut bool, mem: &mut Mem, b: &mut Budget) {
+    let ops = &layout.fast[..];
+    let mut pc = *pc_out;
+    while b.left > 0 {
+        let Some(fi) = ops.get(pc) else { break };
+        match fi.op {
+            Op::Nop => {
+                // Not an instruction: no step, one turn of the quantum.
+                pc += 1;
+                b.left -= 1;
+                continue;
+            }
+            Op::Slow => break,
+            _ => {}
+        }
+        if b.steps >= b.max_steps {
+            break;
+        }
+        let mut run = true;
+        if let Some((slot, negated)) = fi.guard {
+            let g = regs[slot as usize];
+            if g.quality != Quality::Exact && !b.noted {
+                break;
+            }
+            run = (g.bits & 1 != 0) != negated;
+        }
+        b.left -= 1;
+        b.steps += 1;
+        b.clock += 1;
+        if !run {
+            pc += 1;
+            continue;
+        }
+        match execute(layout, pc, &fi.op, regs, local_base, carry, mem, b.noted) {
+            Some(next) => pc = next,
+            None => {
+                // The reference path runs it (and fails there, or notes the
+                // dependence): it was not counted here.
+                b.left += 1;
+                b.steps -= 1;
+                b.clock -= 1;
+                break;
+            }
+        }
     }
+    *pc_out = pc;
+}
+
+/// Carries out the pre-decoded instruction at `pc`; gives the next
+/// statement, or `None` (having changed nothing that the reference path
+/// would not set again to the same value) when `Cta::step` must run it.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base: usize, carry: &mut bool, mem: &mut Mem, noted: bool) -> Option<usize> {
+    match op {
+        Op::Alu { op, srcs, dst } => {
+            let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
+            let q = worst(worst(a.quality, b.quality), c.quality);
+            let bits = op.apply(a.bits, b.bits, c.bits);
+            if let Some(d) = dst {
+                write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
+            }
+        }
+        Op::Eval { srcs, dsts } => {
+            let mut bits: SmallVec<[u128; 8]> = SmallVec::new();
+            let mut q = Quality::Exact;
+            for s in srcs {
+                let v = read(regs, s);
+                bits.push(v.bits);
+                q = worst(q, v.quality);
+            }
+            let Some(Stmt::Instr(ins)) = layout.f.body.as_ref().and_then(|b| b.get(pc)) else { return None };
+            let effective = layout.decoded[pc].as_ref().and_then(|d| d.effective.as_deref()).unwrap_or(ins);
+            let r = eval::eval(effective, &bits, *carry).ok()?;
+            if let Some(c) = r.carry_out {
+                *carry = c;
+            }
+            for (d, v) in dsts.iter().zip(r.dests.iter()) {
+                if let Some(d) = d {
+                    write(regs, d, Val { bits: v.bits, quality: result_quality(v.quality, q) });
+                }
+            }
+        }
+        Op::Copy { src, dsts } => {
+            let v = read(regs, src);
+            if let Some(Some(d)) = dsts.first() {
+                write(regs, d, v);
+            }
+        }
+        Op::Load { addr, size, n, vector, dsts } => {
+            let (at, aq) = place(addr, regs, local_base);
+            if aq != Quality::Exact && !noted {
+                return None;
+            }
+            let (sp, a) = at?;
+            let (size, n) = (*size as usize, *n as usize);
+            if *vector && misaligned(a, n * size) {
+                return None;
+            }
+            let mut vals = [Val::exact(0); 8];
+            let mut buf = [0u8; 16];
+            for (k, v) in vals.iter_mut().enumerate().take(n) {
+                let quality = mem.read(sp, a.wrapping_add((k * size) as u64), &mut buf[..size])?;
+                *v = Val { bits: u128::from_le_bytes(buf), quality };
+            }
+            for (d, v) in dsts.iter().zip(&vals[..n]) {
+                if let Some(d) = d {
+                    write(regs, d, *v);
+                }
+            }
+        }
+        Op::Store { addr, size, vector, srcs } => {
+            let (at, aq) = place(addr, regs, local_base);
+            if aq != Quality::Exact && !noted {
+                return None;
+            }
+            let (sp, a) = at?;
+            let size = *size as usize;
+            if *vector && misaligned(a, srcs.len() * size) {
+                return None;
+            }
+            for (k, s) in srcs.iter().enumerate() {
+                let v = read(regs, s);
+                let bytes = v.bits.to_le_bytes();
+                // A fault after some elements were written: `step` writes them again.
+                mem.write(sp, a.wrapping_add((k * size) as u64), &bytes[..size], v.quality)?;
+            }
+        }
+        Op::Branch { target } => return Some(*target as usize),
+        Op::Nop | Op::Slow => return None,
+    }
+    Some(pc + 1)
 }
 
 #[cfg(test)]
