@@ -57,7 +57,8 @@ fn corpus_kernels_run_the_same_on_both_paths() {
         let Ok(parsed) = ptx_ir::parse(&name, &text) else { continue };
         for (kernel, params) in kernels(&parsed.module) {
             let mut launch = generic_launch(&kernel, &params);
-            launch.max_steps = launch.max_steps.min(2_000_000);
+            // (Long kernels stop at the same step on both paths.)
+            launch.max_steps = launch.max_steps.min(100_000);
             kernels_run += 1;
             if let Err(e) = same_both_ways(&name, &text, &launch) {
                 failures.push(e);

@@ -131,19 +131,19 @@ pub fn decode_function(cx: &Context) -> Vec<FastIns> {
     body.iter()
         .enumerate()
         .map(|(pc, s)| match s {
-            Stmt::Instr(ins) => {
-                let guard = ins.guard.map(|g| (cx.slot(g.reg, 0), g.negated));
-                let op = decode_instruction(cx, pc, ins).unwrap_or(Op::Slow);
-                FastIns { guard, op }
-            }
+            Stmt::Instr(ins) => match ins.guard.map(|g| cx.slot(g.reg, 0).map(|s| (s, g.negated))) {
+                // A register outside the function's table: `step` says so.
+                Some(None) => FastIns { guard: None, op: Op::Slow },
+                guard => FastIns { guard: guard.flatten(), op: decode_instruction(cx, pc, ins).unwrap_or(Op::Slow) },
+            },
             _ => FastIns { guard: None, op: Op::Nop },
         })
         .collect()
 }
 
 impl Context<'_, '_> {
-    fn slot(&self, r: RegId, lane: u8) -> u32 {
-        self.layout.reg_base[r.0 as usize] + lane as u32
+    fn slot(&self, r: RegId, lane: u8) -> Option<u32> {
+        Some(self.layout.reg_base.get(r.0 as usize)? + lane as u32)
     }
 
     /// The slots a register operand stands for (`Cta::read`/`write_operand`):
@@ -169,7 +169,7 @@ impl Context<'_, '_> {
                 };
                 let (from, to) = self.lanes(r)?;
                 for l in from..to {
-                    let slot = self.slot(r.reg, l);
+                    let slot = self.slot(r.reg, l)?;
                     out.push(match r.prefix {
                         Prefix::None => Src::Reg { slot, mask },
                         Prefix::Not => Src::Not { slot, mask },
@@ -198,7 +198,7 @@ impl Context<'_, '_> {
             Some(w) if w.bits() < bits => (0, w.bits()),
             _ => (0, bits),
         };
-        Some(Dst { slot: self.slot(r, lane), sext_from, mask: eval::bits_mask(keep) })
+        Some(Dst { slot: self.slot(r, lane)?, sext_from, mask: eval::bits_mask(keep) })
     }
 
     /// The destinations of a written operand, in the order
@@ -235,7 +235,7 @@ impl Context<'_, '_> {
         let space = space_of(ins.space());
         let offset = a.offset as u64;
         Some(match &a.base {
-            AddrBase::Reg(r) => Addr::Reg { slot: self.slot(*r, 0), space, offset },
+            AddrBase::Reg(r) => Addr::Reg { slot: self.slot(*r, 0)?, space, offset },
             AddrBase::Imm(v) => match space {
                 Some(s) => Addr::Fixed { space: s, addr: v.wrapping_add(offset) },
                 // A generic immediate address: decoded at run time by `step`.
