@@ -51,14 +51,16 @@ fn generated_kernels_run_the_same_on_both_paths() {
 fn corpus_kernels_run_the_same_on_both_paths() {
     let mut failures = Vec::new();
     let mut kernels_run = 0;
-    for path in valid_files() {
+    // Every fourth file (the whole corpus runs in `interp_corpus`), short runs:
+    // enough instruction forms and error paths at a small share of the suite's time.
+    for path in valid_files().into_iter().step_by(4) {
         let text = std::fs::read(&path).unwrap();
         let name = path.display().to_string();
         let Ok(parsed) = ptx_ir::parse(&name, &text) else { continue };
         for (kernel, params) in kernels(&parsed.module) {
             let mut launch = generic_launch(&kernel, &params);
             // (Long kernels stop at the same step on both paths.)
-            launch.max_steps = launch.max_steps.min(100_000);
+            launch.max_steps = launch.max_steps.min(20_000);
             kernels_run += 1;
             if let Err(e) = same_both_ways(&name, &text, &launch) {
                 failures.push(e);
