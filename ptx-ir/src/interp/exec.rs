@@ -223,7 +223,19 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// Runs thread `t` until it blocks, exits, or has run a while.
     fn run_thread(&mut self, t: usize, global: &mut Global, steps: &mut u64) -> Result<Stop, RunError> {
         const QUANTUM: u32 = 10_000;
-        for _ in 0..QUANTUM {
+        let mut left = QUANTUM;
+        while left > 0 {
+            // Pre-decoded statements first (fast.rs); the one it stops at runs here.
+            // Not while copies or mbarriers are live: every access is then
+            // checked against them (`mem_read`/`mem_write`), which the fast
+            // path's loads and stores do not do.
+            if self.p.fast_path && !self.asyncs.watching() {
+                self.run_fast(t, global, steps, &mut left);
+                if left == 0 {
+                    break;
+                }
+            }
+            left -= 1;
             let Some(frame) = self.threads[t].frames.last() else {
                 self.threads[t].wait = Wait::Exited;
                 return Ok(Stop::Exited);

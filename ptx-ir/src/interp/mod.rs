@@ -26,7 +26,9 @@ mod async_copy;
 mod async_tests;
 mod builtins;
 mod cluster;
+mod decode;
 mod exec;
+mod fast;
 mod init;
 mod mbarrier;
 pub mod memory;
@@ -159,5 +161,14 @@ impl std::error::Error for RunError {}
 pub fn run(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
     let lines = LineIndex::new(text);
     let prog = program::Program::new(module, source_map, file, &lines, launch)?;
+    prog.run(launch)
+}
+
+/// [`run`] with every instruction through the reference path (no
+/// pre-decoded fast path): what the fast path is checked against.
+pub fn run_without_fast_path(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
+    let lines = LineIndex::new(text);
+    let mut prog = program::Program::new(module, source_map, file, &lines, launch)?;
+    prog.fast_path = false;
     prog.run(launch)
 }

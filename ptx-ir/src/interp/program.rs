@@ -69,6 +69,8 @@ pub struct FuncLayout<'m> {
     /// What each instruction statement needs at every execution, worked
     /// out once (`None` for other statements).
     pub decoded: Vec<Option<Decoded>>,
+    /// Every statement pre-decoded for the fast path (fast.rs).
+    pub fast: Vec<super::decode::FastIns>,
 }
 
 /// An instruction prepared for execution.
@@ -102,6 +104,8 @@ pub struct Program<'m> {
     pub module_local_size: usize,
     /// The module's target-dependent rules (sm_1x flushing ...).
     pub dialect: crate::eval::Dialect,
+    /// Run pre-decoded statements through the fast path (fast.rs)?
+    pub fast_path: bool,
 }
 
 impl<'m> Program<'m> {
@@ -122,6 +126,7 @@ impl<'m> Program<'m> {
             lines,
             buffer_allocs: Vec::new(),
             kernel: 0,
+            fast_path: true,
         };
         // Launch buffers first: their allocations are 0..n.
         for (k, b) in launch.buffers.iter().enumerate() {
@@ -187,6 +192,10 @@ impl<'m> Program<'m> {
             p.globals.insert(name, VarLoc::Shared(p.dynamic_shared_at as u64));
         }
         p.shared_size = p.dynamic_shared_at + launch.dynamic_shared;
+        for k in 0..p.funcs.len() {
+            let fast = super::decode::decode_function(&super::decode::Context { layout: &p.funcs[k], globals: &p.globals });
+            p.funcs[k].fast = fast;
+        }
         super::init::initialize(&mut p).map_err(RunError::Launch)?;
         let Some(&kernel) = p.func_index.get(launch.kernel.as_str()) else {
             let kernels: Vec<&str> = p.funcs.iter().filter(|f| f.f.kind == FuncKind::Entry).map(|f| &*f.f.name).collect();
@@ -301,7 +310,7 @@ impl<'m> Program<'m> {
                 _ => None,
             })
             .collect();
-        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, stmt_scope, scope_parent, param_sizes, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans, decoded }
+        FuncLayout { f, reg_base, nslots: n as usize, label_stmt, tables, vars, stmt_scope, scope_parent, param_sizes, local_size: local.bytes.len(), param_size: param.bytes.len(), ret_params, params, spans, decoded, fast: Vec::new() }
     }
 
     /// `file:line:col` of a statement.

@@ -1,0 +1,487 @@
+//! The pre-decoded form of function bodies, for the interpreter's fast path
+//! ([`super::fast`]): one [`FastIns`] per statement, with register operands
+//! resolved to value slots, immediates converted to bits, symbols to their
+//! places, branch targets to statements, the guard to a slot and a sign, and
+//! the common integer instructions to an [`AluOp`] chosen once. Everything
+//! else decodes to [`Op::Slow`] and runs through the reference `Cta::step`
+//! (exec.rs), so a form is either decoded here exactly as `step` would read
+//! and write it, or not decoded at all.
+
+use super::exec::space_of;
+use super::memory::Space;
+use super::program::{type_bytes, FuncLayout, VarLoc};
+use crate::eval::{self, imm_bits, Quality};
+use crate::ir::{AddrBase, Instruction, Name, Operand, PairPred, Prefix, RegId, Stmt};
+use crate::isa::{CmpOp, Mod, ModKind, Opcode, ScalarType, TypeClass};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// A source operand, resolved.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Src {
+    /// A register's value slot, masked to the operand's type when that is
+    /// narrower than the register.
+    Reg { slot: u32, mask: u128 },
+    /// `!p`: bit 0 of the slot inverted, then masked.
+    Not { slot: u32, mask: u128 },
+    /// An immediate (or `_`, which reads as 0): always exact.
+    Imm(u128),
+}
+
+/// A destination register element: how a value is narrowed or extended
+/// into it (`Cta::set_reg`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dst {
+    pub slot: u32,
+    /// Sign-extend from this many bits first (0: do not).
+    pub sext_from: u32,
+    /// Then keep these bits.
+    pub mask: u128,
+}
+
+/// Where a memory operand points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Addr {
+    /// A register's value plus an offset, in `space` (`None`: generic).
+    Reg { slot: u32, space: Option<Space>, offset: u64 },
+    /// A fixed place.
+    Fixed { space: Space, addr: u64 },
+    /// A variable of the frame's local area: `local_base + offset`.
+    FrameLocal { offset: u64 },
+}
+
+/// An integer comparison (`setp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntCmp {
+    Eq,
+    Ne,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+}
+
+/// An integer or bitwise instruction computed without the evaluator. Each
+/// computes what `eval::eval` gives for the form it was decoded from (the
+/// test `fast::tests` checks that on random values); `n` is the width in bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AluOp {
+    Add(u32),
+    Sub(u32),
+    MulLo(u32),
+    MulHi { n: u32, signed: bool },
+    MulWide { n: u32, signed: bool },
+    MadLo(u32),
+    MadHi { n: u32, signed: bool },
+    MadWide { n: u32, signed: bool },
+    And(u32),
+    Or(u32),
+    Xor(u32),
+    Not(u32),
+    Shl(u32),
+    Shr { n: u32, signed: bool },
+    Setp { cmp: IntCmp, n: u32 },
+    Selp(u32),
+    Mov(u32),
+}
+
+/// What a statement does, decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// Not an instruction (a label, a declaration ...): the next statement.
+    Nop,
+    /// Run through `Cta::step`.
+    Slow,
+    /// One of the common integer instructions (one result).
+    Alu { op: AluOp, srcs: [Src; 3], dst: Option<Dst> },
+    /// A pure instruction through `eval::eval` (of the statement's
+    /// effective instruction), with resolved operands.
+    Eval { srcs: SmallVec<[Src; 4]>, dsts: SmallVec<[Option<Dst>; 2]> },
+    /// `mov` of an immediate: the value as read.
+    Copy { src: Src, dsts: SmallVec<[Option<Dst>; 2]> },
+    /// `ld`/`ldu`: `n` elements of `size` bytes.
+    Load { addr: Addr, size: u8, n: u8, vector: bool, dsts: SmallVec<[Option<Dst>; 4]> },
+    /// `st`: the sources' elements of `size` bytes each.
+    Store { addr: Addr, size: u8, vector: bool, srcs: SmallVec<[Src; 4]> },
+    /// `bra` to a statement of the same function.
+    Branch { target: u32 },
+}
+
+/// A statement, decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FastIns {
+    /// The guard: predicate slot and whether it is negated.
+    pub guard: Option<(u32, bool)>,
+    pub op: Op,
+}
+
+/// What decoding needs to know about the function and the module.
+pub struct Context<'a, 'm> {
+    pub layout: &'a FuncLayout<'m>,
+    pub globals: &'a FxHashMap<Name, VarLoc>,
+}
+
+/// Decodes every statement of a function body.
+pub fn decode_function(cx: &Context) -> Vec<FastIns> {
+    let Some(body) = cx.layout.f.body.as_ref() else { return Vec::new() };
+    body.iter()
+        .enumerate()
+        .map(|(pc, s)| match s {
+            Stmt::Instr(ins) => match ins.guard.map(|g| cx.slot(g.reg, 0).map(|s| (s, g.negated))) {
+                // A register outside the function's table: `step` says so.
+                Some(None) => FastIns { guard: None, op: Op::Slow },
+                guard => FastIns { guard: guard.flatten(), op: decode_instruction(cx, pc, ins).unwrap_or(Op::Slow) },
+            },
+            _ => FastIns { guard: None, op: Op::Nop },
+        })
+        .collect()
+}
+
+impl Context<'_, '_> {
+    fn slot(&self, r: RegId, lane: u8) -> Option<u32> {
+        Some(self.layout.reg_base.get(r.0 as usize)? + lane as u32)
+    }
+
+    /// The slots a register operand stands for (`Cta::read`/`write_operand`):
+    /// one lane when selected, every lane of a vector register, else one.
+    fn lanes(&self, r: &crate::ir::RegOperand) -> Option<(u8, u8)> {
+        let reg = self.layout.f.regs.get(r.reg.0 as usize)?;
+        Some(match (r.sel.and_then(|s| s.lane()), reg.vector) {
+            (Some(l), Some(_)) => (l, l + 1),
+            (_, Some(n)) => (0, n),
+            _ => (0, 1),
+        })
+    }
+
+    /// A source operand as `Cta::read` reads it for an operand of type `ty`;
+    /// `None` for kinds the fast path leaves to `step`.
+    fn src(&self, op: &Operand, ty: Option<ScalarType>, out: &mut SmallVec<[Src; 4]>) -> Option<()> {
+        match op {
+            Operand::Reg(r) => {
+                let rty = self.layout.f.regs.get(r.reg.0 as usize)?.ty;
+                let mask = match ty {
+                    Some(t) if t != ScalarType::Pred && t.bits() < rty.bits() => eval::bits_mask(t.bits()),
+                    _ => u128::MAX,
+                };
+                let (from, to) = self.lanes(r)?;
+                for l in from..to {
+                    let slot = self.slot(r.reg, l)?;
+                    out.push(match r.prefix {
+                        Prefix::None => Src::Reg { slot, mask },
+                        Prefix::Not => Src::Not { slot, mask },
+                        Prefix::Neg => return None,
+                    });
+                }
+            }
+            Operand::Imm(i) => out.push(Src::Imm(imm_bits(i, ty.unwrap_or(ScalarType::B64)))),
+            Operand::Sink => out.push(Src::Imm(0)),
+            Operand::Vector(v) => {
+                for o in v.iter() {
+                    self.src(o, ty, out)?;
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A register element written with type `ty` (`Cta::set_reg`).
+    fn dst(&self, r: RegId, lane: u8, ty: Option<ScalarType>) -> Option<Dst> {
+        let rty = self.layout.f.regs.get(r.0 as usize)?.ty;
+        let bits = rty.bits().max(1);
+        let (sext_from, keep) = match ty {
+            Some(w) if w.bits() < bits && w.class() == TypeClass::Signed => (w.bits(), bits),
+            Some(w) if w.bits() < bits => (0, w.bits()),
+            _ => (0, bits),
+        };
+        Some(Dst { slot: self.slot(r, lane)?, sext_from, mask: eval::bits_mask(keep) })
+    }
+
+    /// The destinations of a written operand, in the order
+    /// `Cta::write_operand` consumes values (`None`: a value is consumed
+    /// and not written).
+    fn dsts<const N: usize>(&self, op: &Operand, ty: Option<ScalarType>, out: &mut SmallVec<[Option<Dst>; N]>) -> Option<()> {
+        match op {
+            Operand::Reg(r) => {
+                let (from, to) = self.lanes(r)?;
+                for l in from..to {
+                    out.push(Some(self.dst(r.reg, l, ty)?));
+                }
+            }
+            Operand::Vector(v) | Operand::List(v) => {
+                for o in v.iter() {
+                    self.dsts(o, ty, out)?;
+                }
+            }
+            Operand::Pair(first, q) => {
+                self.dsts(first, ty, out)?;
+                out.push(match q {
+                    PairPred::Reg(q) => Some(self.dst(*q, 0, Some(ScalarType::Pred))?),
+                    _ => None,
+                });
+            }
+            _ => out.push(None),
+        }
+        Some(())
+    }
+
+    /// The place of an address operand (`Cta::address`), for statement `pc`.
+    fn addr(&self, pc: usize, op: &Operand, ins: &Instruction) -> Option<Addr> {
+        let Operand::Addr(a) = op else { return None };
+        let space = space_of(ins.space());
+        let offset = a.offset as u64;
+        Some(match &a.base {
+            AddrBase::Reg(r) => Addr::Reg { slot: self.slot(*r, 0)?, space, offset },
+            AddrBase::Imm(v) => match space {
+                Some(s) => Addr::Fixed { space: s, addr: v.wrapping_add(offset) },
+                // A generic immediate address: decoded at run time by `step`.
+                None => return None,
+            },
+            AddrBase::Sym(name) => {
+                let (space, at) = match self.layout.lookup(name, pc).or_else(|| self.globals.get(name).copied())? {
+                    VarLoc::Global(a) => (Space::Global, a),
+                    VarLoc::Const(o) => (Space::Const, o),
+                    VarLoc::Shared(o) => (Space::Shared, o),
+                    VarLoc::Local(o) => return Some(Addr::FrameLocal { offset: o.wrapping_add(offset) }),
+                    VarLoc::ModuleLocal(o) => (Space::Local, o),
+                    VarLoc::Param(o) => (Space::Param, o),
+                    _ => return None,
+                };
+                Addr::Fixed { space, addr: at.wrapping_add(offset) }
+            }
+        })
+    }
+}
+
+/// The written width of a type (`.pred` is one bit).
+fn width(t: ScalarType) -> u32 {
+    if t == ScalarType::Pred {
+        1
+    } else {
+        t.bits()
+    }
+}
+
+/// The modifiers that are not types.
+fn other_mods(ins: &Instruction) -> SmallVec<[Mod; 4]> {
+    ins.modifiers().filter(|(_, m)| !matches!(m.kind(), ModKind::Type(_))).map(|(_, m)| m).collect()
+}
+
+fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
+    let op = ins.opcode;
+    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
+    if op == Opcode::BRA {
+        let Some(Operand::Label(l)) = ins.operands.first() else { return None };
+        let target = cx.layout.label_stmt.get(l.0 as usize).copied().flatten()?;
+        return Some(Op::Branch { target: target as u32 });
+    }
+    if op == Opcode::LD || op == Opcode::LDU {
+        if ins.operands.len() != 2 {
+            return None;
+        }
+        let ty = ins.types().last().copied().unwrap_or(ScalarType::B32);
+        let n = ins.vector().unwrap_or(1);
+        if n > 8 || type_bytes(ty) > 16 {
+            return None;
+        }
+        let addr = cx.addr(pc, &ins.operands[1], ins)?;
+        let mut dsts = SmallVec::new();
+        cx.dsts(&ins.operands[0], Some(ty), &mut dsts)?;
+        return Some(Op::Load { addr, size: type_bytes(ty) as u8, n, vector: ins.vector().is_some(), dsts });
+    }
+    if op == Opcode::ST {
+        if ins.operands.len() != 2 {
+            return None;
+        }
+        let ty = ins.types().last().copied().unwrap_or(ScalarType::B32);
+        if type_bytes(ty) > 16 {
+            return None;
+        }
+        let addr = cx.addr(pc, &ins.operands[0], ins)?;
+        if matches!(addr, Addr::Fixed { space: Space::Const, .. } | Addr::Reg { space: Some(Space::Const), .. }) {
+            return None;
+        }
+        let mut srcs = SmallVec::new();
+        cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+        return Some(Op::Store { addr, size: type_bytes(ty) as u8, vector: ins.vector().is_some(), srcs });
+    }
+    if op == Opcode::MOV {
+        if ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) {
+            return None;
+        }
+        if let Some(Operand::Imm(_)) = ins.operands.get(1) {
+            let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
+            cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+            let mut dsts = SmallVec::new();
+            cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
+            return Some(Op::Copy { src: srcs[0], dsts });
+        }
+    }
+    // The instructions `step` handles before the pure ones.
+    if !eval::handles(op) || super::warp::is_collective(op) || !ins.form.flags().is_pure() || ins.form.operands().iter().any(|o| o.mem.is_some()) {
+        return None;
+    }
+    let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
+    let mut dsts: SmallVec<[Option<Dst>; 2]> = SmallVec::new();
+    for (k, (o, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
+        if spec.read {
+            cx.src(o, operand_type(k), &mut srcs)?;
+        }
+    }
+    for (k, (o, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
+        if spec.write {
+            cx.dsts(o, operand_type(k), &mut dsts)?;
+        }
+    }
+    let effective_is_written = cx.layout.decoded[pc].as_ref().is_some_and(|d| d.effective.is_none());
+    if effective_is_written && dsts.len() == 1 && srcs.len() <= 3 {
+        if let Some(alu) = alu_op(ins, srcs.len()) {
+            let mut s = [Src::Imm(0); 3];
+            s[..srcs.len()].copy_from_slice(&srcs);
+            return Some(Op::Alu { op: alu, srcs: s, dst: dsts[0] });
+        }
+    }
+    Some(Op::Eval { srcs, dsts })
+}
+
+/// The [`AluOp`] that computes `ins` (with `nsrcs` sources), if one does:
+/// only the plain forms (no `.cc`, `.sat`, packed types, combining
+/// predicates, video selectors).
+pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
+    let types = ins.types();
+    let &[t] = types.as_slice() else { return None };
+    let n = t.bits();
+    use ScalarType as T;
+    // (Packed types like `.u16x2` are of these classes too: left out by name.)
+    let int = matches!(t, T::U16 | T::U32 | T::U64 | T::S16 | T::S32 | T::S64);
+    let bits_type = matches!(t, T::B16 | T::B32 | T::B64);
+    let signed = t.class() == TypeClass::Signed;
+    let mods = other_mods(ins);
+    let plain = mods.is_empty();
+    if ins.operands.iter().any(|o| matches!(o, Operand::Reg(r) if r.sel.is_some() || r.prefix != Prefix::None) || matches!(o, Operand::Pair(..) | Operand::Vector(..))) {
+        // A `!c` is allowed as `selp`'s predicate only.
+        if !(ins.opcode == Opcode::SELP && ins.operands.iter().take(3).all(|o| matches!(o, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None) || matches!(o, Operand::Imm(_)))) {
+            return None;
+        }
+    }
+    let mode = |m: Mod| mods.as_slice() == [m];
+    let op = match ins.opcode {
+        Opcode::ADD if int && plain && nsrcs == 2 => AluOp::Add(n),
+        Opcode::SUB if int && plain && nsrcs == 2 => AluOp::Sub(n),
+        Opcode::MUL if int && nsrcs == 2 && mode(Mod::LO) => AluOp::MulLo(n),
+        Opcode::MUL if int && nsrcs == 2 && mode(Mod::HI) => AluOp::MulHi { n, signed },
+        Opcode::MUL if int && nsrcs == 2 && n < 64 && mode(Mod::WIDE) => AluOp::MulWide { n, signed },
+        Opcode::MAD if int && nsrcs == 3 && mode(Mod::LO) => AluOp::MadLo(n),
+        Opcode::MAD if int && nsrcs == 3 && mode(Mod::HI) => AluOp::MadHi { n, signed },
+        Opcode::MAD if int && nsrcs == 3 && n < 64 && mode(Mod::WIDE) => AluOp::MadWide { n, signed },
+        Opcode::AND | Opcode::OR | Opcode::XOR | Opcode::NOT if plain && (bits_type || t == T::Pred) => {
+            let w = width(t);
+            match (ins.opcode, nsrcs) {
+                (Opcode::AND, 2) => AluOp::And(w),
+                (Opcode::OR, 2) => AluOp::Or(w),
+                (Opcode::XOR, 2) => AluOp::Xor(w),
+                (Opcode::NOT, 1) => AluOp::Not(w),
+                _ => return None,
+            }
+        }
+        Opcode::SHL if plain && nsrcs == 2 && bits_type => AluOp::Shl(n),
+        Opcode::SHR if plain && nsrcs == 2 && (int || bits_type) => AluOp::Shr { n, signed },
+        Opcode::SETP if nsrcs == 2 && (int || bits_type) => {
+            let &[m] = mods.as_slice() else { return None };
+            let ModKind::Cmp(c) = m.kind() else { return None };
+            let cmp = match (c, t.class()) {
+                (CmpOp::Eq, _) => IntCmp::Eq,
+                (CmpOp::Ne, _) => IntCmp::Ne,
+                (CmpOp::Lt, TypeClass::Signed) => IntCmp::LtS,
+                (CmpOp::Le, TypeClass::Signed) => IntCmp::LeS,
+                (CmpOp::Gt, TypeClass::Signed) => IntCmp::GtS,
+                (CmpOp::Ge, TypeClass::Signed) => IntCmp::GeS,
+                (CmpOp::Lt | CmpOp::Lo, TypeClass::Unsigned) => IntCmp::LtU,
+                (CmpOp::Le | CmpOp::Ls, TypeClass::Unsigned) => IntCmp::LeU,
+                (CmpOp::Gt | CmpOp::Hi, TypeClass::Unsigned) => IntCmp::GtU,
+                (CmpOp::Ge | CmpOp::Hs, TypeClass::Unsigned) => IntCmp::GeU,
+                _ => return None,
+            };
+            AluOp::Setp { cmp, n }
+        }
+        Opcode::SELP if plain && nsrcs == 3 && (int || bits_type || matches!(t, T::F32 | T::F64)) => AluOp::Selp(n),
+        Opcode::MOV if plain && nsrcs == 1 && ins.vector().is_none() && (int || bits_type || matches!(t, T::F32 | T::F64 | T::Pred)) => AluOp::Mov(width(t)),
+        _ => return None,
+    };
+    Some(op)
+}
+
+/// The quality of a result of quality `q` computed from inputs of the worst
+/// quality `input` (what `Cta::step` gives a pure instruction's results).
+#[inline]
+pub fn result_quality(q: Quality, input: Quality) -> Quality {
+    match (q, input) {
+        (q, Quality::Exact) => q,
+        (Quality::AnyNan, Quality::AnyNan) => Quality::AnyNan,
+        (q, Quality::Approx { .. }) if q != Quality::Unspecified => super::memory::worst(q, input),
+        _ => Quality::Unspecified,
+    }
+}
+
+impl AluOp {
+    /// The result bits from the sources' bits.
+    #[inline]
+    pub fn apply(self, a: u128, b: u128, c: u128) -> u128 {
+        use eval::bits_mask as mask;
+        let product = |n: u32, signed: bool| if signed { (eval::sext(a, n) * eval::sext(b, n)) as u128 } else { (a & mask(n)) * (b & mask(n)) };
+        match self {
+            AluOp::Add(n) => (a & mask(n)).wrapping_add(b & mask(n)) & mask(n),
+            AluOp::Sub(n) => (a & mask(n)).wrapping_sub(b & mask(n)) & mask(n),
+            AluOp::MulLo(n) => (a & mask(n)).wrapping_mul(b & mask(n)) & mask(n),
+            AluOp::MulHi { n, signed } => (product(n, signed) >> n) & mask(n),
+            AluOp::MulWide { n, signed } => product(n, signed) & mask(2 * n),
+            AluOp::MadLo(n) => (a & mask(n)).wrapping_mul(b & mask(n)).wrapping_add(c & mask(n)) & mask(n),
+            AluOp::MadHi { n, signed } => ((product(n, signed) >> n) & mask(n)).wrapping_add(c & mask(n)) & mask(n),
+            AluOp::MadWide { n, signed } => (product(n, signed) & mask(2 * n)).wrapping_add(c & mask(2 * n)) & mask(2 * n),
+            AluOp::And(w) => a & b & mask(w),
+            AluOp::Or(w) => (a | b) & mask(w),
+            AluOp::Xor(w) => (a ^ b) & mask(w),
+            AluOp::Not(w) => !a & mask(w),
+            AluOp::Shl(w) => {
+                let s = (b as u32).min(w);
+                if s >= w {
+                    0
+                } else {
+                    (a << s) & mask(w)
+                }
+            }
+            AluOp::Shr { n, signed } => {
+                let s = (b as u32).min(n);
+                if signed {
+                    (eval::sext(a & mask(n), n) >> s.min(n - 1)) as u128 & mask(n)
+                } else if s >= n {
+                    0
+                } else {
+                    (a & mask(n)) >> s
+                }
+            }
+            AluOp::Setp { cmp, n } => {
+                let (ua, ub) = (a & mask(n), b & mask(n));
+                let (sa, sb) = (eval::sext(a, n), eval::sext(b, n));
+                (match cmp {
+                    IntCmp::Eq => ua == ub,
+                    IntCmp::Ne => ua != ub,
+                    IntCmp::LtS => sa < sb,
+                    IntCmp::LeS => sa <= sb,
+                    IntCmp::GtS => sa > sb,
+                    IntCmp::GeS => sa >= sb,
+                    IntCmp::LtU => ua < ub,
+                    IntCmp::LeU => ua <= ub,
+                    IntCmp::GtU => ua > ub,
+                    IntCmp::GeU => ua >= ub,
+                }) as u128
+            }
+            AluOp::Selp(n) => (if c & 1 == 1 { a } else { b }) & mask(n),
+            AluOp::Mov(w) => a & mask(w),
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! The interpreter's fast path: runs a thread over the pre-decoded
+//! statements of its function ([`super::decode`]) until it reaches one that
+//! is not pre-decoded (calls, returns, barriers, collectives, special
+//! registers ...), which `Cta::run_thread` then runs through the reference
+//! `Cta::step`. It counts steps and the scheduling quantum, checks guards
+//! and propagates `Quality` exactly as the reference path does; an
+//! instruction that would fail (a fault, a misaligned vector, an evaluator
+//! error), reach the step limit or note the first dependence on an inexact
+//! value is left, uncounted, to the reference path, so that errors and
+//! notes come from one place.
+
+use super::decode::{result_quality, Addr, Dst, Op, Src};
+use super::exec::{Cta, Frame, Thread};
+use super::memory::{worst, Flat, Global, Space};
+use super::program::FuncLayout;
+use crate::eval::{self, Quality, Val};
+use crate::ir::Stmt;
+use smallvec::SmallVec;
+
+#[inline]
+fn read(regs: &[Val], s: &Src) -> Val {
+    match *s {
+        Src::Reg { slot, mask } => {
+            let v = regs[slot as usize];
+            Val { bits: v.bits & mask, quality: v.quality }
+        }
+        Src::Not { slot, mask } => {
+            let v = regs[slot as usize];
+            Val { bits: ((v.bits & 1) ^ 1) & mask, quality: v.quality }
+        }
+        Src::Imm(bits) => Val::exact(bits),
+    }
+}
+
+#[inline]
+fn write(regs: &mut [Val], d: &Dst, v: Val) {
+    let bits = if d.sext_from != 0 { eval::sext(v.bits, d.sext_from) as u128 & d.mask } else { v.bits & d.mask };
+    regs[d.slot as usize] = Val { bits, quality: v.quality };
+}
+
+/// The space and address an operand points to, and the quality of the
+/// register it came from (`None`: a generic address in no space).
+#[inline]
+fn place(addr: &Addr, regs: &[Val], local_base: usize) -> (Option<(Space, u64)>, Quality) {
+    match *addr {
+        Addr::Reg { slot, space, offset } => {
+            let v = regs[slot as usize];
+            let a = v.bits as u64;
+            let at = match space {
+                Some(s) => Some((s, a.wrapping_add(offset))),
+                None => match Space::of_generic(a) {
+                    Some(Space::Global) => Some((Space::Global, a.wrapping_add(offset))),
+                    Some(s) => Some((s, (a - s.generic_base()).wrapping_add(offset))),
+                    None => None,
+                },
+            };
+            (at, v.quality)
+        }
+        Addr::Fixed { space, addr } => (Some((space, addr)), Quality::Exact),
+        Addr::FrameLocal { offset } => (Some((Space::Local, (local_base as u64).wrapping_add(offset))), Quality::Exact),
+    }
+}
+
+/// Is a vector access of `bytes` at `a` misaligned (`Cta::check_vector_alignment`)?
+#[inline]
+fn misaligned(a: u64, bytes: usize) -> bool {
+    bytes > 1 && bytes.is_power_of_two() && a % bytes as u64 != 0
+}
+
+/// The memory of one thread's view, borrowed apart from its registers.
+struct Mem<'a> {
+    global: &'a mut Global,
+    shared: &'a mut Flat,
+    local: &'a mut Flat,
+    params: &'a mut Flat,
+    constant: &'a Flat,
+}
+
+impl Mem<'_> {
+    #[inline]
+    fn read(&self, sp: Space, a: u64, out: &mut [u8]) -> Option<Quality> {
+        match sp {
+            Space::Global => self.global.read(a, out),
+            Space::Const => self.constant.read(a, out),
+            Space::Shared => self.shared.read(a, out),
+            Space::Local => self.local.read(a, out),
+            Space::Param => self.params.read(a, out),
+        }
+        .ok()
+    }
+
+    #[inline]
+    fn write(&mut self, sp: Space, a: u64, data: &[u8], q: Quality) -> Option<()> {
+        match sp {
+            Space::Global => self.global.write(a, data, q),
+            Space::Const => return None,
+            Space::Shared => self.shared.write(a, data, q),
+            Space::Local => self.local.write(a, data, q),
+            Space::Param => self.params.write(a, data, q),
+        }
+        .ok()
+    }
+}
+
+/// The counters a run over pre-decoded statements advances.
+struct Budget {
+    /// Instructions executed by all threads (the launch's step count).
+    steps: u64,
+    max_steps: u64,
+    /// What is left of the thread's scheduling quantum.
+    left: u32,
+    /// Instructions this thread executed here (its `%clock`).
+    clock: u64,
+    /// Has the CTA noted a dependence on an inexact value already? Until it
+    /// has, an instruction whose guard or address is not exact goes to the
+    /// reference path, which notes it.
+    noted: bool,
+}
+
+impl<'p, 'm> Cta<'p, 'm> {
+    /// Runs thread `t` over pre-decoded statements while the quantum
+    /// (`left`) lasts; stops before a statement the reference path must run
+    /// (`Op::Slow`, the end of the body, a completed collective to finish),
+    /// before the instruction that would pass the step limit or note a
+    /// dependence, and before one that would fail: the caller runs the
+    /// next statement.
+    pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) {
+        let p: &'p super::program::Program<'m> = self.p;
+        let noted = self.unspecified_dependence.borrow().is_some();
+        let Thread { frames, local, carry, clock, resume, .. } = &mut self.threads[t];
+        if resume.is_some() {
+            return;
+        }
+        let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return };
+        let layout = &p.funcs[*func];
+        let mut budget = Budget { steps: *steps, max_steps: self.launch.max_steps, left: *left, clock: 0, noted };
+        let mut mem = Mem { global, shared: &mut self.shared, local, params, constant: &p.const_mem };
+        run_ops(layout, regs, pc, *local_base, carry, &mut mem, &mut budget);
+        *clock += budget.clock;
+        *steps = budget.steps;
+        *left = budget.left;
+    }
+}
+
+/// The loop of [`Cta::run_fast`] over one frame's statements.
+fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base: usize, carry: &mut bool, mem: &mut Mem, b: &mut Budget) {
+    let ops = &layout.fast[..];
+    let mut pc = *pc_out;
+    while b.left > 0 {
+        let Some(fi) = ops.get(pc) else { break };
+        match fi.op {
+            Op::Nop => {
+                // Not an instruction: no step, one turn of the quantum.
+                pc += 1;
+                b.left -= 1;
+                continue;
+            }
+            Op::Slow => break,
+            _ => {}
+        }
+        if b.steps >= b.max_steps {
+            break;
+        }
+        let mut run = true;
+        if let Some((slot, negated)) = fi.guard {
+            let g = regs[slot as usize];
+            if g.quality != Quality::Exact && !b.noted {
+                break;
+            }
+            run = (g.bits & 1 != 0) != negated;
+        }
+        b.left -= 1;
+        b.steps += 1;
+        b.clock += 1;
+        if !run {
+            pc += 1;
+            continue;
+        }
+        match execute(layout, pc, &fi.op, regs, local_base, carry, mem, b.noted) {
+            Some(next) => pc = next,
+            None => {
+                // The reference path runs it (and fails there, or notes the
+                // dependence): it was not counted here.
+                b.left += 1;
+                b.steps -= 1;
+                b.clock -= 1;
+                break;
+            }
+        }
+    }
+    *pc_out = pc;
+}
+
+/// Carries out the pre-decoded instruction at `pc`; gives the next
+/// statement, or `None` (having changed nothing that the reference path
+/// would not set again to the same value) when `Cta::step` must run it.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base: usize, carry: &mut bool, mem: &mut Mem, noted: bool) -> Option<usize> {
+    match op {
+        Op::Alu { op, srcs, dst } => {
+            let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
+            let q = worst(worst(a.quality, b.quality), c.quality);
+            let bits = op.apply(a.bits, b.bits, c.bits);
+            if let Some(d) = dst {
+                write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
+            }
+        }
+        Op::Eval { srcs, dsts } => {
+            let mut bits: SmallVec<[u128; 8]> = SmallVec::new();
+            let mut q = Quality::Exact;
+            for s in srcs {
+                let v = read(regs, s);
+                bits.push(v.bits);
+                q = worst(q, v.quality);
+            }
+            let Some(Stmt::Instr(ins)) = layout.f.body.as_ref().and_then(|b| b.get(pc)) else { return None };
+            let effective = layout.decoded[pc].as_ref().and_then(|d| d.effective.as_deref()).unwrap_or(ins);
+            let r = eval::eval(effective, &bits, *carry).ok()?;
+            if let Some(c) = r.carry_out {
+                *carry = c;
+            }
+            for (d, v) in dsts.iter().zip(r.dests.iter()) {
+                if let Some(d) = d {
+                    write(regs, d, Val { bits: v.bits, quality: result_quality(v.quality, q) });
+                }
+            }
+        }
+        Op::Copy { src, dsts } => {
+            let v = read(regs, src);
+            if let Some(Some(d)) = dsts.first() {
+                write(regs, d, v);
+            }
+        }
+        Op::Load { addr, size, n, vector, dsts } => {
+            let (at, aq) = place(addr, regs, local_base);
+            if aq != Quality::Exact && !noted {
+                return None;
+            }
+            let (sp, a) = at?;
+            let (size, n) = (*size as usize, *n as usize);
+            if *vector && misaligned(a, n * size) {
+                return None;
+            }
+            let mut vals = [Val::exact(0); 8];
+            let mut buf = [0u8; 16];
+            for (k, v) in vals.iter_mut().enumerate().take(n) {
+                let quality = mem.read(sp, a.wrapping_add((k * size) as u64), &mut buf[..size])?;
+                *v = Val { bits: u128::from_le_bytes(buf), quality };
+            }
+            for (d, v) in dsts.iter().zip(&vals[..n]) {
+                if let Some(d) = d {
+                    write(regs, d, *v);
+                }
+            }
+        }
+        Op::Store { addr, size, vector, srcs } => {
+            let (at, aq) = place(addr, regs, local_base);
+            if aq != Quality::Exact && !noted {
+                return None;
+            }
+            let (sp, a) = at?;
+            let size = *size as usize;
+            if *vector && misaligned(a, srcs.len() * size) {
+                return None;
+            }
+            for (k, s) in srcs.iter().enumerate() {
+                let v = read(regs, s);
+                let bytes = v.bits.to_le_bytes();
+                // A fault after some elements were written: `step` writes them again.
+                mem.write(sp, a.wrapping_add((k * size) as u64), &bytes[..size], v.quality)?;
+            }
+        }
+        Op::Branch { target } => return Some(*target as usize),
+        Op::Nop | Op::Slow => return None,
+    }
+    Some(pc + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode::{alu_op, AluOp};
+    use crate::eval::{self, Quality};
+    use crate::interp::{run, run_without_fast_path, KernelArg, Launch};
+    use crate::ir::{Instruction, Item};
+
+    /// The first instruction of `text` (registers of every width declared).
+    fn ins(text: &str) -> Instruction {
+        let src = format!(".version 8.7\n.target sm_90\n.address_size 64\n.visible .entry k() {{ .reg .b32 %r<9>; .reg .pred %p<9>; .reg .b16 %h<9>; .reg .b64 %rd<9>; .reg .f32 %f<9>; .reg .f64 %fd<9>;\n{text}\nret; }}");
+        let m = crate::parse::parse_str(&src).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        m.items.iter().find_map(|i| if let Item::Func(f) = i { f.instructions().next().cloned() } else { None }).unwrap()
+    }
+
+    fn next(x: &mut u64) -> u64 {
+        *x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Every form decoded to an [`AluOp`] computes what the evaluator does,
+    /// on edge and random values.
+    #[test]
+    fn alu_ops_compute_what_the_evaluator_computes() {
+        let mut forms: Vec<String> = Vec::new();
+        for (t, r, w) in [("u16", "%h", "%r"), ("s16", "%h", "%r"), ("u32", "%r", "%rd"), ("s32", "%r", "%rd"), ("u64", "%rd", ""), ("s64", "%rd", "")] {
+            for op in ["add", "sub", "mul.lo", "mul.hi", "mad.lo", "mad.hi"] {
+                let c = if op.starts_with("mad") { format!(", {r}3") } else { String::new() };
+                forms.push(format!("{op}.{t} {r}1, {r}2, {r}4{c};"));
+            }
+            if !w.is_empty() {
+                forms.push(format!("mul.wide.{t} {w}1, {r}2, {r}3;"));
+                forms.push(format!("mad.wide.{t} {w}1, {r}2, {r}3, {w}4;"));
+            }
+            for cmp in ["eq", "ne", "lt", "le", "gt", "ge"] {
+                forms.push(format!("setp.{cmp}.{t} %p1, {r}2, {r}3;"));
+            }
+            if t.starts_with('u') {
+                for cmp in ["lo", "ls", "hi", "hs"] {
+                    forms.push(format!("setp.{cmp}.{t} %p1, {r}2, {r}3;"));
+                }
+            }
+            forms.push(format!("shr.{t} {r}1, {r}2, %r3;"));
+            forms.push(format!("selp.{t} {r}1, {r}2, {r}3, %p1;"));
+            forms.push(format!("mov.{t} {r}1, {r}2;"));
+        }
+        for (t, r) in [("b16", "%h"), ("b32", "%r"), ("b64", "%rd"), ("pred", "%p")] {
+            for op in ["and", "or", "xor"] {
+                forms.push(format!("{op}.{t} {r}1, {r}2, {r}3;"));
+            }
+            forms.push(format!("not.{t} {r}1, {r}2;"));
+            forms.push(format!("mov.{t} {r}1, {r}2;"));
+            if t != "pred" {
+                forms.push(format!("shl.{t} {r}1, {r}2, %r3;"));
+                forms.push(format!("shr.{t} {r}1, {r}2, %r3;"));
+                forms.push(format!("setp.eq.{t} %p1, {r}2, {r}3;"));
+                forms.push(format!("selp.{t} {r}1, {r}2, {r}3, %p1;"));
+            }
+        }
+        forms.push("selp.f32 %f1, %f2, %f3, %p1;".into());
+        forms.push("selp.f64 %fd1, %fd2, %fd3, %p1;".into());
+        forms.push("mov.f32 %f1, %f2;".into());
+        let edges: [u64; 8] = [0, 1, 2, 0x7fff, 0x8000, 0xffff_ffff, 0x8000_0000_0000_0000, u64::MAX];
+        let mut x = 7u64;
+        for text in &forms {
+            let i = ins(text);
+            let nsrcs = i.operands.len() - 1;
+            let op: AluOp = alu_op(&i, nsrcs).unwrap_or_else(|| panic!("`{text}` is not decoded to an AluOp"));
+            for k in 0..300 {
+                let mut s = [0u128; 3];
+                for (j, v) in s.iter_mut().enumerate().take(nsrcs) {
+                    *v = if k < 64 { edges[(k >> (3 * j)) % 8] as u128 } else { next(&mut x) as u128 };
+                    if k % 3 == 0 {
+                        *v &= 0x7f;
+                    }
+                }
+                let want = eval::eval(&i, &s[..nsrcs], false).unwrap_or_else(|e| panic!("{text}: {e}"));
+                assert_eq!(want.dests.len(), 1);
+                assert_eq!(want.dests[0].quality, Quality::Exact);
+                assert_eq!(op.apply(s[0], s[1], s[2]), want.dests[0].bits, "{text} on {s:x?}");
+            }
+        }
+        // Forms with modifiers the AluOps do not model are left to the evaluator.
+        for text in ["add.cc.u32 %r1, %r2, %r3;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.s32 %p1, %r2, %r3, %p2;", "add.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;"] {
+            let i = ins(text);
+            assert_eq!(alu_op(&i, i.operands.len() - 1), None, "{text}");
+        }
+    }
+
+    /// A kernel using every pre-decoded kind (and values that are not
+    /// exact) runs to the same outputs with and without the fast path.
+    #[test]
+    fn the_fast_path_runs_like_the_reference_path() {
+        let text = r#".version 8.7
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+	.local .align 8 .b8 scratch[64];
+	.shared .align 16 .b8 sh[1024];
+	.reg .pred %p<4>;
+	.reg .b16 %h<4>;
+	.reg .b32 %r<20>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<12>;
+	ld.param.u64 %rd1, [out];
+	ld.param.u32 %r1, [n];
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, 0;
+	mov.b32 %r4, 0x9e3779b9;
+	cvt.u64.u32 %rd2, %r2;
+	shl.b64 %rd3, %rd2, 4;
+	add.s64 %rd4, %rd1, %rd3;
+	mov.u32 %r10, sh;
+	shl.b32 %r11, %r2, 4;
+	add.s32 %r11, %r10, %r11;
+L:
+	mad.lo.s32 %r4, %r4, 1664525, %r3;
+	xor.b32 %r5, %r4, %r2;
+	shr.s32 %r6, %r5, 3;
+	mul.hi.u32 %r7, %r5, %r4;
+	mul.wide.s32 %rd5, %r6, %r7;
+	add.cc.u32 %r8, %r5, %r7;
+	addc.u32 %r9, %r8, %r6;
+	st.local.u32 [scratch+8], %r9;
+	ld.local.s16 %r12, [scratch+8];
+	cvt.rn.f32.s32 %f1, %r12;
+	div.approx.f32 %f2, %f1, 0f40400000;
+	st.shared.v2.u32 [%r11], {%r8, %r9};
+	ld.shared.v2.u32 {%r13, %r14}, [%r11];
+	setp.lt.s32 %p1, %r6, 0;
+	selp.b32 %r15, %r13, %r14, %p1;
+	@!%p1 add.s32 %r15, %r15, %r16;
+	add.s32 %r3, %r3, 1;
+	setp.lt.u32 %p2, %r3, %r1;
+	@%p2 bra L;
+	st.global.v2.u32 [%rd4], {%r15, %r9};
+	st.global.f32 [%rd4+8], %f2;
+	st.global.u32 [%rd4+12], %r12;
+	ret;
+}
+"#;
+        let parsed = crate::parse("k.ptx", text.as_bytes()).unwrap();
+        let mut l = Launch::new("k", [2, 1, 1], [40, 1, 1]);
+        l.buffers.push(vec![0; 40 * 16]);
+        l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: 5 }];
+        let fast = run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
+        let slow = run_without_fast_path(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
+        assert_eq!(fast, slow);
+        let out = fast.unwrap();
+        // %r16 is never written: the guarded add makes some results unspecified, and the run says so.
+        assert!(out.buffers[0].quality.contains(&Quality::Unspecified));
+        assert!(out.buffers[0].quality.iter().any(|q| matches!(q, Quality::Approx { .. })));
+        // Errors: the same message at the same place, with the same step count before them.
+        for (limit, n) in [(50, 5), (100_000, 5)] {
+            l.max_steps = limit;
+            l.args[1] = KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: n };
+            let fast = run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
+            assert_eq!(fast, run_without_fast_path(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l));
+        }
+        l.buffers[0].truncate(40 * 16 - 4);
+        let fast = run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
+        assert!(matches!(fast, Err(crate::interp::RunError::Fault { .. })), "{fast:?}");
+        assert_eq!(fast, run_without_fast_path(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l));
+    }
+}
