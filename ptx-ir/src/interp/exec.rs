@@ -101,12 +101,12 @@ impl<'p, 'm> Cta<'p, 'm> {
         Cta { p, launch, ctaid, threads, shared, unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
-    fn thread_name(&self, t: usize) -> String {
+    pub(super) fn thread_name(&self, t: usize) -> String {
         let th = &self.threads[t];
         format!("ctaid ({},{},{}) tid ({},{},{})", self.ctaid[0], self.ctaid[1], self.ctaid[2], th.tid[0], th.tid[1], th.tid[2])
     }
 
-    fn here(&self, t: usize) -> String {
+    pub(super) fn here(&self, t: usize) -> String {
         let f = self.threads[t].frames.last().unwrap();
         self.p.position(f.func, f.pc)
     }
@@ -451,11 +451,11 @@ impl<'p, 'm> Cta<'p, 'm> {
         RunError::Undefined { message: message.to_string(), thread: self.thread_name(t), at: self.here(t) }
     }
 
-    fn unsupported(&self, t: usize, what: &str) -> RunError {
+    pub(super) fn unsupported(&self, t: usize, what: &str) -> RunError {
         RunError::Unsupported { what: what.to_string(), at: self.here(t) }
     }
 
-    fn fault(&self, t: usize, f: Fault) -> RunError {
+    pub(super) fn fault(&self, t: usize, f: Fault) -> RunError {
         RunError::Fault { message: f.message, thread: self.thread_name(t), at: self.here(t) }
     }
 
@@ -633,6 +633,9 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         if op == Opcode::ALLOCA || op == Opcode::STACKSAVE || op == Opcode::STACKRESTORE {
             return self.stack(t, ins);
+        }
+        if super::texture::handles(op) {
+            return super::texture::execute(self, t, ins, global);
         }
         if super::warp::is_collective(op) {
             return super::warp::arrive(self, t, ins);

@@ -102,6 +102,8 @@ pub struct Program<'m> {
     pub module_local_size: usize,
     /// The module's target-dependent rules (sm_1x flushing ...).
     pub dialect: crate::eval::Dialect,
+    /// The launch's textures, samplers and surfaces.
+    pub resources: super::texture::Resources,
 }
 
 impl<'m> Program<'m> {
@@ -122,6 +124,7 @@ impl<'m> Program<'m> {
             lines,
             buffer_allocs: Vec::new(),
             kernel: 0,
+            resources: Default::default(),
         };
         // Launch buffers first: their allocations are 0..n.
         for (k, b) in launch.buffers.iter().enumerate() {
@@ -210,10 +213,12 @@ impl<'m> Program<'m> {
                 KernelArg::Buffer(_) if size != 8 => return Err(what("a buffer pointer is 8".into())),
                 KernelArg::Scalar { ty, .. } if type_bytes(*ty) != size => return Err(what(format!("the argument (.{}) is {}", &ty.text()[1..], type_bytes(*ty)))),
                 KernelArg::Bytes(b) if b.len() != size => return Err(what(format!("the argument is {}", b.len()))),
+                KernelArg::Handle(_) if size != 8 => return Err(what("a handle is 8".into())),
                 _ => {}
             }
         }
         p.kernel = kernel;
+        p.resources = super::texture::Resources::new(module, launch, p.funcs[kernel].f, &mut p.global_mem, &p.buffer_allocs, &p.globals).map_err(RunError::Launch)?;
         Ok(p)
     }
 
@@ -394,6 +399,7 @@ pub fn arg_bytes(a: &KernelArg, buffer_addrs: &[u64]) -> Vec<u8> {
         KernelArg::Scalar { ty, bits } => bits.to_le_bytes()[..type_bytes(*ty)].to_vec(),
         KernelArg::Buffer(i) => buffer_addrs[*i].to_le_bytes().to_vec(),
         KernelArg::Bytes(b) => b.clone(),
+        KernelArg::Handle(h) => super::texture::handle_value(*h).to_le_bytes().to_vec(),
     }
 }
 
