@@ -275,7 +275,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
     }
 
-    fn reg(&self, t: usize, r: crate::ir::RegId, lane: u8) -> Val {
+    pub(super) fn reg(&self, t: usize, r: crate::ir::RegId, lane: u8) -> Val {
         let f = self.threads[t].frames.last().unwrap();
         let base = self.p.funcs[f.func].reg_base[r.0 as usize] as usize;
         f.regs[base + lane as usize]

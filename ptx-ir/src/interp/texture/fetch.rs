@@ -105,10 +105,9 @@ pub fn resolve(cta: &Cta, t: usize, ins: &Instruction, op: &Operand) -> Result<R
             AddrBase::Reg(r) => return resolve(cta, t, ins, &Operand::reg(*r)),
             AddrBase::Imm(v) => *v,
         },
-        Operand::Reg(_) => {
-            let mut v: SmallVec<[Val; 6]> = SmallVec::new();
-            cta.read_operand(t, ins, 1, op, &mut v)?;
-            let x = v.first().copied().unwrap_or(Val::unspecified());
+        Operand::Reg(r) => {
+            // The whole register: the form gives the bracketed operand no type.
+            let x = cta.reg(t, r.reg, 0);
             cta.note_dependence(t, x.quality, "texture handle");
             x.bits as u64
         }
