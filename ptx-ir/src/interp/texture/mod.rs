@@ -490,3 +490,6 @@ fn sampler_of_fields(name: &str, fields: &[(Name, ConstExpr)]) -> Result<Sampler
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests;
