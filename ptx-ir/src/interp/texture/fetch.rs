@@ -9,7 +9,9 @@
 //! destination predicate (always true: every texel is resident); `.base`,
 //! `.level` and `.grad`, which read level 0 — a launch's textures have one
 //! level, and every LOD of a texture with one level selects it. Channels the
-//! texel format lacks are unspecified. Stopping as unsupported: cube maps,
+//! texel format lacks are unspecified, and so is a texel the launch has
+//! overwritten (through a buffer or a surface): the texture cache is not
+//! coherent with the launch's own stores. Stopping as unsupported: cube maps,
 //! multisample textures, depth compare (`f`), `.v2.f16x2`.
 
 use super::sample::{self, AddressMode, Filter, Plan, Readout};
@@ -245,6 +247,14 @@ pub fn texture_fetch(cta: &mut Cta, t: usize, ins: &Instruction, global: &Global
                 let addr = res.data_addr(ti) + index * texel_bytes as u64;
                 let mut buf = [0u8; 16];
                 let q = global.read(addr, &mut buf[..texel_bytes]).map_err(|f| cta.fault(t, f))?;
+                // The texture cache is not coherent with stores of the same launch: a
+                // texel the launch has overwritten reads as an unspecified value.
+                let start = (index * texel_bytes as u64) as usize;
+                let initial = match &tex.data {
+                    super::TexelData::Bytes(b) => b.get(start..start + texel_bytes),
+                    super::TexelData::Buffer(k) => cta.launch.buffers.get(*k).and_then(|b| b.get(start..start + texel_bytes)),
+                };
+                let q = if initial == Some(&buf[..texel_bytes]) { q } else { Quality::Unspecified };
                 texels.push((Some(fmt.channels(&buf[..texel_bytes])), q, tap.weight));
             }
             None => texels.push((None, Quality::Exact, tap.weight)),
