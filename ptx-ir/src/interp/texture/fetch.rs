@@ -239,7 +239,7 @@ pub fn texture_fetch(cta: &mut Cta, t: usize, ins: &Instruction, global: &Global
     // The texels the plan reads: raw channels and the quality of their bytes.
     let fmt = tex.format;
     let texel_bytes = fmt.bytes() as usize;
-    let mut texels: SmallVec<[(Option<[u64; 4]>, Quality, f64); 8]> = SmallVec::new();
+    let mut texels: SmallVec<[Texel; 8]> = SmallVec::new();
     for tap in &plan.taps {
         match tap.at {
             Some([x, y, z]) => {
@@ -285,6 +285,10 @@ pub fn texture_fetch(cta: &mut Cta, t: usize, ins: &Instruction, global: &Global
     cta.write_collective(t, ins, &results)?;
     Ok(Flow::Next)
 }
+
+/// A texel a fetch read: its raw channels (None: the border colour), the
+/// quality of its bytes and its weight.
+type Texel = (Option<[u64; 4]>, Quality, f64);
 
 /// Channel `k` of one texel (or the border colour) as the destination type.
 #[allow(clippy::too_many_arguments)]
@@ -337,7 +341,7 @@ fn convert(cta: &Cta, t: usize, head: &str, tex: &TextureDesc, border: [f32; 4],
 
 /// Channel `k` of a linear blend of texels.
 #[allow(clippy::too_many_arguments)]
-fn linear(cta: &Cta, t: usize, head: &str, tex: &TextureDesc, border: [f32; 4], k: usize, texels: &[(Option<[u64; 4]>, Quality, f64)], dims: usize) -> Result<Val, RunError> {
+fn linear(cta: &Cta, t: usize, head: &str, tex: &TextureDesc, border: [f32; 4], k: usize, texels: &[Texel], dims: usize) -> Result<Val, RunError> {
     if k >= tex.format.count as usize {
         return Ok(Val::unspecified());
     }

@@ -39,6 +39,7 @@ enum OutOfRange {
 }
 
 /// Where an access lands: the byte address, or nothing (`.zero` out of range).
+#[allow(clippy::too_many_arguments)]
 fn locate(cta: &Cta, t: usize, ins: &Instruction, surf: &TextureDesc, base: u64, geom: Geometry, coords: &[u32], x_scale: u64, size: u64) -> Result<Option<u64>, RunError> {
     let mode = if ins.has(Mod::CLAMP) {
         OutOfRange::Clamp
@@ -61,8 +62,8 @@ fn locate(cta: &Cta, t: usize, ins: &Instruction, surf: &TextureDesc, base: u64,
     // Each coordinate and its limit (exclusive).
     let mut at: SmallVec<[(i64, i64); 4]> = SmallVec::new();
     at.push((x, (row as i64 - size as i64) / size as i64 * size as i64 + 1));
-    for k in 1..geom.dims {
-        at.push((c[k] as i32 as i64, surf.size[k] as i64));
+    for (k, v) in c.iter().enumerate().take(geom.dims).skip(1) {
+        at.push((*v as i32 as i64, surf.size[k] as i64));
     }
     at.push((layer, surf.layers.unwrap_or(1) as i64));
     if row < size {
