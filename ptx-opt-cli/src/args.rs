@@ -188,6 +188,15 @@ pub struct RunArgs {
     /// Run without verifying the module first
     #[arg(long)]
     pub no_verify: bool,
+    /// Binds a module-scope .texref/.tex name to a texture (see SPECs below)
+    #[arg(long = "texture", value_name = "NAME:SPEC")]
+    pub textures: Vec<crate::texture_args::TextureOpt>,
+    /// Binds a module-scope .surfref name to a surface
+    #[arg(long = "surface", value_name = "NAME:SPEC")]
+    pub surfaces: Vec<crate::texture_args::SurfaceOpt>,
+    /// Binds a module-scope .samplerref name to a sampler
+    #[arg(long = "sampler", value_name = "NAME:SPEC")]
+    pub samplers: Vec<crate::texture_args::SamplerOpt>,
     #[command(flatten)]
     pub report: ReportArgs,
 }
@@ -281,6 +290,32 @@ parameter's type before the run:
                           exactly the buffer's bytes)
   bytes:HEX               a parameter passed by value (a .b8 array, a struct):
                           its bytes in memory order, bytes:0100000002000000
+  tex:SPEC, surf:SPEC, sampler:SPEC
+                          a texture, surface or sampler handle (below)
+
+textures, samplers and surfaces: a kernel parameter takes --arg tex:SPEC,
+surf:SPEC or sampler:SPEC (a .texref/.surfref/.samplerref parameter, or a .u64
+texture or surface object); a module-scope .texref/.tex, .surfref or
+.samplerref name takes --texture NAME:SPEC, --surface NAME:SPEC or --sampler
+NAME:SPEC. A SPEC is comma-separated items:
+  format=F                texel format: CHANNEL[xN], CHANNEL one of u8 s8 u16 s16
+                          u32 s32 f16 f32, N 1, 2 or 4 channels (f32x4, u8)
+  size=W[xH[xD]]          texels per dimension: 1d, 2d or 3d
+  layers=N                an array of N layers (for .a1d/.a2d)
+  data=INIT               zeros (default), random:SEED, file:PATH, V1/V2/...
+                          (channel values in memory order), or arg:K: the bytes
+                          of buffer --arg K (0-based as in the output) — a
+                          surface's stores then show in that buffer
+  filter=nearest|linear   (default nearest)
+  address=M[/M[/M]]       wrap, mirror, clamp (default), border, clamp_ogl;
+                          one for every dimension or one per dimension
+  border=R/G/B/A          the border colour (default 0/0/0/0)
+  normalized              normalized coordinates ([0, 1) rather than [0, N))
+  read=element|normalized integer texels read as integers (default) or as
+                          floats in [0, 1] / [-1, 1]
+A sampler takes filter=, address=, border= and unnormalized
+(force_unnormalized_coords); a surface takes format=, size=, layers=, data=.
+Example: --texture 'tex:format=f32,size=16x16,data=random:1,filter=linear'
 
 output: [{\"arg\": INDEX, \"type\": \"f32\", \"values\": [...], \"bits\": [...]}, ...], one
 object per buffer argument. Integers are JSON numbers; finite floats are

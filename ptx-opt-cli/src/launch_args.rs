@@ -10,6 +10,8 @@ pub enum ArgSpec {
     Buffer { ty: ScalarType, bytes: Vec<u8> },
     /// A parameter passed by value as bytes (a struct).
     Bytes(Vec<u8>),
+    /// A texture, surface or sampler handle (`tex:SPEC`, `surf:SPEC`, `sampler:SPEC`).
+    Resource(crate::texture_args::ResourceSpec),
 }
 
 impl std::str::FromStr for ArgSpec {
@@ -109,7 +111,7 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
             vec![0; count * size]
         } else if let Some(seed) = init.strip_prefix("random:") {
             let seed: u64 = seed.parse().map_err(|_| format!("`{spec}`: random:SEED takes an integer seed"))?;
-            random_values(ty, count, seed)
+            random_bytes(ty, count, seed)
         } else if let Some(path) = init.strip_prefix("file:") {
             let b = std::fs::read(path).map_err(|e| format!("`{spec}`: cannot read `{path}`: {e}"))?;
             if b.len() != count * size {
@@ -129,6 +131,12 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
         };
         return Ok(ArgSpec::Buffer { ty, bytes });
     }
+    use crate::texture_args::{parse_spec, ResourceKind};
+    for (prefix, kind) in [("tex:", ResourceKind::Texture), ("surf:", ResourceKind::Surface), ("sampler:", ResourceKind::Sampler)] {
+        if let Some(rest) = spec.strip_prefix(prefix) {
+            return parse_spec(kind, rest).map(ArgSpec::Resource);
+        }
+    }
     if let Some(hex) = spec.strip_prefix("bytes:") {
         let hex: String = hex.chars().filter(|c| *c != '_').collect();
         if hex.is_empty() || !hex.len().is_multiple_of(2) || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
@@ -137,13 +145,13 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
         let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
         return Ok(ArgSpec::Bytes(bytes));
     }
-    let (ty, v) = spec.split_once(':').ok_or_else(|| format!("`{spec}`: an argument is TYPE:VALUE, buf:TYPE:COUNT=INIT or bytes:HEX"))?;
+    let (ty, v) = spec.split_once(':').ok_or_else(|| format!("`{spec}`: an argument is TYPE:VALUE, buf:TYPE:COUNT=INIT, bytes:HEX, tex:SPEC, surf:SPEC or sampler:SPEC"))?;
     let ty = scalar_type(ty)?;
     Ok(ArgSpec::Scalar { ty, bits: value_bits(ty, v)? })
 }
 
 /// Deterministic values: integers get random bits, floats uniform values in [-1, 1).
-fn random_values(ty: ScalarType, count: usize, seed: u64) -> Vec<u8> {
+pub fn random_bytes(ty: ScalarType, count: usize, seed: u64) -> Vec<u8> {
     let mut s = seed ^ 0x9E37_79B9_7F4A_7C15;
     let mut next = || {
         // splitmix64

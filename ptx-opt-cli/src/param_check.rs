@@ -3,6 +3,7 @@
 //! name the parameter and both types.
 
 use crate::launch_args::ArgSpec;
+use crate::texture_args::ResourceKind;
 use ptx_ir::ir::{FuncKind, Item, Module, VarDecl};
 use ptx_ir::isa::{ScalarType, TypeClass};
 
@@ -50,6 +51,24 @@ fn arg_text(a: &ArgSpec) -> String {
         ArgSpec::Scalar { ty, .. } => format!("a {} scalar", ty.text()),
         ArgSpec::Buffer { ty, .. } => format!("a buffer of {}", ty.text()),
         ArgSpec::Bytes(b) => format!("{} byte(s)", b.len()),
+        ArgSpec::Resource(r) => format!("a {}", r.kind().name()),
+    }
+}
+
+fn opaque_kind(t: ScalarType) -> Option<ResourceKind> {
+    match t {
+        ScalarType::Texref => Some(ResourceKind::Texture),
+        ScalarType::Surfref => Some(ResourceKind::Surface),
+        ScalarType::Samplerref => Some(ResourceKind::Sampler),
+        _ => None,
+    }
+}
+
+fn arg_prefix(k: ResourceKind) -> &'static str {
+    match k {
+        ResourceKind::Texture => "tex",
+        ResourceKind::Surface => "surf",
+        ResourceKind::Sampler => "sampler",
     }
 }
 
@@ -70,7 +89,17 @@ pub fn check_args(module: &Module, kernel: &str, args: &[ArgSpec]) -> Result<(),
     }
     for (k, (a, p)) in args.iter().zip(&params).enumerate() {
         let mismatch = |why: &str| Err(format!("--arg {n} is {}, but parameter {n} of `{kernel}` is `{}`{why}", arg_text(a), p.describe(), n = k + 1));
+        if let Some(kind) = p.scalar().and_then(opaque_kind) {
+            match a {
+                ArgSpec::Resource(r) if r.kind() == kind => continue,
+                _ => return mismatch(&format!(" (pass {}:SPEC)", arg_prefix(kind))),
+            }
+        }
         match a {
+            ArgSpec::Resource(_) => match p.scalar() {
+                Some(pt) if pt.bits() == 64 && matches!(pt.class(), TypeClass::Bits | TypeClass::Unsigned | TypeClass::Signed) => {}
+                _ => return mismatch(" (a handle is passed as a .texref/.surfref/.samplerref parameter or a .u64 object)"),
+            },
             ArgSpec::Scalar { ty, .. } => match p.scalar() {
                 Some(pt) if scalar_fits(*ty, pt) => {}
                 Some(pt) => return mismatch(&format!(" (pass {}:VALUE)", &pt.text()[1..])),

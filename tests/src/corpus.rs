@@ -146,3 +146,12 @@ pub fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
 }
 
 
+
+/// [`generic_launch`] plus a default texture, sampler or surface for every
+/// one the kernel uses ([`crate::corpus_textures`]; a default of this
+/// harness, not of `ptx-opt run`).
+pub fn generic_launch_in(module: &ptx_ir::ir::Module, name: &str, params: &[VarDecl]) -> Launch {
+    let mut l = generic_launch(name, params);
+    crate::corpus_textures::bind_default_textures(module, name, &mut l);
+    l
+}

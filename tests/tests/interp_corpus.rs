@@ -10,7 +10,7 @@
 //! prints why each kernel that did not complete stopped.
 
 use ptx_ir::interp::{self, RunError};
-use ptx_tests::corpus::{generic_launch, kernels, valid_files};
+use ptx_tests::corpus::{generic_launch_in, kernels, valid_files};
 use ptx_tests::gen::Choices;
 use std::path::PathBuf;
 use std::collections::BTreeMap;
@@ -27,7 +27,7 @@ fn corpus_kernels_run_or_stop_cleanly() {
         let Ok(parsed) = ptx_ir::parse(&name, &text) else { continue };
         for (kernel, params) in kernels(&parsed.module) {
             total += 1;
-            let launch = generic_launch(&kernel, &params);
+            let launch = generic_launch_in(&parsed.module, &kernel, &params);
             let run = std::panic::catch_unwind(|| interp::run(&parsed.module, &parsed.source_map, &name, &text, &launch));
             if std::env::var_os("PTX_SURVEY_VERBOSE").is_some() {
                 if let Ok(Err(e)) = &run {
@@ -98,7 +98,7 @@ fn mutated_kernels_run_or_stop_cleanly() {
             continue;
         }
         for (kernel, params) in kernels(&parsed.module) {
-            let mut launch = generic_launch(&kernel, &params);
+            let mut launch = generic_launch_in(&parsed.module, &kernel, &params);
             launch.max_steps = 200_000;
             ran += 1;
             match std::panic::catch_unwind(|| interp::run(&parsed.module, &parsed.source_map, &name, &bytes, &launch)) {

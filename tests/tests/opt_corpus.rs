@@ -1,7 +1,7 @@
 //! The `-O2` pipeline over every ptxas-valid corpus file: the output
 //! re-parses and verifies (and prints back to itself), and every kernel the
 //! interpreter runs to completion on the generic launch
-//! ([`ptx_tests::corpus::generic_launch`]) leaves the same bytes in every
+//! ([`ptx_tests::corpus::generic_launch_in`]) leaves the same bytes in every
 //! buffer when optimized (bytes both runs mark exact; runs whose control
 //! flow or addresses depended on unspecified values are not compared).
 //! Assembling the outputs with ptxas is `tools/sass-report`'s job (it
@@ -9,7 +9,7 @@
 
 use ptx_ir::interp::{self, BufferOut};
 use ptx_ir::eval::Quality;
-use ptx_tests::corpus::{generic_launch, kernels, valid_files};
+use ptx_tests::corpus::{generic_launch_in, kernels, valid_files};
 
 /// The first byte both runs mark exact and that differs.
 fn first_difference(a: &[BufferOut], b: &[BufferOut]) -> Option<String> {
@@ -46,7 +46,7 @@ fn corpus_at_o2_verifies_and_computes_the_same() {
         }
         for (kernel, params) in kernels(&parsed.module) {
             kernels_seen += 1;
-            let launch = generic_launch(&kernel, &params);
+            let launch = generic_launch_in(&parsed.module, &kernel, &params);
             let Ok(before) = interp::run(&parsed.module, &parsed.source_map, &name, &text, &launch) else { continue };
             if before.depends_on_unspecified.is_some() {
                 continue;

@@ -661,6 +661,9 @@ impl<'p, 'm> Cta<'p, 'm> {
         if op == Opcode::ALLOCA || op == Opcode::STACKSAVE || op == Opcode::STACKRESTORE {
             return self.stack(t, ins);
         }
+        if super::texture::handles(op) {
+            return super::texture::execute(self, t, ins, global);
+        }
         if super::warp::is_collective(op) {
             return super::warp::arrive(self, t, ins);
         }

@@ -17,8 +17,11 @@
 //! with checks that no thread touches a copy's bytes before it completes;
 //! `vprintf` and `__assertfail` are built-ins (`builtins.rs`).
 //!
-//! An instruction it cannot execute (tensor cores, textures, clusters of
-//! more than one CTA ...) stops the run with
+//! Textures, samplers and surfaces come with the launch ([`Launch::textures`],
+//! [`texture`]).
+//!
+//! An instruction it cannot execute (clusters of more than one CTA ...)
+//! stops the run with
 //! "unsupported instruction X at line:col" — never a wrong answer.
 
 mod async_copy;
@@ -33,9 +36,11 @@ mod init;
 mod mbarrier;
 pub mod memory;
 mod program;
+pub mod texture;
 mod warp;
 
 pub use memory::{Fault, Space};
+pub use texture::{Binding, SamplerDesc, TexelData, TextureDesc};
 
 use crate::eval::Quality;
 use crate::ir::Module;
@@ -53,6 +58,9 @@ pub enum KernelArg {
     Buffer(usize),
     /// The bytes of a parameter passed by value (a `.b8` array: a struct).
     Bytes(Vec<u8>),
+    /// A texture, sampler or surface handle (a `.param .texref` parameter, or
+    /// a `.u64` texture object of bindless code): 8 bytes.
+    Handle(Binding),
 }
 
 /// How to run a kernel.
@@ -68,11 +76,18 @@ pub struct Launch {
     pub dynamic_shared: usize,
     /// Stop with an error after this many instructions (all threads together).
     pub max_steps: u64,
+    /// Textures and surfaces ([`Binding::Texture`] and [`Binding::Surface`] index them).
+    pub textures: Vec<TextureDesc>,
+    /// Samplers (independent texturing mode; [`Binding::Sampler`] indexes them).
+    pub samplers: Vec<SamplerDesc>,
+    /// Module-scope `.texref`/`.samplerref`/`.surfref` (and PTX 1.x `.tex`)
+    /// names and what they are bound to.
+    pub bindings: Vec<(String, Binding)>,
 }
 
 impl Launch {
     pub fn new(kernel: &str, grid: [u32; 3], block: [u32; 3]) -> Launch {
-        Launch { kernel: kernel.to_string(), grid, block, args: Vec::new(), buffers: Vec::new(), dynamic_shared: 0, max_steps: DEFAULT_MAX_STEPS }
+        Launch { kernel: kernel.to_string(), grid, block, args: Vec::new(), buffers: Vec::new(), dynamic_shared: 0, max_steps: DEFAULT_MAX_STEPS, textures: Vec::new(), samplers: Vec::new(), bindings: Vec::new() }
     }
 }
 

@@ -106,6 +106,8 @@ pub struct Program<'m> {
     pub dialect: crate::eval::Dialect,
     /// Run pre-decoded statements through the fast path (fast.rs)?
     pub fast_path: bool,
+    /// The launch's textures, samplers and surfaces.
+    pub resources: super::texture::Resources,
 }
 
 impl<'m> Program<'m> {
@@ -127,6 +129,7 @@ impl<'m> Program<'m> {
             buffer_allocs: Vec::new(),
             kernel: 0,
             fast_path: true,
+            resources: Default::default(),
         };
         // Launch buffers first: their allocations are 0..n.
         for (k, b) in launch.buffers.iter().enumerate() {
@@ -219,10 +222,12 @@ impl<'m> Program<'m> {
                 KernelArg::Buffer(_) if size != 8 => return Err(what("a buffer pointer is 8".into())),
                 KernelArg::Scalar { ty, .. } if type_bytes(*ty) != size => return Err(what(format!("the argument (.{}) is {}", &ty.text()[1..], type_bytes(*ty)))),
                 KernelArg::Bytes(b) if b.len() != size => return Err(what(format!("the argument is {}", b.len()))),
+                KernelArg::Handle(_) if size != 8 => return Err(what("a handle is 8".into())),
                 _ => {}
             }
         }
         p.kernel = kernel;
+        p.resources = super::texture::Resources::new(module, launch, p.funcs[kernel].f, &mut p.global_mem, &p.buffer_allocs, &p.globals).map_err(RunError::Launch)?;
         Ok(p)
     }
 
@@ -405,6 +410,7 @@ pub fn arg_bytes(a: &KernelArg, buffer_addrs: &[u64]) -> Vec<u8> {
         KernelArg::Scalar { ty, bits } => bits.to_le_bytes()[..type_bytes(*ty)].to_vec(),
         KernelArg::Buffer(i) => buffer_addrs[*i].to_le_bytes().to_vec(),
         KernelArg::Bytes(b) => b.clone(),
+        KernelArg::Handle(h) => super::texture::handle_value(*h).to_le_bytes().to_vec(),
     }
 }
 
