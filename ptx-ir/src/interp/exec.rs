@@ -134,7 +134,11 @@ impl<'p, 'm> Cta<'p, 'm> {
             }
             progress |= self.release_barriers();
             progress |= super::warp::release_collectives(self)?;
+            progress |= super::matrix::release(self, global)?;
             if !progress {
+                if let Some(e) = super::matrix::diagnose_stuck(self) {
+                    return Err(e);
+                }
                 return Err(RunError::Deadlock(self.describe_deadlock()));
             }
         }
@@ -451,7 +455,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         RunError::Undefined { message: message.to_string(), thread: self.thread_name(t), at: self.here(t) }
     }
 
-    fn unsupported(&self, t: usize, what: &str) -> RunError {
+    pub(super) fn unsupported(&self, t: usize, what: &str) -> RunError {
         RunError::Unsupported { what: what.to_string(), at: self.here(t) }
     }
 
@@ -518,7 +522,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     // ----- memory ----------------------------------------------------------------------
 
     /// The space and address of an address operand.
-    fn address(&self, t: usize, ins: &Instruction, op: &Operand, space: StateSpace) -> Result<(Space, u64), RunError> {
+    pub(super) fn address(&self, t: usize, ins: &Instruction, op: &Operand, space: StateSpace) -> Result<(Space, u64), RunError> {
         let (base, offset) = match op {
             Operand::Addr(a) => (a.base.clone(), a.offset),
             Operand::ArrayElem(e) => (AddrBase::Sym(e.name.clone()), 0),
@@ -565,7 +569,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Reads bytes; gives the worst quality among them.
-    fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<Quality, RunError> {
+    pub(super) fn mem_read(&self, t: usize, global: &Global, sp: Space, a: u64, out: &mut [u8]) -> Result<Quality, RunError> {
         let r = match sp {
             Space::Global => global.read(a, out),
             Space::Const => self.p.const_mem.read(a, out),
@@ -576,7 +580,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         r.map_err(|f| self.fault(t, f))
     }
 
-    fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
+    pub(super) fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
         let r = match sp {
             Space::Global => global.write(a, data, q),
             Space::Const => Err(Fault { message: "write to constant memory".into() }),
@@ -633,6 +637,9 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         if op == Opcode::ALLOCA || op == Opcode::STACKSAVE || op == Opcode::STACKRESTORE {
             return self.stack(t, ins);
+        }
+        if super::matrix::handles(op) {
+            return super::matrix::arrive(self, t, ins);
         }
         if super::warp::is_collective(op) {
             return super::warp::arrive(self, t, ins);

@@ -13,12 +13,16 @@
 //! open (and values computed from them) are tracked as such, so a
 //! differential comparison knows which bytes it may compare.
 //!
-//! An instruction it cannot execute (tensor cores, textures, asynchronous
+//! Warp-level matrix instructions (`mma`, `wmma`, `ldmatrix`, `stmatrix`,
+//! `movmatrix`) run as warp collectives ([`matrix`]).
+//!
+//! An instruction it cannot execute (`wgmma`, `tcgen05`, textures, asynchronous
 //! copies with transactions, clusters ...) stops the run with
 //! "unsupported instruction X at line:col" — never a wrong answer.
 
 mod exec;
 mod init;
+mod matrix;
 pub mod memory;
 mod program;
 mod warp;
