@@ -182,6 +182,42 @@ fn differential_generated() {
     assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
 }
 
+/// Kernels with warp-level matrix tiles (`mma.sync`, `movmatrix`,
+/// `ldmatrix`; fragments from other lanes' words): the optimizer keeps
+/// what they compute, on the whole-warp shapes.
+#[test]
+fn differential_generated_matrix_tiles() {
+    let stats = std::sync::Mutex::new(DiffStats::default());
+    let with_tiles = std::sync::atomic::AtomicUsize::new(0);
+    const N: u64 = 60;
+    for_seeds("differential with matrix tiles", 60_000..60_000 + N, |seed| {
+        let k = gen::kernel(seed, &GenOptions::with_mma());
+        if k.text.contains("mma.sync") || k.text.contains("matrix.sync") {
+            with_tiles.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let shape = SHAPES[(seed % 2) as usize];
+        let s = fuzz_checks::differential(&k, shape, seed, DiffOptions::default().max_steps)?;
+        stats.lock().unwrap().add(s);
+        Ok(())
+    });
+    let s = *stats.lock().unwrap();
+    eprintln!("differential with matrix tiles: {s}");
+    let with_tiles = with_tiles.into_inner() as u64;
+    eprintln!("{with_tiles} of {N} kernels have matrix tiles");
+    assert!(with_tiles * 4 > N * 3, "too few kernels with matrix tiles");
+    assert!(s.runs as u64 == N, "{s}");
+    assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
+    assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
+    // The check can fail: two registers of an A fragment swapped change the product.
+    let k = (60_000..).map(|seed| gen::kernel(seed, &GenOptions::with_mma())).find(|k| k.text.contains("mma.sync")).unwrap();
+    let line = k.text.lines().find(|l| l.contains("mma.sync")).unwrap();
+    let a_list = line.match_indices('{').nth(1).unwrap().0 + 1;
+    let names: Vec<&str> = line[a_list..].split('}').next().unwrap().split(", ").collect();
+    let swapped = line.replacen(&format!("{}, {}", names[0], names[1]), &format!("{}, {}", names[1], names[0]), 1);
+    let changed = k.text.replacen(line, &swapped, 1);
+    assert!(differential::same_behaviour_with(&k.text, &changed, &k.spec, &[1], &DiffOptions { shapes: vec![SHAPES[0]], ..DiffOptions::default() }).is_err(), "swapping A registers went unnoticed:\n{line}\n{swapped}");
+}
+
 /// The same at `-O3`, whose rules and passes `-O2` leaves out (widening
 /// multiplies, `.local` accesses, the division bypass).
 #[test]

@@ -354,7 +354,14 @@ pub fn dot(products: &[(Input, Input)], c: Input, acc: Accumulation) -> Out {
             terms.push(Term { neg, m: m as u128, e });
         }
     }
-    let (bits, inexact, normal_or_zero) = round_sum(&terms, dest, acc.round);
+    let (mut bits, inexact, normal_or_zero) = round_sum(&terms, dest, acc.round);
+    if terms.is_empty() {
+        // Only zeros: -0 when every one is -0 (any -0 when rounding down),
+        // whatever the order.
+        let mut signs = products.iter().map(|(a, b)| zero_sign(a.num) != zero_sign(b.num)).chain(std::iter::once(zero_sign(c.num)));
+        let neg = if acc.round == Round::Down { signs.any(|s| s) } else { signs.all(|s| s) };
+        bits = (neg as u128) << (dest.width - 1);
+    }
     // Exact whatever the order?
     let mut exact = !inexact && normal_or_zero && subnormal_error == 0.0 && !inexact_inputs;
     let mut sum_abs = 0.0f64;
@@ -373,6 +380,10 @@ pub fn dot(products: &[(Input, Input)], c: Input, acc: Accumulation) -> Out {
     let n = terms.len().max(1) as f64;
     let err = ((n + 1.0) * (-(acc.acc.p as f64)).exp2() * sum_abs + subnormal_error + input_error) * 1.01 + n * (acc.acc.emin as f64 - acc.acc.p as f64 + 1.0).exp2();
     Out { bits, quality: Quality::Approx { ulps: ulps_around(dest, bits, err) } }
+}
+
+fn zero_sign(n: Num) -> bool {
+    matches!(n, Num::Finite { neg: true, .. })
 }
 
 /// The relative error an input's quality allows (0 for exact inputs).
@@ -583,6 +594,14 @@ mod tests {
         assert_eq!(r, Out { bits: f32::INFINITY.to_bits() as u128, quality: Quality::Exact });
         let r = dot(&[(inf, f32in(2.0))], f32in(f32::NEG_INFINITY), ACC32);
         assert_eq!(r.quality, Quality::AnyNan);
+    }
+
+    #[test]
+    fn signed_zeros() {
+        let (z, nz) = (f32in(0.0), f32in(-0.0));
+        assert_eq!(dot(&[(nz, z)], nz, ACC32).bits, 0x8000_0000, "-0 * 0 + -0 = -0");
+        assert_eq!(dot(&[(nz, nz)], nz, ACC32).bits, 0, "-0 * -0 + -0 = +0");
+        assert_eq!(dot(&[(f32in(2.0), f32in(3.0))], f32in(-6.0), ACC32), Out { bits: 0, quality: Quality::Exact });
     }
 
     #[test]
