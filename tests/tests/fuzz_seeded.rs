@@ -272,6 +272,16 @@ fn generated_kernels_verify_and_are_deterministic() {
             Err(format!("{}\n{}", errors.join("\n"), k.text))
         }
     });
+    for_seeds("verify with matrix tiles", 0..40, |seed| {
+        let k = gen::kernel(seed, &GenOptions::with_mma());
+        let p = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
+        let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "gen.ptx", k.text.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{}\n{}", errors.join("\n"), k.text))
+        }
+    });
     // Empty and tiny choice streams give valid (small) kernels.
     for bytes in [&[][..], &[0u8][..], &[255u8; 7][..]] {
         let k = gen::kernel_from_bytes(bytes, &GenOptions::default());
@@ -285,6 +295,13 @@ fn generated_kernels_assemble_with_ptxas() {
         let k = kernel_for(seed * 7 + 1);
         if let Err(e) = ptx_tests::ptxas::assemble(&k.text, gen::TARGET) {
             panic!("seed {}: ptxas rejects the kernel:\n{e}\n{}", seed * 7 + 1, k.text);
+        }
+    }
+    // Kernels with matrix tiles.
+    for seed in 0..6u64 {
+        let k = gen::kernel(seed, &GenOptions::with_mma());
+        if let Err(e) = ptx_tests::ptxas::assemble(&k.text, gen::TARGET) {
+            panic!("seed {seed} (with matrix tiles): ptxas rejects the kernel:\n{e}\n{}", k.text);
         }
     }
 }
