@@ -40,6 +40,7 @@
 //!   NaN whatever the order.
 
 use crate::eval::Quality;
+use smallvec::SmallVec;
 
 /// A binary floating-point format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,9 +120,18 @@ impl Num {
     /// The value as an `f64` (for error bounds only).
     pub fn approx_abs(self) -> f64 {
         match self {
-            Num::Finite { m, e, .. } => m as f64 * (e as f64).exp2(),
+            Num::Finite { m, e, .. } => m as f64 * pow2(e),
             _ => f64::INFINITY,
         }
+    }
+}
+
+/// `2^e` as an `f64` (0 or infinity beyond its range).
+fn pow2(e: i32) -> f64 {
+    if (-1022..=1023).contains(&e) {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        (e as f64).exp2()
     }
 }
 
@@ -136,45 +146,38 @@ struct Term {
 /// A signed integer of any width, two's complement in 64-bit limbs (least
 /// significant first).
 struct Wide {
-    limbs: Vec<u64>,
+    limbs: SmallVec<[u64; 8]>,
 }
 
 impl Wide {
     fn zero(bits: u32) -> Wide {
-        Wide { limbs: vec![0; (bits as usize).div_ceil(64) + 1] }
+        Wide { limbs: smallvec::smallvec![0; (bits as usize).div_ceil(64) + 1] }
     }
 
-    /// Adds `(-1)^neg * m * 2^shift`.
+    /// Adds `(-1)^neg * m * 2^shift` (two's complement, wrapping at the top).
     fn add(&mut self, m: u128, shift: u32, neg: bool) {
-        let n = self.limbs.len();
-        let mut v = vec![0u64; n];
         let (w, b) = ((shift / 64) as usize, shift % 64);
-        let parts = [m as u64, (m >> 64) as u64, 0];
-        for (k, p) in parts.iter().enumerate() {
-            let lo = if b == 0 { *p } else { p << b };
-            let hi = if b == 0 { 0 } else { p >> (64 - b) };
-            if w + k < n {
-                v[w + k] |= lo;
+        let low = m << b;
+        let top = if b == 0 { 0 } else { (m >> (128 - b)) as u64 };
+        let parts = [low as u64, (low >> 64) as u64, top];
+        let mut carry = false;
+        for k in w..self.limbs.len() {
+            let p = parts.get(k - w).copied().unwrap_or(0);
+            if p == 0 && !carry && k >= w + 3 {
+                break;
             }
-            if w + k + 1 < n {
-                v[w + k + 1] |= hi;
+            let x = &mut self.limbs[k];
+            if neg {
+                let (d1, b1) = x.overflowing_sub(p);
+                let (d2, b2) = d1.overflowing_sub(carry as u64);
+                *x = d2;
+                carry = b1 || b2;
+            } else {
+                let (s1, c1) = x.overflowing_add(p);
+                let (s2, c2) = s1.overflowing_add(carry as u64);
+                *x = s2;
+                carry = c1 || c2;
             }
-        }
-        if neg {
-            // Two's complement negation of v.
-            let mut carry = 1u64;
-            for x in v.iter_mut() {
-                let (s, c) = (!*x).overflowing_add(carry);
-                *x = s;
-                carry = c as u64;
-            }
-        }
-        let mut carry = 0u64;
-        for (a, b) in self.limbs.iter_mut().zip(v) {
-            let (s1, c1) = a.overflowing_add(b);
-            let (s2, c2) = s1.overflowing_add(carry);
-            *a = s2;
-            carry = (c1 || c2) as u64;
         }
     }
 
@@ -202,13 +205,16 @@ impl Wide {
 
     /// Bits `from .. from + n` (n <= 64).
     fn bits(&self, from: u32, n: u32) -> u64 {
-        let mut r = 0u64;
-        for k in 0..n {
-            if self.bit(from + k) {
-                r |= 1 << k;
-            }
+        let limb = |i: usize| self.limbs.get(i).copied().unwrap_or(0);
+        let (w, b) = ((from / 64) as usize, from % 64);
+        let lo = limb(w) >> b;
+        let hi = if b == 0 { 0 } else { limb(w + 1) << (64 - b) };
+        let v = lo | hi;
+        if n >= 64 {
+            v
+        } else {
+            v & ((1u64 << n) - 1)
         }
-        r
     }
 
     /// Is any bit below `pos` set?
@@ -285,7 +291,6 @@ pub fn dot(products: &[(Input, Input)], c: Input, acc: Accumulation) -> Out {
     // NaN and infinities: decided without order.
     let mut nan = false;
     let mut inf_sign: Option<bool> = None;
-    let mut finite_sum_bound = 0.0f64;
     let mut note_inf = |neg: bool, nan: &mut bool| match inf_sign {
         Some(s) if s != neg => *nan = true,
         _ => inf_sign = Some(neg),
@@ -301,18 +306,20 @@ pub fn dot(products: &[(Input, Input)], c: Input, acc: Accumulation) -> Out {
                     note_inf(x != y, &mut nan)
                 }
             }
-            (x, y) => finite_sum_bound += x.approx_abs() * y.approx_abs(),
+            _ => {}
         }
     }
     match c.num {
         Num::Nan => nan = true,
         Num::Inf { neg } => note_inf(neg, &mut nan),
-        x => finite_sum_bound += x.approx_abs(),
+        _ => {}
     }
     if nan {
         return Out { bits: dest.nan(), quality: Quality::AnyNan };
     }
     if let Some(neg) = inf_sign {
+        let finite = |n: Num| if let Num::Finite { .. } = n { n.approx_abs() } else { 0.0 };
+        let finite_sum_bound: f64 = products.iter().map(|(a, b)| finite(a.num) * finite(b.num)).sum::<f64>() + finite(c.num);
         // The finite terms cannot cancel an infinity unless their partial
         // sums overflow the accumulation format.
         let max_acc = (2.0 - (1.0 - acc.acc.p as f64).exp2()) * (acc.acc.emax as f64).exp2();
@@ -320,22 +327,22 @@ pub fn dot(products: &[(Input, Input)], c: Input, acc: Accumulation) -> Out {
         return Out { bits: dest.inf(neg), quality };
     }
     // Finite: the exact sum.
-    let mut terms: Vec<Term> = Vec::with_capacity(products.len() + 1);
+    let mut terms: SmallVec<[Term; 24]> = SmallVec::new();
     let mut subnormal_error = 0.0f64;
     let mut inexact_inputs = false;
     let mut input_error = 0.0f64;
     for (a, b) in products {
         let (Num::Finite { neg: na, m: ma, e: ea, subnormal: sa }, Num::Finite { neg: nb, m: mb, e: eb, subnormal: sb }) = (a.num, b.num) else { unreachable!() };
         let m = ma as u128 * mb as u128;
-        let mag = a.num.approx_abs() * b.num.approx_abs();
+        let mag = || a.num.approx_abs() * b.num.approx_abs();
         if sa || sb {
-            subnormal_error += mag;
+            subnormal_error += mag();
         }
         let ua = a.rel_uncertainty + quality_rel(a.quality, a.num);
         let ub = b.rel_uncertainty + quality_rel(b.quality, b.num);
         if ua > 0.0 || ub > 0.0 {
             inexact_inputs = true;
-            input_error += mag * ((1.0 + ua) * (1.0 + ub) - 1.0);
+            input_error += mag() * ((1.0 + ua) * (1.0 + ub) - 1.0);
         }
         if m != 0 {
             terms.push(Term { neg: na != nb, m, e: ea + eb });
@@ -366,11 +373,21 @@ pub fn dot(products: &[(Input, Input)], c: Input, acc: Accumulation) -> Out {
     let mut exact = !inexact && normal_or_zero && subnormal_error == 0.0 && !inexact_inputs;
     let mut sum_abs = 0.0f64;
     if !terms.is_empty() {
+        sum_abs = terms.iter().map(|t| ((t.m >> t.m.trailing_zeros()) as f64) * pow2(t.e + t.m.trailing_zeros() as i32)).sum::<f64>();
         let q = terms.iter().map(|t| t.e + t.m.trailing_zeros() as i32).min().unwrap();
-        let abs_terms: Vec<Term> = terms.iter().map(|t| Term { neg: false, ..*t }).collect();
-        let top = exponent_of_sum(&abs_terms);
-        exact &= q >= acc.acc.emin && top < q + acc.acc.p as i32 && q + acc.acc.p as i32 - 1 <= acc.acc.emax;
-        sum_abs = terms.iter().map(|t| t.m as f64 * (t.e as f64).exp2()).map(f64::abs).sum::<f64>();
+        exact &= q >= acc.acc.emin && q + acc.acc.p as i32 - 1 <= acc.acc.emax;
+        if exact {
+            // S < 2^(q + p), decided in f64 unless too close to call.
+            let limit = ((q + acc.acc.p as i32) as f64).exp2();
+            exact = if sum_abs * (1.0 + 1e-12) < limit {
+                true
+            } else if sum_abs * (1.0 - 1e-12) >= limit {
+                false
+            } else {
+                let abs_terms: SmallVec<[Term; 24]> = terms.iter().map(|t| Term { neg: false, ..*t }).collect();
+                exponent_of_sum(&abs_terms) < q + acc.acc.p as i32
+            };
+        }
     }
     if exact && worst_input == Quality::Exact {
         return Out { bits, quality: Quality::Exact };
@@ -594,6 +611,29 @@ mod tests {
         assert_eq!(r, Out { bits: f32::INFINITY.to_bits() as u128, quality: Quality::Exact });
         let r = dot(&[(inf, f32in(2.0))], f32in(f32::NEG_INFINITY), ACC32);
         assert_eq!(r.quality, Quality::AnyNan);
+    }
+
+    /// One product and `c`: a single rounding, as IEEE `fma` does.
+    #[test]
+    fn single_roundings_match_fma() {
+        let mut seed = 0x1234_5678_9abc_def0u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let d = |x: f64| Input { num: Num::decode(x.to_bits(), 11, 52, true), quality: Quality::Exact, rel_uncertainty: 0.0 };
+        let acc64 = Accumulation { acc: F64, dest: F64, round: Round::Nearest };
+        for _ in 0..20_000 {
+            let f = |r: u64| f64::from_bits((r & 0x800f_ffff_ffff_ffff) | ((r >> 52 & 0x3f) + 1000) << 52);
+            let (a, b, c) = (f(next()), f(next()), f(next()));
+            let want = a.mul_add(b, c);
+            assert_eq!(dot(&[(d(a), d(b))], d(c), acc64).bits as u64, want.to_bits(), "{a:e} * {b:e} + {c:e}");
+            let (x, y, z) = (a as f32, b as f32, c as f32);
+            let want = x.mul_add(y, z);
+            assert_eq!(dot(&[(f32in(x), f32in(y))], f32in(z), ACC32).bits as u32, want.to_bits(), "{x:e} * {y:e} + {z:e}");
+        }
     }
 
     #[test]
