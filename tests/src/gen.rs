@@ -22,7 +22,10 @@
 //!   reductions (`red`) on a shared accumulator, shared-memory exchanges
 //!   between barriers, warp collectives (`shfl.sync`, `vote.sync`,
 //!   `redux.sync`, `match.sync`, `elect.sync`, `activemask`) and calls to
-//!   generated `.func`s;
+//!   generated `.func`s; with [`GenOptions::mma`], warp-level matrix tiles
+//!   (`mma.sync` on fragments loaded from another lane's input words,
+//!   `movmatrix`, `ldmatrix` on rows the lanes stored to shared memory),
+//!   which need whole warps ([`KernelSpec::full_warps`]);
 //! - read every register only after writing it, and are free of data races:
 //!   each thread writes only its own slots of the global buffers (indexed by
 //!   its global thread id), shared memory is written to the thread's own slot
