@@ -208,6 +208,15 @@ fn differential_generated_matrix_tiles() {
     assert!(s.runs as u64 == N, "{s}");
     assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
     assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
+    // The fuzz target's path: inputs of length 8k + 5 make such kernels.
+    for n in 0..12u64 {
+        let mut c = Choices::seeded(n ^ 0x6d6d_61);
+        let bytes: Vec<u8> = (0..(64 + 8 * c.below(200) + 5)).map(|_| c.below(256) as u8).collect();
+        let (shape, seed) = fuzz_checks::launch_of_input(&bytes);
+        let k = fuzz_checks::kernel_of_input(&bytes);
+        assert!(k.spec.full_warps && shape.block.iter().product::<u32>() % 32 == 0);
+        fuzz_checks::differential(&k, shape, seed, DiffOptions::default().max_steps).unwrap_or_else(|e| panic!("{e}"));
+    }
     // The check can fail: two registers of an A fragment swapped change the product.
     let k = (60_000..).map(|seed| gen::kernel(seed, &GenOptions::with_mma())).find(|k| k.text.contains("mma.sync")).unwrap();
     let line = k.text.lines().find(|l| l.contains("mma.sync")).unwrap();
