@@ -368,3 +368,43 @@ fn partial_warps_divergence_and_unsupported_forms_stop_the_run() {
     // A full warp runs it.
     assert!(run_kernel(mma, 0, 32, vec![]).is_ok());
 }
+
+/// `.m8n8k4` with `.f16`: each quad-pair computes its own 8x8x4 product
+/// (§9.7.14.5.1); here all four get the same A, B, C, with C and D `.f32`.
+#[test]
+fn mma_m8n8k4_f16_quad_pairs() {
+    let s = Shape { m: 8, n: 8, k: 4 };
+    let a = |r: u32, c: u32| f16_of_int(r as i32 - 2 * c as i32) as u32;
+    let b = |r: u32, c: u32| f16_of_int(c as i32 + r as i32 - 3) as u32;
+    let fa = fragments(s, Which::A, Elem::F16, a);
+    let fb = fragments(s, Which::B, Elem::F16, b);
+    let fc = fragments(s, Which::C, Elem::F32, |r, c| ((r * 8 + c) as f32).to_bits());
+    let out = mma_by_fragments("mma.sync.aligned.m8n8k4.row.row.f32.f16.f16.f32", [8, 2, 2, 8], [fa, fb, fc]).unwrap();
+    let d = words(&out, 3);
+    for lane in 0..32u32 {
+        for i in 0..8 {
+            let (r, c) = mma_coord(s, Which::C, Elem::F32, true, lane, i).unwrap();
+            let want = (r * 8 + c) as i32 + (0..4).map(|k| (r as i32 - 2 * k) * (c as i32 + k - 3)).sum::<i32>();
+            assert_eq!(f32::from_bits(d[(i * 32 + lane) as usize]), want as f32, "lane {lane} d{i}");
+        }
+    }
+    assert!(all_exact(&out, 3));
+}
+
+#[test]
+fn misaligned_or_disagreeing_addresses_are_undefined() {
+    // ldmatrix rows must be 16-byte aligned.
+    let body = "\t.shared .align 16 .b8 sm[512];\n\tmov.u32 %r1, %laneid;\n\tmul.wide.u32 %rd1, %r1, 16;\n\tmov.u64 %rd2, sm;\n\tadd.s64 %rd3, %rd2, %rd1;\n\tst.shared.v4.b32 [%rd3], {%r1, %r1, %r1, %r1};\n\tbar.warp.sync -1;\n\
+                \tadd.s64 %rd3, %rd3, 4;\n\tldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r2}, [%rd3];";
+    let e = run_kernel(body, 0, 32, vec![]).unwrap_err();
+    assert!(matches!(&e, RunError::Undefined { message, .. } if message.contains("16-byte aligned")), "{e}");
+    // wmma: every lane must give the same address.
+    let body = format!("{}\tmov.u32 %r1, %laneid;\n\tand.b32 %r1, %r1, 1;\n\tmul.wide.u32 %rd5, %r1, 1024;\n\tadd.s64 %rd6, %rd1, %rd5;\n\
+                        \twmma.load.c.sync.aligned.row.m16n16k16.global.f32 {{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}}, [%rd6];", params(1));
+    let e = run_kernel(&body, 1, 32, vec![vec![0; 4096]]).unwrap_err();
+    assert!(matches!(&e, RunError::Undefined { message, .. } if message.contains("differs from lane 0")), "{e}");
+    // Out of bounds is a fault, as for any load.
+    let body = format!("{}\twmma.load.c.sync.aligned.row.m16n16k16.global.f32 {{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}}, [%rd1];", params(1));
+    let e = run_kernel(&body, 1, 32, vec![vec![0; 512]]).unwrap_err();
+    assert!(matches!(&e, RunError::Fault { .. }), "{e}");
+}
