@@ -1,7 +1,9 @@
 //! A generated kernel (the input is the generator's choice stream) and its
 //! optimized version compute the same buffers on the reference interpreter,
 //! for a launch shape and input seed chosen by the input
-//! (`ptx_tests::fuzz_checks::differential`).
+//! (`ptx_tests::fuzz_checks::differential`). One input in eight makes a
+//! kernel with warp-level matrix tiles (`mma.sync`, `ldmatrix`,
+//! `movmatrix`), run on a whole-warp shape.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

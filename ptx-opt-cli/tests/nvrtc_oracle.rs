@@ -2,7 +2,8 @@
 //! integer intrinsics, f32 and f64 arithmetic in every rounding mode with and
 //! without `-ftz`, conversions between floats, integers, f16 and bf16, half
 //! arithmetic, recursion and other control flow, warp collectives, shared
-//! memory, atomics, a double-buffered `cp.async` pipeline) compiled by
+//! memory, atomics, a double-buffered `cp.async` pipeline, tensor-core
+//! `mma.sync` and `ldmatrix`) compiled by
 //! NVIDIA's NVRTC for several targets, run by the command, and compared
 //! element by element with references computed in Python with exact
 //! rational arithmetic (`tests/oracle/run.py`).

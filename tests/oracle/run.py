@@ -11,7 +11,7 @@ import argparse, json, os, random, struct, subprocess, sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from nvrtc import Nvrtc  # noqa: E402
-import ref_async, ref_branchy, ref_float, ref_int, ref_warp, ref_wide  # noqa: E402
+import ref_async, ref_branchy, ref_float, ref_int, ref_mma, ref_warp, ref_wide  # noqa: E402
 
 # (architecture, extra NVRTC options) for every kernel; -ftz=true also
 # changes the float reference.
@@ -181,6 +181,33 @@ def case_async(args, ptx, rnd):
     return len(r), bad, 0
 
 
+def case_mma(args, ptx, rnd):
+    t = ref_mma.inputs(rnd)
+    files = []
+    for name, conv in [("a", ref_mma.words_of_halves), ("bt", ref_mma.words_of_halves), ("c", None), ("a8", ref_mma.words_of_bytes), ("bt8", ref_mma.words_of_bytes), ("c8", None)]:
+        vals = [x for w in t[name] for x in (conv(w) if conv else w)]
+        path = os.path.join(args.work, f"mma.{name}")
+        write(path, "f" if name == "c" else "i" if name == "c8" else "I", vals)
+        files.append((path, len(vals)))
+    w = ref_mma.WARPS
+    (ap, an), (bp, bn), (cp, cn), (a8p, a8n), (b8p, b8n), (c8p, c8n) = files
+    res = ptx_opt_run(args, ptx, "kmma", 2, 64, [f"buf:u32:{an}=file:{ap}", f"buf:u32:{bn}=file:{bp}", f"buf:f32:{cn}=file:{cp}", f"buf:f32:{w * 256}=zeros",
+                                                 f"buf:u32:{a8n}=file:{a8p}", f"buf:u32:{b8n}=file:{b8p}", f"buf:s32:{c8n}=file:{c8p}", f"buf:s32:{w * 128}=zeros"])
+    d, d8, open_ = ref_mma.ref(t)
+    got, got8 = res[3]["values"], res[7]["values"]
+    inexact8 = set(res[7].get("inexact", []))
+    bad = [f"f16 tile: d[{i}] = {got[i]}, expected {d[i]}" for i in range(len(d)) if got[i] != d[i]]
+    bad += [f"f16 tile: d[{i}] is not marked exact" for i in res[3].get("inexact", [])]
+    skipped = 0
+    for i in range(len(d8)):
+        if got8[i] != d8[i]:
+            if i in open_ and i in inexact8:
+                skipped += 1
+            else:
+                bad.append(f"s8 tile: d8[{i}] = {got8[i]}, expected {d8[i]}")
+    return len(d) + len(d8), bad, skipped
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ptx-opt", required=True)
@@ -190,13 +217,13 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     nvrtc = Nvrtc(args.nvrtc_lib)
     failures = 0
-    for name in ["int", "float", "wide", "branchy", "warp", "async"]:
+    for name in ["int", "float", "wide", "branchy", "warp", "async", "mma"]:
         source = open(os.path.join(HERE, f"{name}.cu")).read()
         for arch, extra in VARIANTS:
             if name == "int" and arch == "52":
                 arch = "61"  # __dp4a needs sm_61
-            if name in ("wide", "warp", "async") and int(arch) < 80:
-                continue  # cvt.rn.bf16.f32 (wide), __reduce_max_sync (warp) and cp.async need sm_80
+            if name in ("wide", "warp", "async", "mma") and int(arch) < 80:
+                continue  # cvt.rn.bf16.f32 (wide), __reduce_max_sync (warp), cp.async, mma.m16n8k16 (mma) need sm_80
             label = f"{name}.cu sm_{arch} {' '.join(extra)}".strip()
             ptx = os.path.join(args.work, f"{name}.sm_{arch}{''.join(extra)}.ptx")
             with open(ptx, "w") as f:
@@ -213,7 +240,7 @@ def main():
             elif name == "warp":
                 count, bad, skipped = case_warp(args, ptx, rnd)
             else:
-                count, bad, skipped = case_async(args, ptx, rnd)
+                count, bad, skipped = case_async(args, ptx, rnd) if name == "async" else case_mma(args, ptx, rnd)
             left_open = f" ({skipped} differ where the manual leaves the value open)" if skipped else ""
             print(f"{label}: {count - len(bad) - skipped} of {count} outputs match{left_open}")
             for b in bad[:10]:

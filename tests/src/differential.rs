@@ -344,7 +344,8 @@ pub fn same_behaviour_with(original: &str, transformed: &str, spec: &KernelSpec,
     let mut stats = DiffStats::default();
     for &seed in seeds {
         for shape in &opts.shapes {
-            if threads(&Shape { grid: [1, 1, 1], block: shape.block }) > spec.max_block_threads as usize {
+            let block_threads = threads(&Shape { grid: [1, 1, 1], block: shape.block });
+            if block_threads > spec.max_block_threads as usize || (spec.full_warps && block_threads % 32 != 0) {
                 continue;
             }
             let mut launch = launch_for(spec, shape, seed);

@@ -124,16 +124,31 @@ pub fn differential_at(k: &GeneratedKernel, shape: Shape, input_seed: u64, max_s
 }
 
 /// The kernel a fuzzer's input stands for: the bytes are the generator's
-/// choices (small kernels, so that the targets run fast); a third of the
-/// inputs (last byte a multiple of 3) also get asynchronous copies.
+/// choices (small kernels, so that the targets run fast); one input in
+/// eight has warp-level matrix tiles ([`wants_matrix_tiles`]), and a third of
+/// the others (last byte a multiple of 3) get asynchronous copies.
 pub fn kernel_of_input(data: &[u8]) -> GeneratedKernel {
     let async_copy = data.last().is_some_and(|b| b % 3 == 0);
-    gen::kernel_from_bytes(data, &GenOptions { async_copy, ..GenOptions::small() })
+    let opts = if wants_matrix_tiles(data) { GenOptions::with_mma() } else { GenOptions { async_copy, ..GenOptions::small() } };
+    gen::kernel_from_bytes(data, &opts)
+}
+
+/// One input in eight (by length) makes a kernel with warp-level matrix
+/// tiles, which runs on whole warps only.
+fn wants_matrix_tiles(data: &[u8]) -> bool {
+    data.len() % 8 == 5
 }
 
 /// The launch shape and input seed a fuzzer's input runs with.
 pub fn launch_of_input(data: &[u8]) -> (Shape, u64) {
-    (differential::SHAPES[data.len() % differential::SHAPES.len()], data.len() as u64)
+    let shapes = &differential::SHAPES;
+    let shape = if wants_matrix_tiles(data) {
+        // The default shapes of whole warps: one warp, and two CTAs of 8x4.
+        shapes[data.len() / 8 % 2]
+    } else {
+        shapes[data.len() % shapes.len()]
+    };
+    (shape, data.len() as u64)
 }
 
 // ------------------------------------------------------------------------------------------------ incremental

@@ -23,7 +23,10 @@
 //!   between barriers, asynchronous copies into shared memory (`cp.async`
 //!   with commit groups and waits, an option), warp collectives (`shfl.sync`, `vote.sync`,
 //!   `redux.sync`, `match.sync`, `elect.sync`, `activemask`) and calls to
-//!   generated `.func`s;
+//!   generated `.func`s; with [`GenOptions::mma`], warp-level matrix tiles
+//!   (`mma.sync` on fragments loaded from another lane's input words,
+//!   `movmatrix`, `ldmatrix` on rows the lanes stored to shared memory),
+//!   which need whole warps ([`KernelSpec::full_warps`]);
 //! - read every register only after writing it, and are free of data races:
 //!   each thread writes only its own slots of the global buffers (indexed by
 //!   its global thread id), shared memory is written to the thread's own slot
@@ -248,6 +251,11 @@ pub struct GenOptions {
     pub approx: bool,
     /// Video instructions (`vadd`, `vadd2`, `vset4` ...).
     pub video: bool,
+    /// Warp-level matrix tiles (`mma.sync`, `movmatrix`, `ldmatrix` with
+    /// `shared`): fragments loaded from another lane's input words, the
+    /// results kept as values. Such kernels need whole warps
+    /// ([`KernelSpec::full_warps`]). Off by default.
+    pub mma: bool,
     /// The largest block (threads) a launch may use: sizes the shared array.
     pub max_block_threads: u32,
 }
@@ -269,6 +277,7 @@ impl Default for GenOptions {
             floats: true,
             approx: true,
             video: true,
+            mma: false,
             max_block_threads: 128,
         }
     }
@@ -278,6 +287,11 @@ impl GenOptions {
     /// Small kernels (for fuzzing and the many-seed tests).
     pub fn small() -> GenOptions {
         GenOptions { stmts: 24, max_depth: 2, max_trips: 4, ..GenOptions::default() }
+    }
+
+    /// [`GenOptions::small`] with matrix tiles.
+    pub fn with_mma() -> GenOptions {
+        GenOptions { mma: true, ..GenOptions::small() }
     }
 
     /// Straight-line integer code only.
@@ -312,6 +326,9 @@ pub struct KernelSpec {
     pub params: Vec<ParamSpec>,
     /// The largest block (threads) the kernel supports.
     pub max_block_threads: u32,
+    /// The kernel runs warp-wide `.aligned` matrix instructions: launches
+    /// must have whole warps (blocks of a multiple of 32 threads).
+    pub full_warps: bool,
 }
 
 /// A generated module.
@@ -1362,7 +1379,8 @@ fn generate(c: Choices, o: &GenOptions) -> GeneratedKernel {
     let mut g = Gen { c, o, cat: catalog(), regs: RegFile::default(), pool: Vec::new(), body: Vec::new(), indent: 1, labels: 0, uniq: 0, funcs: Vec::new(), budget: 0, no_guards: false, used: Vec::new(), negs_left: 0, k: KRegs::default() };
     let mut text = format!(".version {VERSION}\n.target {TARGET}\n.address_size 64\n\n");
     if o.shared {
-        let _ = writeln!(text, ".shared .align 8 .b8 gen_sh[{}];", o.max_block_threads as usize * 8);
+        // 16-byte aligned for the matrix tiles' `ldmatrix` rows.
+        let _ = writeln!(text, ".shared .align {} .b8 gen_sh[{}];", if o.mma { 16 } else { 8 }, o.max_block_threads as usize * 8);
     }
     // Functions first (a function may call the ones before it).
     if o.calls {
@@ -2047,6 +2065,100 @@ impl Gen<'_> {
         }
     }
 
+    // ---- warp-level matrix tiles (uniform code, whole warps) ----------------------------------------
+
+    /// The address of the input words of thread `lt ^ m` (a lane of the
+    /// same warp: the optimizer sees lane-indexed address arithmetic).
+    fn partner_words(&mut self, base: &str, bytes_per_thread: u32) -> String {
+        let lt = self.k.lt.clone();
+        let m = 1 + self.c.below(31);
+        let (p, d, a) = (self.regs.fresh(T::U32), self.regs.fresh(T::S32), self.regs.fresh(T::U64));
+        self.emit(format!("xor.b32 {p}, {lt}, {m};"));
+        self.emit(format!("sub.s32 {d}, {p}, {lt};"));
+        self.emit(format!("mul.wide.s32 {a}, {d}, {bytes_per_thread};"));
+        self.emit(format!("add.s64 {a}, {a}, {base};"));
+        a
+    }
+
+    /// Fresh 32-bit destinations, kept as values of the top scope.
+    fn fresh_words(&mut self, n: usize, decl: T) -> Vec<String> {
+        (0..n)
+            .map(|_| {
+                let kind = if decl == T::F32 { Kind::F32 } else { Kind::I32 };
+                let v = self.fresh(decl, kind);
+                self.define(v)
+            })
+            .collect()
+    }
+
+    fn matrix_tile(&mut self) {
+        let k = self.k.clone();
+        let addr = self.partner_words(&k.in_u32, (IN_U32 * 4) as u32);
+        let w: Vec<String> = (0..8).map(|_| self.regs.fresh(T::B32)).collect();
+        self.emit(format!("ld.global.v4.b32 {{{}, {}, {}, {}}}, [{addr}];", w[0], w[1], w[2], w[3]));
+        self.emit(format!("ld.global.v4.b32 {{{}, {}, {}, {}}}, [{addr}+16];", w[4], w[5], w[6], w[7]));
+        let list = |v: &[String]| format!("{{{}}}", v.join(", "));
+        let choice = self.c.below(if self.o.shared { 5 } else { 4 });
+        match choice {
+            0 | 1 => {
+                // Integer: exact, with wrap-around or saturation.
+                let sat = if self.c.chance(1, 2) { ".satfinite" } else { "" };
+                let (at, bt) = (*self.c.pick(&[".s8", ".u8"]), *self.c.pick(&[".s8", ".u8"]));
+                let (shape, na, nb) = if choice == 0 { ("m16n8k16", 2, 1) } else { ("m16n8k32", 4, 2) };
+                let c: Vec<String> = (0..4).map(|_| self.reg(T::B32)).collect();
+                let d = self.fresh_words(4, T::B32);
+                self.emit(format!("mma.sync.aligned.{shape}.row.col{sat}.s32{at}{bt}.s32 {}, {}, {}, {};", list(&d), list(&w[..na]), list(&w[na..na + nb]), list(&c)));
+            }
+            2 => {
+                // f16 x f16 + f32: values on a grid where the sum is exact
+                // (sign, exponent 1..4, two mantissa bits: multiples of 0.5).
+                let h: Vec<String> = (0..6).map(|_| self.regs.fresh(T::B32)).collect();
+                for (x, src) in h.iter().zip(&w) {
+                    self.emit(format!("and.b32 {x}, {src}, 0x8F008F00;"));
+                    self.emit(format!("or.b32 {x}, {x}, 0x40004000;"));
+                }
+                let c: Vec<String> = (0..4)
+                    .map(|j| {
+                        let f = self.regs.fresh(T::F32);
+                        let i = self.regs.fresh(T::S32);
+                        self.emit(format!("shr.s32 {i}, {}, 20;", w[4 + j % 4]));
+                        self.emit(format!("cvt.rn.f32.s32 {f}, {i};"));
+                        f
+                    })
+                    .collect();
+                let d = self.fresh_words(4, T::F32);
+                self.emit(format!("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {}, {}, {}, {};", list(&d), list(&h[..4]), list(&h[4..6]), list(&c)));
+            }
+            3 => {
+                // movmatrix: a transpose between lanes.
+                let d = self.fresh_words(1, T::B32);
+                self.emit(format!("movmatrix.sync.aligned.m8n8.trans.b16 {}, {};", d[0], w[0]));
+            }
+            _ => {
+                // ldmatrix from rows the lanes stored to their own shared slots.
+                let (base, own, lt) = (k.sh_base.clone(), k.sh_own.clone(), k.lt.clone());
+                self.emit(format!("st.shared.v2.b32 [{own}], {{{}, {}}};", w[0], w[1]));
+                let b = self.barrier_text();
+                self.emit(b);
+                // Row of lane l: 16 bytes at 16 * (l % 16) in the warp's 256 bytes.
+                let (x, y, a) = (self.regs.fresh(T::U32), self.regs.fresh(T::U32), self.regs.fresh(T::U64));
+                self.emit(format!("and.b32 {x}, {lt}, -32;"));
+                self.emit(format!("and.b32 {y}, {lt}, 15;"));
+                self.emit(format!("shl.b32 {x}, {x}, 3;"));
+                self.emit(format!("shl.b32 {y}, {y}, 4;"));
+                self.emit(format!("add.u32 {x}, {x}, {y};"));
+                self.emit(format!("cvt.u64.u32 {a}, {x};"));
+                self.emit(format!("add.s64 {a}, {a}, {base};"));
+                let n = *self.c.pick(&[1usize, 2, 4]);
+                let trans = if self.c.chance(1, 2) { ".trans" } else { "" };
+                let d = self.fresh_words(n, T::B32);
+                self.emit(format!("ldmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 {}, [{a}];", list(&d)));
+                let b = self.barrier_text();
+                self.emit(b);
+            }
+        }
+    }
+
     // ---- control flow ---------------------------------------------------------------------------------
 
     fn block(&mut self, ctx: Ctx, mut n: usize) {
@@ -2074,6 +2186,7 @@ impl Gen<'_> {
             if ctx.uniform && self.o.warp && !ctx.in_func { 4 } else { 0 },          // warp
             if self.o.calls && !self.funcs.is_empty() { 3 } else { 0 },              // call
             3,                                                                       // pack/unpack
+            if ctx.uniform && self.o.mma && !ctx.in_func { 30 } else { 0 },          // matrix tile
         ];
         match self.c.weighted(&w) {
             0 | 1 => {
@@ -2104,6 +2217,10 @@ impl Gen<'_> {
             }
             9 => {
                 self.call(ctx);
+                1
+            }
+            10 => {
+                self.matrix_tile();
                 1
             }
             _ => {
@@ -2520,7 +2637,7 @@ impl Gen<'_> {
             self.regs.declarations(),
             self.body.join("\n")
         );
-        (text, KernelSpec { name: KERNEL.into(), params, max_block_threads: o.max_block_threads })
+        (text, KernelSpec { name: KERNEL.into(), params, max_block_threads: o.max_block_threads, full_warps: o.mma })
     }
 }
 

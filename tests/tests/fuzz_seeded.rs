@@ -183,6 +183,51 @@ fn differential_generated() {
     assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
 }
 
+/// Kernels with warp-level matrix tiles (`mma.sync`, `movmatrix`,
+/// `ldmatrix`; fragments from other lanes' words): the optimizer keeps
+/// what they compute, on the whole-warp shapes.
+#[test]
+fn differential_generated_matrix_tiles() {
+    let stats = std::sync::Mutex::new(DiffStats::default());
+    let with_tiles = std::sync::atomic::AtomicUsize::new(0);
+    const N: u64 = 60;
+    for_seeds("differential with matrix tiles", 60_000..60_000 + N, |seed| {
+        let k = gen::kernel(seed, &GenOptions::with_mma());
+        if k.text.contains("mma.sync") || k.text.contains("matrix.sync") {
+            with_tiles.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        let shape = SHAPES[(seed % 2) as usize];
+        let s = fuzz_checks::differential(&k, shape, seed, DiffOptions::default().max_steps)?;
+        stats.lock().unwrap().add(s);
+        Ok(())
+    });
+    let s = *stats.lock().unwrap();
+    eprintln!("differential with matrix tiles: {s}");
+    let with_tiles = with_tiles.into_inner() as u64;
+    eprintln!("{with_tiles} of {N} kernels have matrix tiles");
+    assert!(with_tiles * 4 > N * 3, "too few kernels with matrix tiles");
+    assert!(s.runs as u64 == N, "{s}");
+    assert!(s.inconclusive * 10 < s.runs, "too many runs fail in both modules: {s}");
+    assert!(s.skipped * 20 < s.compared, "too many elements are not compared: {s}");
+    // The fuzz target's path: inputs of length 8k + 5 make such kernels.
+    for n in 0..12u64 {
+        let mut c = Choices::seeded(n ^ 0x6d6d_61);
+        let bytes: Vec<u8> = (0..(64 + 8 * c.below(200) + 5)).map(|_| c.below(256) as u8).collect();
+        let (shape, seed) = fuzz_checks::launch_of_input(&bytes);
+        let k = fuzz_checks::kernel_of_input(&bytes);
+        assert!(k.spec.full_warps && shape.block.iter().product::<u32>() % 32 == 0);
+        fuzz_checks::differential(&k, shape, seed, DiffOptions::default().max_steps).unwrap_or_else(|e| panic!("{e}"));
+    }
+    // The check can fail: two registers of an A fragment swapped change the product.
+    let k = (60_000..).map(|seed| gen::kernel(seed, &GenOptions::with_mma())).find(|k| k.text.contains("mma.sync")).unwrap();
+    let line = k.text.lines().find(|l| l.contains("mma.sync")).unwrap();
+    let a_list = line.match_indices('{').nth(1).unwrap().0 + 1;
+    let names: Vec<&str> = line[a_list..].split('}').next().unwrap().split(", ").collect();
+    let swapped = line.replacen(&format!("{}, {}", names[0], names[1]), &format!("{}, {}", names[1], names[0]), 1);
+    let changed = k.text.replacen(line, &swapped, 1);
+    assert!(differential::same_behaviour_with(&k.text, &changed, &k.spec, &[1], &DiffOptions { shapes: vec![SHAPES[0]], ..DiffOptions::default() }).is_err(), "swapping A registers went unnoticed:\n{line}\n{swapped}");
+}
+
 /// The same at `-O3`, whose rules and passes `-O2` leaves out (widening
 /// multiplies, `.local` accesses, the division bypass).
 #[test]
@@ -237,6 +282,16 @@ fn generated_kernels_verify_and_are_deterministic() {
             Err(format!("{}\n{}", errors.join("\n"), k.text))
         }
     });
+    for_seeds("verify with matrix tiles", 0..40, |seed| {
+        let k = gen::kernel(seed, &GenOptions::with_mma());
+        let p = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
+        let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "gen.ptx", k.text.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("{}\n{}", errors.join("\n"), k.text))
+        }
+    });
     // Empty and tiny choice streams give valid (small) kernels.
     for bytes in [&[][..], &[0u8][..], &[255u8; 7][..]] {
         let k = gen::kernel_from_bytes(bytes, &GenOptions::default());
@@ -250,6 +305,13 @@ fn generated_kernels_assemble_with_ptxas() {
         let k = kernel_for(seed * 7 + 1);
         if let Err(e) = ptx_tests::ptxas::assemble(&k.text, gen::TARGET) {
             panic!("seed {}: ptxas rejects the kernel:\n{e}\n{}", seed * 7 + 1, k.text);
+        }
+    }
+    // Kernels with matrix tiles.
+    for seed in 0..6u64 {
+        let k = gen::kernel(seed, &GenOptions::with_mma());
+        if let Err(e) = ptx_tests::ptxas::assemble(&k.text, gen::TARGET) {
+            panic!("seed {seed} (with matrix tiles): ptxas rejects the kernel:\n{e}\n{}", k.text);
         }
     }
 }

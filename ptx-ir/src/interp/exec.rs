@@ -142,7 +142,11 @@ impl<'p, 'm> Cta<'p, 'm> {
             progress |= self.release_barriers();
             progress |= super::warp::release_collectives(self)?;
             progress |= super::mbarrier::release_waiters(self)?;
+            progress |= super::matrix::release(self, global)?;
             if !progress {
+                if let Some(e) = super::matrix::diagnose_stuck(self) {
+                    return Err(e);
+                }
                 return Err(RunError::Deadlock(self.describe_deadlock()));
             }
         }
@@ -663,6 +667,8 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         if super::texture::handles(op) {
             return super::texture::execute(self, t, ins, global);
+        if super::matrix::handles(op) {
+            return super::matrix::arrive(self, t, ins);
         }
         if super::warp::is_collective(op) {
             return super::warp::arrive(self, t, ins);

@@ -18,10 +18,11 @@
 //! `vprintf` and `__assertfail` are built-ins (`builtins.rs`).
 //!
 //! Textures, samplers and surfaces come with the launch ([`Launch::textures`],
-//! [`texture`]).
+//! [`texture`]). Warp-level matrix instructions (`mma`, `wmma`, `ldmatrix`,
+//! `stmatrix`, `movmatrix`) run as warp collectives ([`matrix`]).
 //!
-//! An instruction it cannot execute (clusters of more than one CTA ...)
-//! stops the run with
+//! An instruction it cannot execute (`wgmma`, `tcgen05`, clusters of more
+//! than one CTA ...) stops the run with
 //! "unsupported instruction X at line:col" — never a wrong answer.
 
 mod async_copy;
@@ -34,6 +35,7 @@ mod exec;
 mod fast;
 mod init;
 mod mbarrier;
+mod matrix;
 pub mod memory;
 mod program;
 pub mod texture;

@@ -65,6 +65,9 @@ pub fn release_collectives(cta: &mut Cta) -> Result<bool, RunError> {
         };
         let body = cta.p.funcs[func].f.body.as_ref().unwrap();
         let crate::ir::Stmt::Instr(ins) = &body[pc] else { continue };
+        if super::matrix::handles(ins.opcode) {
+            continue; // released by `matrix::release`
+        }
         let warp = cta.threads[t].linear / 32;
         let in_warp = |k: usize| cta.threads[k].linear / 32 == warp;
         let waits_here = |k: usize| matches!(&cta.threads[k].wait, Wait::Warp { func: f, pc: p, .. } if *f == func && *p == pc);
