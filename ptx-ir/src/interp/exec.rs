@@ -667,6 +667,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         }
         if super::texture::handles(op) {
             return super::texture::execute(self, t, ins, global);
+        }
         if super::matrix::handles(op) {
             return super::matrix::arrive(self, t, ins);
         }
