@@ -2220,11 +2220,11 @@ impl Gen<'_> {
                 1
             }
             10 => {
-                self.matrix_tile();
+                self.pack_unpack();
                 1
             }
             _ => {
-                self.pack_unpack();
+                self.matrix_tile();
                 1
             }
         }

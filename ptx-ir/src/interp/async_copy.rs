@@ -106,7 +106,13 @@ impl AsyncState {
             for group in groups.iter_mut() {
                 group.retain(|id| copies.contains_key(id));
             }
-            groups.retain(|group| !group.is_empty());
+            // Only the oldest complete groups go: `wait_group N` counts the
+            // N most recent groups whether or not they are complete (an empty
+            // `commit_group` makes a group too), so a complete group among
+            // them must keep its place.
+            while groups.front().is_some_and(|group| group.is_empty()) {
+                groups.pop_front();
+            }
         }
     }
 
