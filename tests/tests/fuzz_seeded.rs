@@ -274,23 +274,11 @@ fn generated_kernels_verify_and_are_deterministic() {
         if kernel_for(seed).text != k.text {
             return Err("two generations differ".into());
         }
-        let p = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
-        let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "gen.ptx", k.text.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("{}\n{}", errors.join("\n"), k.text))
-        }
+        verifies(&k.text)
     });
     for_seeds("verify with matrix tiles", 0..40, |seed| {
         let k = gen::kernel(seed, &GenOptions::with_mma());
-        let p = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| d.to_string())?;
-        let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "gen.ptx", k.text.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("{}\n{}", errors.join("\n"), k.text))
-        }
+        verifies(&k.text)
     });
     // Empty and tiny choice streams give valid (small) kernels.
     for bytes in [&[][..], &[0u8][..], &[255u8; 7][..]] {
@@ -389,4 +377,15 @@ fn async_copy_kernels_keep_their_behaviour() {
     assert!(with_copies >= 20, "only {with_copies} kernels with cp.async");
     assert!(caught * 2 >= with_copies, "dropping the waits was caught in only {caught} of {with_copies} kernels");
     assert!(stats.compared > 0);
+}
+
+/// A generated kernel parses and the verifier finds no error in it.
+fn verifies(text: &str) -> Result<(), String> {
+    let p = ptx_ir::parse("gen.ptx", text.as_bytes()).map_err(|d| d.to_string())?;
+    let errors: Vec<String> = ptx_ir::verify::verify(&p.module, &p.source_map, "gen.ptx", text.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}\n{text}", errors.join("\n")))
+    }
 }
