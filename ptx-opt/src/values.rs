@@ -82,6 +82,13 @@ pub struct ValueView {
     phis: FxHashMap<(u32, u32), ()>,
     /// The registers with a φ at each block's entry.
     phis_in_block: Vec<Vec<RegId>>,
+    /// Each φ's inputs, as (predecessor, version at the predecessor's end),
+    /// one per reachable predecessor block: φ `i` of block `b` has
+    /// `phi_inputs[phi_input_start[phi_first[b] + i]..phi_input_start[phi_first[b] + i + 1]]`.
+    phi_inputs: Vec<(NodeIndex, VersionDef)>,
+    phi_input_start: Vec<u32>,
+    /// The number of the first φ of each block (φs numbered block by block).
+    phi_first: Vec<u32>,
     /// Last write of each register inside each block: (block, reg) -> statement.
     last_def_in_block: FxHashMap<(u32, u32), usize>,
     /// Memo of the version at the end of a block.
@@ -174,6 +181,17 @@ impl ValueView {
         // (block, entered?) with the registers pushed in that block to pop on exit.
         let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
         let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
+        // φ numbers, block by block; inputs are gathered in walk order as
+        // (φ number, predecessor, version), then grouped by φ.
+        let mut phi_first: Vec<u32> = Vec::with_capacity(cfg.node_bound() + 1);
+        let mut nphis = 0u32;
+        for rs in &phi_blocks_of {
+            phi_first.push(nphis);
+            nphis += rs.len() as u32;
+        }
+        phi_first.push(nphis);
+        let mut gathered: Vec<(u32, NodeIndex, VersionDef)> = Vec::new();
+        let mut succs: SmallVec<[NodeIndex; 4]> = SmallVec::new();
         while let Some((b, done)) = walk.pop() {
             if done {
                 for r in pushed[b.index()].drain(..) {
@@ -200,9 +218,38 @@ impl ValueView {
                     last_def_in_block.insert((b.index() as u32, r.0), k);
                 }
             }
+            // The stacks now hold the versions at the end of `b`: what it
+            // brings to each φ of its successors (once per successor block).
+            succs.clear();
+            for s in cfg.graph.neighbors(b) {
+                if !succs.contains(&s) {
+                    succs.push(s);
+                }
+            }
+            for &s in &succs {
+                let first = phi_first[s.index()];
+                for (i, r) in phi_blocks_of[s.index()].iter().enumerate() {
+                    let v = *stacks[r.0 as usize].last().unwrap_or(&VersionDef::Entry);
+                    gathered.push((first + i as u32, b, v));
+                }
+            }
             for &c in dom.children(b).iter().rev() {
                 walk.push((c, false));
             }
+        }
+        // Group the φ inputs by φ (a counting sort; walk order kept within a φ).
+        let mut phi_input_start = vec![0u32; nphis as usize + 1];
+        for &(phi, _, _) in &gathered {
+            phi_input_start[phi as usize + 1] += 1;
+        }
+        for i in 1..phi_input_start.len() {
+            phi_input_start[i] += phi_input_start[i - 1];
+        }
+        let mut next = phi_input_start.clone();
+        let mut phi_inputs = vec![(cfg.entry, VersionDef::Entry); gathered.len()];
+        for (phi, p, v) in gathered {
+            phi_inputs[next[phi as usize] as usize] = (p, v);
+            next[phi as usize] += 1;
         }
         let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();
         let mut read_defs = vec![false; body.len()];
@@ -211,7 +258,7 @@ impl ValueView {
                 read_defs[d] = true;
             }
         }
-        ValueView { reads, regs, phis, phis_in_block: phi_blocks_of, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+        ValueView { reads, regs, phis, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
@@ -285,6 +332,14 @@ impl ValueView {
     /// The registers with a φ version at the entry of block `b`.
     pub fn phis(&self, b: NodeIndex) -> &[RegId] {
         self.phis_in_block.get(b.index()).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The inputs of the `i`-th φ of block `b` ([`ValueView::phis`]): per
+    /// reachable predecessor block, the version it holds at its end (what
+    /// [`ValueView::version_at_end`] gives, found during the build).
+    pub fn phi_inputs(&self, b: NodeIndex, i: usize) -> &[(NodeIndex, VersionDef)] {
+        let phi = self.phi_first[b.index()] as usize + i;
+        &self.phi_inputs[self.phi_input_start[phi] as usize..self.phi_input_start[phi + 1] as usize]
     }
 
     /// The block of statement `k`.
@@ -406,6 +461,43 @@ mod tests {
         assert_eq!(v.read(7, r1).unwrap().def, VersionDef::Def(6));
         assert_eq!(v.read(9, r1).unwrap().def, VersionDef::Def(6));
         assert!(v.needs_writes(r1));
+    }
+
+    #[test]
+    fn phi_inputs_are_the_versions_at_the_predecessors_ends() {
+        // A loop inside an if: φs at the loop head (entry and back edge) and
+        // at the join (two arms, one of them the loop's exit).
+        let (f, v) = view(".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p<3>; .reg .b64 %rd1;
+            ld.param.u64 %rd1, [p];
+            ld.global.u32 %r1, [%rd1];
+            mov.u32 %r2, 0;
+            setp.eq.u32 %p1, %r1, 0;
+            @%p1 bra SKIP;
+        L:
+            add.u32 %r2, %r2, %r1;
+            sub.u32 %r1, %r1, 1;
+            setp.ne.u32 %p2, %r1, 0;
+            @%p2 bra L;
+        SKIP:
+            st.global.u32 [%rd1], %r2;
+            ret; }");
+        let cfg = Cfg::build(&f);
+        let mut checked = 0;
+        for b in cfg.graph.node_indices() {
+            for (i, &r) in v.phis(b).iter().enumerate() {
+                let mut want: Vec<(NodeIndex, VersionDef)> = cfg.predecessors(b).map(|p| (p, v.version_at_end(r, p))).collect();
+                want.sort();
+                want.dedup();
+                let mut got = v.phi_inputs(b, i).to_vec();
+                got.sort();
+                assert_eq!(got, want, "φ of {} in block {b:?}", f.regs[r.0 as usize].name);
+                checked += 1;
+            }
+        }
+        // %r1 and %r2 at the loop head and at SKIP, at least.
+        assert!(checked >= 4, "{checked} φs");
+        let r2 = reg(&f, "%r2");
+        assert!(matches!(v.read(f.body.as_ref().unwrap().len() - 2, r2).unwrap().def, VersionDef::Phi(_)));
     }
 
     #[test]

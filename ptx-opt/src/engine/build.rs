@@ -215,8 +215,33 @@ pub enum SourceOf {
 /// How the engine sees `ins` as a value: its shape template, the
 /// destination register's width, and its sources; `None` if it is skeleton.
 pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, Vec<SourceOf>)> {
-    let (tmpl, dest, srcs) = as_value(f, ins)?;
+    value_parts(f, ins).map(|p| (p.template, p.dest_width, p.sources))
+}
+
+/// The register each source of [`value_shape`] reads, in the same order
+/// (`None` for immediates, special registers and symbols), or `None` if
+/// `ins` is skeleton. For tools that follow a source to its definition
+/// through the [`ValueView`] (the peephole hunter, `ptx-hunt`).
+pub fn value_regs(f: &Function, ins: &Instruction) -> Option<Vec<Option<RegId>>> {
+    value_parts(f, ins).map(|p| p.regs)
+}
+
+/// What [`value_dest`], [`value_shape`] and [`value_regs`] give, found at once.
+pub struct ValueParts {
+    pub dest: RegId,
+    pub template: Instruction,
+    pub dest_width: u8,
+    pub sources: Vec<SourceOf>,
+    /// Per source, the register it reads (none for immediates and leaves).
+    pub regs: Vec<Option<RegId>>,
+}
+
+/// `ins` as a value (see [`value_shape`]) with its destination and the
+/// register of each source; `None` if it is skeleton.
+pub fn value_parts(f: &Function, ins: &Instruction) -> Option<ValueParts> {
+    let (template, dest, srcs) = as_value(f, ins)?;
     let reg_width = |r: RegId| type_width(f.regs[r.0 as usize].ty);
+    let regs = srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect();
     let sources = srcs
         .into_iter()
         .map(|s| match s {
@@ -225,16 +250,7 @@ pub fn value_shape(f: &Function, ins: &Instruction) -> Option<(Instruction, u8, 
             Src::Leaf(_, w, _) => SourceOf::Leaf(w),
         })
         .collect();
-    Some((tmpl, reg_width(dest), sources))
-}
-
-/// The register each source of [`value_shape`] reads, in the same order
-/// (`None` for immediates, special registers and symbols), or `None` if
-/// `ins` is skeleton. For tools that follow a source to its definition
-/// through the [`ValueView`] (the peephole hunter, `ptx-hunt`).
-pub fn value_regs(f: &Function, ins: &Instruction) -> Option<Vec<Option<RegId>>> {
-    let (_, _, srcs) = as_value(f, ins)?;
-    Some(srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect())
+    Some(ValueParts { dest, template, dest_width: reg_width(dest), sources, regs })
 }
 
 /// The register a value statement writes, or `None` if `ins` is skeleton.

@@ -98,8 +98,20 @@ pub fn optimize(f: &Function, config: &Config) -> Option<(Function, Report)> {
 /// (rules may have fired and extraction declined: [`Report::declined`]).
 /// The function is the one [`optimize`] gives.
 pub fn optimize_reporting(f: &Function, config: &Config) -> (Option<Function>, Report) {
+    optimize_with(f, config, None)
+}
+
+/// The analyses of the function the engine is given, when the caller has
+/// them (the pass manager's cache): the CFG, its dominator tree and the
+/// value view of exactly that function.
+pub type GivenAnalyses<'a> = (&'a Cfg, &'a DomTree, &'a ValueView);
+
+/// [`optimize_reporting`] with the analyses of `f` when the caller has
+/// them; the engine builds its own otherwise, and whenever it renames
+/// registers first (blocks that declare registers).
+pub fn optimize_with(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (Option<Function>, Report) {
     let mut report = Report::default();
-    let g = quanta::with_clock(egg_clock(), || run(f, config, &mut report));
+    let g = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
     (g, report)
 }
 
@@ -114,7 +126,7 @@ fn egg_clock() -> &'static quanta::Clock {
     CLOCK.get_or_init(|| quanta::Clock::mock().0)
 }
 
-fn run(f: &Function, config: &Config, report: &mut Report) -> Option<Function> {
+fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report) -> Option<Function> {
     f.body.as_ref()?;
     // Values move between blocks, so a name must mean the same register
     // wherever a value goes. Registers of `{ }` blocks that shadow nothing
@@ -133,6 +145,8 @@ fn run(f: &Function, config: &Config, report: &mut Report) -> Option<Function> {
                 let mut g = f.clone();
                 ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
                 flat = g;
+                // Renamed: the given analyses are of the other function.
+                given = None;
                 &flat
             }
         }
@@ -140,10 +154,18 @@ fn run(f: &Function, config: &Config, report: &mut Report) -> Option<Function> {
         f
     };
     let t0 = std::time::Instant::now();
-    let cfg = Cfg::build(f);
-    let dom = DomTree::dominators(&cfg);
-    let view = ValueView::build(f, &cfg, &dom);
-    let mut built = build::build(f, &cfg, &dom, &view, config.dialect, config.target.sm, &pinned);
+    let owned;
+    let (cfg, dom, view) = match given {
+        Some(g) => g,
+        None => {
+            let cfg = Cfg::build(f);
+            let dom = DomTree::dominators(&cfg);
+            let view = ValueView::build(f, &cfg, &dom);
+            owned = (cfg, dom, view);
+            (&owned.0, &owned.1, &owned.2)
+        }
+    };
+    let mut built = build::build(f, cfg, dom, view, config.dialect, config.target.sm, &pinned);
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }
@@ -204,7 +226,7 @@ fn run(f: &Function, config: &Config, report: &mut Report) -> Option<Function> {
         return None;
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
-    let emitter = emit::Emitter::new(f, &built, &choice, &costs, &view, &cfg, &dom, demanded);
+    let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, demanded);
     let Some(out) = emitter.run() else {
         report.declined = Some("the chosen program could not be written back".to_string());
         return None;

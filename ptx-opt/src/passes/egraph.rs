@@ -23,7 +23,8 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
         OptLevel::O3 => Limits::O3,
     };
     let config = Config { dialect: ctx.dialect, target: Target { sm: ctx.sm, ptx: (ctx.version.major, ctx.version.minor) }, limits };
-    let (g, report) = engine::optimize_reporting(f, &config);
+    let given = analyses.values(f);
+    let (g, report) = engine::optimize_with(f, &config, Some(given));
     analyses.engine_report = Some(report);
     g
 }

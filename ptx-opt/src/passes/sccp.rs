@@ -10,7 +10,7 @@
 //! a branch that cannot be taken does not spoil it.
 //!
 //! Values are computed the way the e-graph engine folds them
-//! ([`crate::engine::build::value_shape`] and its shape's evaluation on
+//! ([`crate::engine::build::value_parts`] and its shape's evaluation on
 //! `ptx_ir::eval`): only `Exact` results are constants (no `.approx`, no
 //! unspecified division by zero, no "some NaN"). A guarded write is the new
 //! value when its guard is a known true, the old one when a known false,
@@ -38,7 +38,7 @@
 //! constants for the passes after it.
 
 use super::{Analyses, Pass, Preserves};
-use crate::engine::build::{value_dest, value_regs, value_shape, SourceOf};
+use crate::engine::build::{value_dest, value_parts, SourceOf};
 use crate::engine::lang::Shape;
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
@@ -47,7 +47,8 @@ use petgraph::visit::EdgeRef;
 use ptx_ir::cfg::{Cfg, EdgeKind};
 use ptx_ir::ir::{Function, Instruction, Operand, RegId, Stmt};
 use ptx_ir::isa::Opcode;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 pub const PASS: Pass = Pass {
     name: "sccp",
@@ -131,10 +132,8 @@ fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
     } else {
         ins
     };
-    let dest = value_dest(f, ins)?;
-    let (tmpl, width, sources) = value_shape(f, ins)?;
-    let regs = value_regs(f, ins)?;
-    Some(Prepared { dest, shape: Shape::new(tmpl, width), sources, regs })
+    let p = value_parts(f, ins)?;
+    Some(Prepared { dest: p.dest, shape: Shape::new(p.template, p.dest_width), sources: p.sources, regs: p.regs })
 }
 
 /// The solution: the value of each version and the executable blocks.
@@ -300,9 +299,9 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
     // Per block: each φ's version and, per predecessor, the version arriving.
     let mut phis: Vec<Vec<(u32, Vec<(NodeIndex, u32)>)>> = vec![Vec::new(); cfg.node_bound()];
     for b in cfg.graph.node_indices() {
-        for &r in view.phis(b) {
+        for (i, &r) in view.phis(b).iter().enumerate() {
             let phi = versions.id(Version { reg: r, def: VersionDef::Phi(b) });
-            let ins = cfg.predecessors(b).map(|p| (p, versions.id(Version { reg: r, def: view.version_at_end(r, p) }))).collect();
+            let ins = view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(Version { reg: r, def }))).collect();
             phis[b.index()].push((phi, ins));
         }
     }
@@ -324,7 +323,8 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
     let n = versions.ids.len();
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
-    let mut edges: FxHashSet<(NodeIndex, NodeIndex)> = FxHashSet::default();
+    // Per block, the predecessors whose edge to it is executable.
+    let mut edges: Vec<SmallVec<[NodeIndex; 2]>> = vec![SmallVec::new(); cfg.node_bound()];
     // Reverse postorder: definitions before their uses but around loops,
     // so a round carries values as far as they go.
     let mut order: Vec<NodeIndex> = Vec::with_capacity(cfg.node_bound());
@@ -342,7 +342,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             for (phi, ins) in &phis[b.index()] {
                 let mut merged = Lattice::Unknown;
                 for &(p, v) in ins {
-                    if edges.contains(&(p, b)) {
+                    if edges[b.index()].contains(&p) {
                         merged = merged.meet(sol.get(v));
                     }
                 }
@@ -377,7 +377,8 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                     (Lattice::Varies, _) => true,
                     (Lattice::Const(t), kind) => (t == 1) == (kind == EdgeKind::Taken),
                 };
-                if go && edges.insert((b, e.target())) {
+                if go && !edges[e.target().index()].contains(&b) {
+                    edges[e.target().index()].push(b);
                     changed = true;
                     sol.executable[e.target().index()] = true;
                 }
