@@ -329,7 +329,8 @@ impl ValueView {
         i.read_at_phi || i.partial_write || i.vector
     }
 
-    /// The registers with a φ version at the entry of block `b`.
+    /// The registers with a φ version at the entry of block `b`, in register
+    /// order (placement visits registers in order; `sccp` numbers φs by it).
     pub fn phis(&self, b: NodeIndex) -> &[RegId] {
         self.phis_in_block.get(b.index()).map_or(&[], |v| v.as_slice())
     }
@@ -496,6 +497,9 @@ mod tests {
         }
         // %r1 and %r2 at the loop head and at SKIP, at least.
         assert!(checked >= 4, "{checked} φs");
+        for b in cfg.graph.node_indices() {
+            assert!(v.phis(b).windows(2).all(|w| w[0] < w[1]), "φs of {b:?} in register order");
+        }
         let r2 = reg(&f, "%r2");
         assert!(matches!(v.read(f.body.as_ref().unwrap().len() - 2, r2).unwrap().def, VersionDef::Phi(_)));
     }

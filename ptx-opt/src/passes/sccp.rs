@@ -47,7 +47,6 @@ use petgraph::visit::EdgeRef;
 use ptx_ir::cfg::{Cfg, EdgeKind};
 use ptx_ir::ir::{Function, Instruction, Operand, RegId, Stmt};
 use ptx_ir::isa::Opcode;
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 pub const PASS: Pass = Pass {
@@ -144,23 +143,58 @@ struct Solution {
     executable: Vec<bool>,
 }
 
-/// Dense numbers for the versions the solver reads or writes; the value on
-/// entry has none (it varies).
-#[derive(Default)]
+/// Dense numbers for the versions of a function: the registers statement
+/// `k` writes are numbered from `def_base[k]` (in `written` order), the φs
+/// of block `b` from `phi_base[b]` (in [`ValueView::phis`] order, which is
+/// by register). The value on entry has none (it varies).
 struct Versions {
-    ids: FxHashMap<Version, u32>,
+    def_base: Vec<u32>,
+    written: Vec<RegId>,
+    phi_base: Vec<u32>,
+    count: u32,
 }
 
 /// A version's number, or `ENTRY` for the value on entry.
 const ENTRY: u32 = u32::MAX;
 
 impl Versions {
-    fn id(&mut self, v: Version) -> u32 {
-        if v.def == VersionDef::Entry {
-            return ENTRY;
+    fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
+        let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = vec![SmallVec::new(); body.len()];
+        for r in 0..f.regs.len() {
+            let reg = RegId(r as u32);
+            for &k in &view.reg(reg).defs {
+                per_stmt[k].push(reg);
+            }
         }
-        let n = self.ids.len() as u32;
-        *self.ids.entry(v).or_insert(n)
+        let mut def_base = Vec::with_capacity(body.len() + 1);
+        let mut written = Vec::new();
+        for regs in &per_stmt {
+            def_base.push(written.len() as u32);
+            written.extend_from_slice(regs);
+        }
+        def_base.push(written.len() as u32);
+        let mut count = written.len() as u32;
+        let mut phi_base = Vec::with_capacity(cfg.node_bound());
+        for b in 0..cfg.node_bound() {
+            phi_base.push(count);
+            count += view.phis(NodeIndex::new(b)).len() as u32;
+        }
+        Versions { def_base, written, phi_base, count }
+    }
+
+    /// The registers statement `k` writes.
+    fn written(&self, k: usize) -> &[RegId] {
+        &self.written[self.def_base[k] as usize..self.def_base[k + 1] as usize]
+    }
+
+    /// The number of `v`; `ENTRY` for the value on entry (and, never
+    /// expected, for a version the view does not have: it varies).
+    fn id(&self, view: &ValueView, v: Version) -> u32 {
+        match v.def {
+            VersionDef::Entry => ENTRY,
+            VersionDef::Def(k) => self.written(k).iter().position(|&r| r == v.reg).map_or(ENTRY, |i| self.def_base[k] + i as u32),
+            VersionDef::Phi(b) => view.phis(b).binary_search(&v.reg).map_or(ENTRY, |i| self.phi_base[b.index()] + i as u32),
+        }
     }
 }
 
@@ -183,16 +217,13 @@ impl Solution {
         false
     }
 
-    fn of(&self, v: Version) -> Lattice {
-        match v.def {
-            VersionDef::Entry => Lattice::Varies,
-            _ => self.versions.ids.get(&v).map_or(Lattice::Unknown, |&id| self.values[id as usize]),
-        }
+    fn of(&self, view: &ValueView, v: Version) -> Lattice {
+        self.get(self.versions.id(view, v))
     }
 
     /// The value `reg` has at statement `k` (before it).
     fn at(&self, view: &ValueView, reg: RegId, k: usize) -> Lattice {
-        self.of(version_read(view, reg, k))
+        self.of(view, version_read(view, reg, k))
     }
 }
 
@@ -257,19 +288,11 @@ impl Step {
 }
 
 fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
-    let mut versions = Versions::default();
-    // Registers written by each statement (every definition the view knows).
-    let mut writes: Vec<Vec<RegId>> = vec![Vec::new(); body.len()];
-    for r in 0..f.regs.len() {
-        let reg = RegId(r as u32);
-        for &k in &view.reg(reg).defs {
-            writes[k].push(reg);
-        }
-    }
+    let versions = Versions::new(f, body, cfg, view);
     let mut steps: Vec<Option<Step>> = Vec::with_capacity(body.len());
     for (k, s) in body.iter().enumerate() {
         let step = match s {
-            Stmt::Instr(ins) if !writes[k].is_empty() && view.reachable(k) => {
+            Stmt::Instr(ins) if !versions.written(k).is_empty() && view.reachable(k) => {
                 let prepared = prepare(f, ins);
                 // One entry per source, aligned with `Prepared::sources`.
                 let sources = prepared.as_ref().map_or(Vec::new(), |p| {
@@ -277,17 +300,18 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                         .iter()
                         .zip(&p.regs)
                         .map(|(s, r)| match (s, r) {
-                            (SourceOf::Reg(_), Some(r)) => versions.id(version_read(view, *r, k)),
+                            (SourceOf::Reg(_), Some(r)) => versions.id(view, version_read(view, *r, k)),
                             _ => ENTRY,
                         })
                         .collect()
                 });
-                let guard = ins.guard.map(|g| (versions.id(version_read(view, g.reg, k)), g.negated));
-                let writes = writes[k]
+                let guard = ins.guard.map(|g| (versions.id(view, version_read(view, g.reg, k)), g.negated));
+                let writes = versions
+                    .written(k)
                     .iter()
                     .map(|&r| {
-                        let before = if ins.guard.is_some() { versions.id(Version { reg: r, def: view.version_at(r, k) }) } else { ENTRY };
-                        (r, versions.id(Version { reg: r, def: VersionDef::Def(k) }), before)
+                        let before = if ins.guard.is_some() { versions.id(view, Version { reg: r, def: view.version_at(r, k) }) } else { ENTRY };
+                        (r, versions.id(view, Version { reg: r, def: VersionDef::Def(k) }), before)
                     })
                     .collect();
                 Some(Step { prepared, sources, guard, writes })
@@ -300,8 +324,8 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
     let mut phis: Vec<Vec<(u32, Vec<(NodeIndex, u32)>)>> = vec![Vec::new(); cfg.node_bound()];
     for b in cfg.graph.node_indices() {
         for (i, &r) in view.phis(b).iter().enumerate() {
-            let phi = versions.id(Version { reg: r, def: VersionDef::Phi(b) });
-            let ins = view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(Version { reg: r, def }))).collect();
+            let phi = versions.id(view, Version { reg: r, def: VersionDef::Phi(b) });
+            let ins = view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(view, Version { reg: r, def }))).collect();
             phis[b.index()].push((phi, ins));
         }
     }
@@ -317,10 +341,10 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                 _ => None,
             })?;
             let g = ins.guard.filter(|_| ptx_ir::cfg::is_terminator(ins.opcode))?;
-            Some((versions.id(version_read(view, g.reg, k)), g.negated))
+            Some((versions.id(view, version_read(view, g.reg, k)), g.negated))
         })
         .collect();
-    let n = versions.ids.len();
+    let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
     // Per block, the predecessors whose edge to it is executable.
@@ -411,7 +435,7 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
         let cur = new.as_ref().unwrap_or(ins);
         if let Some(d) = value_dest(f, cur) {
             let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
-            if let (Lattice::Const(c), false, true) = (sol.of(Version { reg: d, def: VersionDef::Def(k) }), is_const_mov, reads_a_merged_constant(body, view, sol, k)) {
+            if let (Lattice::Const(c), false, true) = (sol.of(view, Version { reg: d, def: VersionDef::Def(k) }), is_const_mov, reads_a_merged_constant(body, view, sol, k)) {
                 if cur.guard.is_none() {
                     let width = crate::engine::lang::type_width(f.reg(d).ty);
                     if let Some(mov) = crate::engine::emit::const_mov(d, c, width) {
@@ -452,7 +476,7 @@ fn reads_a_merged_constant(body: &[Stmt], view: &ValueView, sol: &Solution, k: u
             VersionDef::Def(j) => matches!(&body[j], Stmt::Instr(i) if i.guard.is_some()),
             VersionDef::Entry => false,
         };
-        merged && matches!(sol.of(*v), Lattice::Const(_))
+        merged && matches!(sol.of(view, *v), Lattice::Const(_))
     })
 }
 
