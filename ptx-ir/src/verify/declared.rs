@@ -83,6 +83,11 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
     let mut reported_regs: FxHashSet<RegId> = FxHashSet::default();
     let mut reported_labels: FxHashSet<LabelId> = FxHashSet::default();
     let mut scopes = vec![Scope::default()];
+    // Bumped when a block opens or closes or names are declared; a register
+    // found declared right at one generation (recorded in `found_at`; 0 is
+    // none) is found so at every point of it.
+    let mut generation = 1u32;
+    let mut found_at: Vec<u32> = vec![0; f.regs.len()];
     for d in f.params.iter().flatten().chain(f.ret.iter().flatten()) {
         scopes[0].declare(d);
     }
@@ -94,13 +99,20 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
     };
     for (k, s) in body.iter().enumerate() {
         match s {
-            Stmt::ScopeBegin => scopes.push(Scope::default()),
+            Stmt::ScopeBegin => {
+                scopes.push(Scope::default());
+                generation += 1;
+            }
             Stmt::ScopeEnd => {
                 if scopes.len() > 1 {
                     scopes.pop();
                 }
+                generation += 1;
             }
-            Stmt::Decl(d) => scopes.last_mut().unwrap().declare(d),
+            Stmt::Decl(d) => {
+                scopes.last_mut().unwrap().declare(d);
+                generation += 1;
+            }
             Stmt::Label(l) | Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => label(k, *l, &mut out),
             Stmt::BranchTargets(l, ts) => {
                 for l in std::iter::once(l).chain(ts) {
@@ -116,7 +128,7 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
                     });
                 }
                 ins.for_each_reg(|r, _| {
-                    if reported_regs.contains(&r) {
+                    if found_at.get(r.0 as usize) == Some(&generation) || reported_regs.contains(&r) {
                         return;
                     }
                     let Some(reg) = f.try_reg(r) else {
@@ -126,7 +138,10 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
                         return;
                     };
                     let message = match lookup(&scopes, &reg.name) {
-                        Some(Declared::Reg(ty, vector)) if (ty, vector) == (reg.ty, reg.vector) => return,
+                        Some(Declared::Reg(ty, vector)) if (ty, vector) == (reg.ty, reg.vector) => {
+                            found_at[r.0 as usize] = generation;
+                            return;
+                        }
                         Some(Declared::Reg(ty, vector)) => format!(
                             "register `{}` is {} in the register table, but the declaration visible here makes it {}",
                             reg.name,
@@ -144,19 +159,6 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
         }
     }
     out
-}
-
-impl super::Verifier<'_> {
-    /// Reports the problems of `registers_declared`; false when an id is out
-    /// of range (the function's other checks cannot run).
-    pub(super) fn declarations(&mut self, f: &Function, stmts: &[crate::source::Span], span: crate::source::Span) -> bool {
-        let mut ok = true;
-        for p in registers_declared(f) {
-            ok &= !p.fatal;
-            self.error(stmts.get(p.stmt).copied().unwrap_or(span), p.message);
-        }
-        ok
-    }
 }
 
 #[cfg(test)]

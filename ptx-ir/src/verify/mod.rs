@@ -276,11 +276,11 @@ impl<'a> Verifier<'a> {
         if !ids_ok {
             return;
         }
-        // Registers without a declaration of their type (what a pass that
-        // forgot one would print); the scope check covers names it reported.
-        if scopes_ok && !self.declarations(f, stmts, span) {
-            return;
-        }
+        // A register without a declaration of its type visible where it is
+        // used (what a pass that forgot one would print) is a scope error:
+        // `registers_declared`, for builders that do not verify, finds
+        // nothing the scope check did not.
+        debug_assert!(!scopes_ok || declared::registers_declared(f).is_empty(), "the scope check missed {:?}", declared::registers_declared(f));
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
                 self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
@@ -321,18 +321,21 @@ impl<'a> Verifier<'a> {
             if !r.when.is_empty() && !r.when.iter().any(|m| ins.mods.contains(&Mod(*m))) {
                 continue;
             }
-            let what = match r.when.iter().find(|m| ins.mods.contains(&Mod(**m))) {
+            // The message's subject, written only for an error.
+            let what = || match r.when.iter().find(|m| ins.mods.contains(&Mod(**m))) {
                 Some(m) => format!("`{}` with `{}`", ins.opcode.name(), Mod(*m).text()),
                 None => format!("`{}`", ins.opcode.name()),
             };
             if let Some(p) = r.ptx {
                 if self.version < p {
+                    let what = what();
                     self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.version.0, self.version.1));
                     return;
                 }
             }
             if let Some(t) = &self.target {
                 if !t.satisfies(r.min_sm, r.exact) {
+                    let what = what();
                     let need = if r.exact.is_empty() { format!("sm_{} or newer", r.min_sm.unwrap_or(0)) } else { r.exact.join(" or ") };
                     let name = t.name.clone();
                     self.error(at, format!("{what} requires .target {need}, but the module targets {name}"));

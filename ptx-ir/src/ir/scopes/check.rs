@@ -35,6 +35,9 @@ pub fn check(f: &Function) -> Vec<ScopeError> {
         return c.out;
     }
     let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
+    // The walk's generation (plus one) at which each register was last
+    // found right: at the same generation it would be found right again.
+    let mut reg_ok: Vec<u32> = vec![0; f.regs.len()];
     let mut site_reg: FxHashMap<Site, RegId> = FxHashMap::default();
     // Declared names by block (and whether as a range's prefix); labels so far.
     let mut declared: FxHashMap<(u32, &str), (usize, bool)> = FxHashMap::default();
@@ -43,7 +46,7 @@ pub fn check(f: &Function) -> Vec<ScopeError> {
         w.step(k);
         let scope = w.tree.stmt_scope[k];
         match s {
-            Stmt::Instr(ins) => c.instruction(&w, k, ins, &mut reg_site, &mut site_reg),
+            Stmt::Instr(ins) => c.instruction(&w, k, ins, &mut reg_site, &mut site_reg, &mut reg_ok),
             Stmt::Decl(d) => {
                 for n in d.names.iter().filter(|n| &*n.name != "_") {
                     if let Some((prev, _)) = declared.insert((scope, &n.name), (k, n.range.is_some())) {
@@ -127,7 +130,7 @@ impl<'f> Checker<'f> {
         self.out.len() == before
     }
 
-    fn instruction(&mut self, w: &Walk<'f>, k: usize, ins: &Instruction, reg_site: &mut [Option<Site>], site_reg: &mut FxHashMap<Site, RegId>) {
+    fn instruction(&mut self, w: &Walk<'f>, k: usize, ins: &Instruction, reg_site: &mut [Option<Site>], site_reg: &mut FxHashMap<Site, RegId>, reg_ok: &mut [u32]) {
         let f = self.f;
         let uses = names_used(ins);
         for (i, &u) in uses.iter().enumerate() {
@@ -136,37 +139,13 @@ impl<'f> Checker<'f> {
             }
             match u {
                 NameUse::Reg(r) => {
-                    let reg = f.reg(r);
-                    let site = match w.lookup(&reg.name) {
-                        Some(Meaning::Reg(site)) => site,
-                        None => {
-                            self.error(Some(k), format!("register `{}` is not declared in a block open here", reg.name));
-                            continue;
-                        }
-                        Some(m) => {
-                            self.error(Some(k), format!("register `{}`: the name means {} here", reg.name, describe(m)));
-                            continue;
-                        }
-                    };
-                    match reg_site[r.0 as usize] {
-                        None => reg_site[r.0 as usize] = Some(site),
-                        Some(s) if s == site => {}
-                        Some(_) => {
-                            self.error(Some(k), format!("register `{}` (#{}) here means another declaration of that name than at its other uses: moved across a `}}`, or shadowed", reg.name, r.0));
-                            continue;
-                        }
+                    if reg_ok[r.0 as usize] == w.generation + 1 {
+                        continue;
                     }
-                    match site_reg.get(&site) {
-                        None => {
-                            site_reg.insert(site, r);
-                            if let Some((ty, vector)) = declared_type(f, site) {
-                                if (ty, vector) != (reg.ty, reg.vector) {
-                                    self.error(Some(k), format!("register `{}` is {} in the register table but declared {}", reg.name, type_text(reg.ty, reg.vector), type_text(ty, vector)));
-                                }
-                            }
-                        }
-                        Some(other) if *other == r => {}
-                        Some(other) => self.error(Some(k), format!("register `{}` (#{}) here means the declaration of another register of that name (#{}): moved across a `}}`, or shadowed; printed, the two would be one register", reg.name, r.0, other.0)),
+                    let errors_before = self.out.len();
+                    self.register(w, k, r, reg_site, site_reg);
+                    if self.out.len() == errors_before {
+                        reg_ok[r.0 as usize] = w.generation + 1;
                     }
                 }
                 NameUse::Label(l) => {
@@ -192,6 +171,43 @@ impl<'f> Checker<'f> {
                     }
                 }
             }
+        }
+    }
+    /// Register `r` used by statement `k`: its name, looked up here, is its
+    /// declaration, the one of its other uses, and of no other register.
+    fn register(&mut self, w: &Walk<'f>, k: usize, r: RegId, reg_site: &mut [Option<Site>], site_reg: &mut FxHashMap<Site, RegId>) {
+        let f = self.f;
+        let reg = f.reg(r);
+        let site = match w.lookup(&reg.name) {
+            Some(Meaning::Reg(site)) => site,
+            None => {
+                self.error(Some(k), format!("register `{}` is not declared in a block open here", reg.name));
+                return;
+            }
+            Some(m) => {
+                self.error(Some(k), format!("register `{}`: the name means {} here", reg.name, describe(m)));
+                return;
+            }
+        };
+        match reg_site[r.0 as usize] {
+            None => reg_site[r.0 as usize] = Some(site),
+            Some(s) if s == site => {}
+            Some(_) => {
+                self.error(Some(k), format!("register `{}` (#{}) here means another declaration of that name than at its other uses: moved across a `}}`, or shadowed", reg.name, r.0));
+                return;
+            }
+        }
+        match site_reg.get(&site) {
+            None => {
+                site_reg.insert(site, r);
+                if let Some((ty, vector)) = declared_type(f, site) {
+                    if (ty, vector) != (reg.ty, reg.vector) {
+                        self.error(Some(k), format!("register `{}` is {} in the register table but declared {}", reg.name, type_text(reg.ty, reg.vector), type_text(ty, vector)));
+                    }
+                }
+            }
+            Some(other) if *other == r => {}
+            Some(other) => self.error(Some(k), format!("register `{}` (#{}) here means the declaration of another register of that name (#{}): moved across a `}}`, or shadowed; printed, the two would be one register", reg.name, r.0, other.0)),
         }
     }
 }

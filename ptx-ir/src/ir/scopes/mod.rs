@@ -34,6 +34,7 @@ pub use flatten::flatten_names;
 use super::range_member;
 use super::{AddrBase, Declarator, Function, Instruction, LabelId, Operand, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
+use smallvec::SmallVec;
 use rustc_hash::FxHashMap;
 
 /// The `{ }` blocks of a body: the block of each statement (0: the body
@@ -128,6 +129,11 @@ pub struct Walk<'f> {
     pub(crate) block_labels: FxHashMap<(u32, &'f str), LabelId>,
     /// The statement defining each label (the first, if defined twice).
     pub label_stmt: Vec<Option<usize>>,
+    /// Changes whenever a step may change what [`Walk::lookup`] gives for a
+    /// register's name (a block opens or closes, names are declared, a label
+    /// takes a name that meant a register): a register looked up at one
+    /// generation means the same at every point of that generation.
+    pub generation: u32,
 }
 
 impl<'f> Walk<'f> {
@@ -144,7 +150,7 @@ impl<'f> Walk<'f> {
                 }
             }
         }
-        let mut w = Walk { f, tree, open: vec![Open::default()], block_labels, label_stmt };
+        let mut w = Walk { f, tree, open: vec![Open::default()], block_labels, label_stmt, generation: 0 };
         for (ret, list) in [(true, &f.ret), (false, &f.params)] {
             for (d, decl) in list.iter().flatten().enumerate() {
                 for (n, name) in decl.names.iter().enumerate() {
@@ -183,20 +189,28 @@ impl<'f> Walk<'f> {
             Stmt::ScopeBegin => {
                 let id = self.tree.stmt_scope[k];
                 self.open.push(Open { id, ..Open::default() });
+                self.generation += 1;
             }
             Stmt::ScopeEnd => {
                 if self.open.len() > 1 {
                     self.open.pop();
                 }
+                self.generation += 1;
             }
             Stmt::Decl(d) => {
                 for (n, name) in d.names.iter().enumerate() {
                     self.declare(d, name, Site::Body { stmt: k as u32, name: n as u32, member: None });
                 }
+                self.generation += 1;
             }
             _ => {
                 if let Some((l, code)) = label_def(s) {
                     if let Some(name) = f.labels.get(l.0 as usize) {
+                        // Only a name that means a register here can come to
+                        // mean this label instead.
+                        if matches!(self.lookup(name), Some(Meaning::Reg(_))) {
+                            self.generation += 1;
+                        }
                         self.open.last_mut().unwrap().labels.entry(name).or_insert(Meaning::Label { id: l, code });
                     }
                 }
@@ -288,8 +302,8 @@ pub enum NameUse<'a> {
 
 /// Every name an instruction uses: its guard, registers, labels and
 /// variables, in operand order.
-pub fn names_used(ins: &Instruction) -> Vec<NameUse<'_>> {
-    let mut out = Vec::new();
+pub fn names_used(ins: &Instruction) -> SmallVec<[NameUse<'_>; 6]> {
+    let mut out = SmallVec::new();
     if let Some(g) = ins.guard {
         out.push(NameUse::Reg(g.reg));
     }

@@ -114,6 +114,14 @@ fn moving_an_instruction_across_a_brace_is_reported() {
     b.insert(D + 3, add);
     let errors = check(&f);
     assert!(errors.iter().any(|e| e.message.contains("`%r1`") && e.message.contains("another")), "{errors:?}");
+    // A copy of it into that block, the original kept: the register is
+    // found right before the block and must be looked up again inside it.
+    let mut f = func("add.s32 %r1, %r1, 1;\n{\n.reg .b32 %r1;\nmov.u32 %r1, 2;\n}\nadd.s32 %r1, %r1, 1;\nret;");
+    let b = f.body.as_mut().unwrap();
+    let add = b[D].clone();
+    b.insert(D + 3, add);
+    let errors = check(&f);
+    assert_eq!(errors.iter().filter(|e| e.message.contains("`%r1`")).map(|e| e.stmt).collect::<Vec<_>>(), vec![Some(D + 3)], "{errors:?}");
     // A branch moved out of the block that defines its label.
     let mut f = func(&format!("{WAIT}ret;"));
     let k = nth_instr(&f, "bra", 1);
