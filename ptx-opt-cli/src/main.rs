@@ -2,6 +2,7 @@
 //! (arguments, standard streams, exit status) and the allocator.
 
 fn main() {
+    return_freed_memory_sooner();
     // `args_os`: a path that is not UTF-8 is still a path (`args` would panic).
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     // stderr stays unlocked: the progress bar of a batch writes to it too.
@@ -14,3 +15,24 @@ fn main() {
 /// whole, which was most of the time of small runs and a third more peak memory on large ones.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+extern "C" {
+    /// mimalloc's option setter (`mi_option_set` in `mimalloc.h`; linked
+    /// in by `libmimalloc-sys`, which declares it only under a feature that
+    /// needs another crate).
+    fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+}
+
+/// `mi_option_purge_delay` in mimalloc 3's `mi_option_e` (the version
+/// `libmimalloc-sys` 0.1.49 builds by default; Cargo.lock pins it).
+const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
+
+/// mimalloc 3 keeps freed pages for 1 s before returning them to the
+/// system; the passes free each function's analyses and e-graphs as they
+/// go, so freed memory piles up. After 100 ms instead: peak memory on the
+/// 3.8 MB renderer module at -O2 is 17 % lower, its time the same (paired
+/// runs; after 10 ms, 21 % lower but 13 % more CPU).
+fn return_freed_memory_sooner() {
+    // SAFETY: sets an integer option; mimalloc reads it at each purge.
+    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 100) }
+}

@@ -7,9 +7,11 @@
 //! that fired rules but left the function alone, for statistics and
 //! remarks.
 //!
-//! Steps are numbered in the order they run: functions in module order,
+//! Steps are numbered as if they ran in order: functions in module order,
 //! and for each function the pipeline's passes in order (round after round
-//! at `-O3`). A bisection limit `N` runs steps `1..=N` and skips the rest,
+//! at `-O3`). Functions are optimized in parallel (rayon) unless bisecting,
+//! printing or validating after each pass; what each one's observer saw is
+//! merged in module order, so statistics and remarks do not depend on it. A bisection limit `N` runs steps `1..=N` and skips the rest,
 //! so a miscompile is found in log₂ runs, as with LLVM's `-opt-bisect-limit`.
 
 use super::{by_name, pipeline, rounds, Analyses, Pass, PASSES};
@@ -132,10 +134,37 @@ impl Pipeline {
         if obs.validate_after_all {
             obs.context = Some(context_of(&module));
         }
-        for item in &mut module.items {
-            if let Item::Func(f) = item {
-                if f.body.is_some() {
-                    **f = self.run_function(f, &ctx, obs);
+        let bodies = module.items.iter().filter(|i| matches!(i, Item::Func(f) if f.body.is_some())).count();
+        if bodies > 1 && obs.order_free() {
+            // Functions are optimized independently: in parallel, each with
+            // its own observer, merged in module order.
+            use rayon::prelude::*;
+            let funcs: Vec<&mut Box<Function>> = module
+                .items
+                .iter_mut()
+                .filter_map(|i| match i {
+                    Item::Func(f) if f.body.is_some() => Some(f),
+                    _ => None,
+                })
+                .collect();
+            let watch = obs.child();
+            let children: Vec<Observer> = funcs
+                .into_par_iter()
+                .map(|f| {
+                    let mut child = watch.child();
+                    **f = self.run_function(f, &ctx, &mut child);
+                    child
+                })
+                .collect();
+            for child in children {
+                obs.merge(child);
+            }
+        } else {
+            for item in &mut module.items {
+                if let Item::Func(f) = item {
+                    if f.body.is_some() {
+                        **f = self.run_function(f, &ctx, obs);
+                    }
                 }
             }
         }
@@ -219,6 +248,38 @@ impl Observer {
             }
             None => {}
         }
+    }
+
+    /// Can functions run in any order (in parallel) and their observations
+    /// be merged after: nothing depends on the steps before a function
+    /// (bisection, the log, a validation failure that stops the rest).
+    fn order_free(&self) -> bool {
+        self.bisect_limit.is_none() && !self.print_after_all && !self.validate_after_all && self.failure.is_none()
+    }
+
+    /// An observer watching what this one watches, with nothing seen yet.
+    fn child(&self) -> Observer {
+        Observer { time_passes: self.time_passes, record_changes: self.record_changes, keep_functions: self.keep_functions, ..Observer::default() }
+    }
+
+    /// Adds what `child` saw over the next function: its steps are numbered
+    /// after the ones seen so far.
+    fn merge(&mut self, child: Observer) {
+        let offset = self.steps;
+        self.steps += child.steps;
+        for t in child.timings {
+            match self.timings.iter_mut().find(|p| p.pass == t.pass) {
+                Some(e) => {
+                    e.time += t.time;
+                    e.runs += t.runs;
+                    e.changed += t.changed;
+                }
+                None => self.timings.push(t),
+            }
+        }
+        self.changes.extend(child.changes.into_iter().map(|c| Change { step: c.step + offset, ..c }));
+        self.missed.extend(child.missed.into_iter().map(|m| Missed { step: m.step + offset, ..m }));
+        self.log.extend(child.log);
     }
 
     fn time(&mut self, pass: &'static str, t: Duration, changed: bool) {
@@ -352,6 +413,30 @@ mod tests {
         let out = pipeline.run_module(m.clone(), &mut quiet);
         assert!(quiet.changes.is_empty());
         assert_eq!(out, pipeline.run_module(m, &mut Observer { record_changes: true, ..Observer::default() }));
+    }
+
+    #[test]
+    fn functions_in_parallel_are_observed_as_in_order() {
+        // Three functions, the middle one with nothing to change: run in
+        // parallel (recording) and in order (validating forces it), the
+        // output, the step numbers and the timings' counts agree.
+        let k = |name: &str| REDUNDANT.split_once(".visible").unwrap().1.replace("entry k", &format!("entry {name}"));
+        let quiet = ".visible .entry q(.param .u64 p)\n{\n\tret;\n}\n";
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible{}{quiet}.visible{}", k("a"), k("b"));
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let pipeline = Pipeline::of_level(OptLevel::O2);
+        let mut parallel = Observer { record_changes: true, time_passes: true, ..Observer::default() };
+        assert!(parallel.order_free());
+        let out = pipeline.run_module(m.clone(), &mut parallel);
+        let mut ordered = Observer { record_changes: true, time_passes: true, validate_after_all: true, ..Observer::default() };
+        assert!(!ordered.order_free());
+        assert_eq!(out, pipeline.run_module(m, &mut ordered));
+        let steps = |o: &Observer| o.changes.iter().map(|c| (c.step, c.pass, c.function.clone())).collect::<Vec<_>>();
+        assert_eq!(steps(&parallel), steps(&ordered));
+        assert!(steps(&parallel).iter().any(|(_, _, f)| f == "b"), "{:?}", steps(&parallel));
+        assert_eq!(parallel.steps, ordered.steps);
+        let counts = |o: &Observer| o.timings.iter().map(|t| (t.pass, t.runs, t.changed)).collect::<Vec<_>>();
+        assert_eq!(counts(&parallel), counts(&ordered));
     }
 
     #[test]
