@@ -179,7 +179,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(&costs, eg, n)).max().unwrap_or(0)
     }).sum();
     let t1 = std::time::Instant::now();
-    let rewrites = rules::rewrites(config.target, config.limits.o3_rules);
+    let rewrites = rules::rewrites_shared(config.target, config.limits.o3_rules);
     let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
     let egraph = std::mem::replace(&mut built.egraph, facts::EGraph::new(facts::Facts::new(config.dialect)));
     // egg's clock is a mock (`egg_clock`): the time limit is checked here.
@@ -191,7 +191,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         .with_node_limit(node_limit)
         .with_hook(move |_| if std::time::Instant::now() > deadline { Err(format!("time limit of {:?}", time_limit)) } else { Ok(()) })
         .with_scheduler(egg::BackoffScheduler::default())
-        .run(&rewrites);
+        .run(rewrites.iter());
     report.values_before = built.values;
     report.cost_before = cost_before;
     report.stop = format!("{:?}", runner.stop_reason);

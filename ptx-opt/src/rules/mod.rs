@@ -82,6 +82,24 @@ pub fn rewrites(t: Target, o3: bool) -> Vec<Rewrite<Node, Facts>> {
     all().filter(|(_, r)| r.available(t) && (o3 || !r.only_o3)).map(|(_, r)| rewrite(r)).collect()
 }
 
+/// [`rewrites`], made once per thread for each target and level (a module
+/// of many small functions made them again for each).
+pub fn rewrites_shared(t: Target, o3: bool) -> std::rc::Rc<Vec<Rewrite<Node, Facts>>> {
+    type Made = Vec<((Target, bool), std::rc::Rc<Vec<Rewrite<Node, Facts>>>)>;
+    thread_local! {
+        static MADE: std::cell::RefCell<Made> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    MADE.with(|made| {
+        let mut made = made.borrow_mut();
+        if let Some((_, r)) = made.iter().find(|(k, _)| *k == (t, o3)) {
+            return r.clone();
+        }
+        let r = std::rc::Rc::new(rewrites(t, o3));
+        made.push(((t, o3), r.clone()));
+        r
+    })
+}
+
 /// One rule as an egg rewrite.
 pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
     Rewrite::new(rule.name, Search(rule), Apply(rule)).expect("rules bind no pattern variables")
