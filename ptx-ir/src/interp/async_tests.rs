@@ -115,3 +115,28 @@ fn bulk_copies_to_global_complete_at_the_end() {
     let out = go("\tst.shared.v4.u32 [sh], {%r1, %r1, %r1, %r1};\n\tfence.proxy.async.shared::cta;\n\tcp.async.bulk.global.shared::cta.bulk_group [%rd1+16], [sh], 16;\n\tcp.async.bulk.commit_group;", 1).unwrap();
     assert_eq!(&out[3..9], &[4, 0, 0, 0, 0, 9]);
 }
+
+/// Hints and grid dependences run as no-ops (a launch has no prerequisite
+/// grids); `setmaxnreg` with a count the manual rules out (§9.7.19.5: 24 to
+/// 256, a multiple of 8) is undefined.
+#[test]
+fn hints_and_grid_dependences_change_nothing() {
+    let text = |count: u32| {
+        format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 buf)\n{{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [buf];\n\tgriddepcontrol.wait;\n\tsetmaxnreg.inc.sync.aligned.u32 {count};\n\tapplypriority.global.L2::evict_normal [%rd1], 128;\n\tld.global.u32 %r1, [%rd1];\n\tadd.u32 %r1, %r1, 1;\n\tst.global.u32 [%rd1], %r1;\n\tgriddepcontrol.launch_dependents;\n\tret;\n}}\n")
+    };
+    let go = |count: u32| {
+        let text = text(count);
+        let parsed = crate::parse("k.ptx", text.as_bytes()).unwrap_or_else(|d| panic!("{d}\n{text}"));
+        let mut l = Launch::new("k", [1, 1, 1], [128, 1, 1]);
+        l.buffers.push(vec![0; 128]);
+        l.args.push(KernelArg::Buffer(0));
+        run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l)
+    };
+    let out = go(232).unwrap();
+    // 128 threads each added one (the increments race; one of them wins).
+    assert!(u32::from_le_bytes(out.buffers[0].bytes[..4].try_into().unwrap()) >= 1);
+    match go(230) {
+        Err(RunError::Undefined { message, .. }) => assert!(message.contains("multiple of 8"), "{message}"),
+        other => panic!("expected undefined behaviour, got {other:?}"),
+    }
+}

@@ -656,6 +656,21 @@ impl<'p, 'm> Cta<'p, 'm> {
         if op == Opcode::MEMBAR || op == Opcode::FENCE || op == Opcode::NANOSLEEP || op == Opcode::PREFETCH || op == Opcode::PREFETCHU || op == Opcode::PMEVENT || op == Opcode::BRKPT {
             return Ok(Flow::Next);
         }
+        // Hints and grid dependences with no effect on what a launch
+        // computes: `applypriority` (an L2 eviction priority), `griddepcontrol`
+        // (a launch has no prerequisite grids: `.wait` has nothing to wait
+        // for; `.launch_dependents` starts none), `setmaxnreg` (physical
+        // registers; PTX registers keep their values).
+        if op == Opcode::APPLYPRIORITY || op == Opcode::GRIDDEPCONTROL {
+            return Ok(Flow::Next);
+        }
+        if op == Opcode::SETMAXNREG {
+            // §9.7.19.5: the count is 24 to 256, a multiple of 8.
+            return match ins.operands.first() {
+                Some(Operand::Imm(crate::ir::Imm::Int(n))) if (24..=256).contains(&n.value) && n.value % 8 == 0 => Ok(Flow::Next),
+                _ => Err(self.undefined(t, "setmaxnreg needs a register count from 24 to 256 that is a multiple of 8")),
+            };
+        }
         if op == Opcode::CVTA {
             return self.cvta(t, ins);
         }
