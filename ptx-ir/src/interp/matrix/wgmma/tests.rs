@@ -1,0 +1,1 @@
+//! Kernels through the interpreter (to come).
