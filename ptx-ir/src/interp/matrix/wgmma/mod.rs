@@ -77,8 +77,6 @@ struct InFlight {
     /// Where it was issued (function, statement).
     func: usize,
     pc: usize,
-    /// Its accumulator's shape and type (same-shape chains need no fence).
-    acc: (u32, u32, u32, Elem),
     d_slots: Vec<usize>,
     a_slots: Vec<usize>,
     /// The thread's fragment of the result, register by register.
@@ -94,14 +92,31 @@ struct ThreadState {
     groups: VecDeque<Vec<InFlight>>,
     /// Frame depth of the operations in flight (all in one frame).
     depth: usize,
-    /// Per register slot of that frame: how many operations in flight use it.
-    busy: Vec<u16>,
+    /// Per register slot of that frame: how many operations in flight use
+    /// it as an accumulator / as an A register.
+    as_d: Vec<u16>,
+    as_a: Vec<u16>,
+    /// For an accumulator in flight: the shape and type of the operations
+    /// writing it, and the newest pending value.
+    pending: Vec<((u32, u32, u32, Elem), Val)>,
     in_flight: usize,
 }
 
 impl ThreadState {
     fn ops(&self) -> impl Iterator<Item = &InFlight> {
         self.groups.iter().flatten().chain(&self.uncommitted)
+    }
+
+    fn busy(&self, s: usize) -> bool {
+        self.as_d.get(s).is_some_and(|&n| n > 0) || self.as_a.get(s).is_some_and(|&n| n > 0)
+    }
+
+    fn is_d(&self, s: usize) -> bool {
+        self.as_d.get(s).is_some_and(|&n| n > 0)
+    }
+
+    fn is_a(&self, s: usize) -> bool {
+        self.as_a.get(s).is_some_and(|&n| n > 0)
     }
 }
 
@@ -158,8 +173,11 @@ pub fn step(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError
 /// Writes a completed operation's results to thread `t`'s registers.
 fn complete(cta: &mut Cta, t: usize, op: InFlight) -> Result<(), RunError> {
     let st = &mut cta.wgmma.threads[t];
-    for &s in op.d_slots.iter().chain(&op.a_slots) {
-        st.busy[s] -= 1;
+    for &s in &op.d_slots {
+        st.as_d[s] -= 1;
+    }
+    for &s in &op.a_slots {
+        st.as_a[s] -= 1;
     }
     st.in_flight -= 1;
     if cta.threads[t].frames.len() != st.depth {
@@ -234,15 +252,13 @@ fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError> 
         if st.depth != depth {
             return Err(cta.unsupported(t, "wgmma.mma_async in another function while an earlier one is in flight"));
         }
-        for op in st.ops() {
-            let at = cta.p.position(op.func, op.pc);
-            if let Some(s) = d_slots.iter().find(|s| op.a_slots.contains(s) || (op.d_slots.contains(s) && op.acc != acc)) {
-                let what = if op.a_slots.contains(s) { "an A-fragment register" } else { "an accumulator of another shape or type" };
-                return Err(cta.undefined(t, &format!("`{head}` writes `{}`, {what} of the wgmma.mma_async at {at} still in flight (§9.7.15.7.3)", reg_name(cta, t, *s))));
-            }
-            if let Some(s) = a_slots.iter().find(|s| op.d_slots.contains(s)) {
-                return Err(cta.undefined(t, &format!("`{head}` reads `{}`, an accumulator of the wgmma.mma_async at {at} still in flight (§9.7.15.7.3)", reg_name(cta, t, *s))));
-            }
+        let at = |s: usize| st.ops().find(|op| op.d_slots.contains(&s) || op.a_slots.contains(&s)).map(|op| cta.p.position(op.func, op.pc)).unwrap_or_default();
+        if let Some(&s) = d_slots.iter().find(|&&s| st.is_a(s) || (st.is_d(s) && st.pending[s].0 != acc)) {
+            let what = if st.is_a(s) { "an A-fragment register" } else { "an accumulator of another shape or type" };
+            return Err(cta.undefined(t, &format!("`{head}` writes `{}`, {what} of the wgmma.mma_async at {} still in flight (§9.7.15.7.3)", reg_name(cta, t, s), at(s))));
+        }
+        if let Some(&s) = a_slots.iter().find(|&&s| st.is_d(s)) {
+            return Err(cta.undefined(t, &format!("`{head}` reads `{}`, an accumulator of the wgmma.mma_async at {} still in flight (§9.7.15.7.3)", reg_name(cta, t, s), at(s))));
         }
     }
     // Accesses since the fence.
@@ -259,11 +275,10 @@ fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError> 
     }
     let st = &cta.wgmma.threads[t];
     if st.in_flight > 0 {
-        for (i, s) in d_slots.iter().enumerate() {
+        for (i, &s) in d_slots.iter().enumerate() {
             // The newest operation in flight writing this register.
-            if let Some(op) = st.ops().filter(|op| op.d_slots.contains(s)).last() {
-                let k = op.d_slots.iter().position(|x| x == s).unwrap();
-                ops[form::D][i] = op.results[k];
+            if st.is_d(s) {
+                ops[form::D][i] = st.pending[s].1;
             }
         }
     }
@@ -326,15 +341,21 @@ pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
             let depth = cta.threads[k].frames.len();
             let nslots = cta.threads[k].frames.last().unwrap().regs.len();
             let st = &mut cta.wgmma.threads[k];
-            if st.busy.len() < nslots {
-                st.busy.resize(nslots, 0);
+            if st.as_d.len() < nslots {
+                st.as_d.resize(nslots, 0);
+                st.as_a.resize(nslots, 0);
+                st.pending.resize(nslots, ((0, 0, 0, Elem::F32), Val::exact(0)));
             }
-            for &s in d_slots.iter().chain(&a_slots) {
-                st.busy[s] += 1;
+            for (&s, &v) in d_slots.iter().zip(&regs) {
+                st.as_d[s] += 1;
+                st.pending[s] = (acc, v);
+            }
+            for &s in &a_slots {
+                st.as_a[s] += 1;
             }
             st.depth = depth;
             st.in_flight += 1;
-            st.uncommitted.push(InFlight { func, pc, acc, d_slots, a_slots, results: regs });
+            st.uncommitted.push(InFlight { func, pc, d_slots, a_slots, results: regs });
             cta.threads[k].wait = Wait::Running;
             cta.threads[k].resume = Some(Vec::new());
         }
@@ -476,7 +497,7 @@ pub fn check_access(cta: &Cta, t: usize, ins: &Instruction) -> Result<(), RunErr
             (_, Some(n)) => base..base + n as usize,
             _ => base..base + 1,
         };
-        if let Some(s) = range.clone().find(|&s| st.busy.get(s).is_some_and(|&n| n > 0)) {
+        if let Some(s) = range.clone().find(|&s| st.busy(s)) {
             hit = Some((s, access.write));
         }
     });
