@@ -270,7 +270,13 @@ fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError> 
     let mut ops = Vec::with_capacity(4);
     for k in 0..4 {
         let mut vals = smallvec::SmallVec::<[Val; 6]>::new();
-        cta.read_operand(t, ins, k, &ins.operands[k], &mut vals)?;
+        match &ins.operands[k] {
+            // A descriptor: the whole 64-bit register, whatever type the
+            // ISA table gives the slot (`a-desc` is `any` where the two forms
+            // of A share it).
+            Operand::Reg(r) if (k == form::A || k == form::B_DESC) && r.sel.is_none() => vals.push(cta.reg(t, r.reg, 0)),
+            o => cta.read_operand(t, ins, k, o, &mut vals)?,
+        }
         ops.push(vals.into_vec());
     }
     let st = &cta.wgmma.threads[t];

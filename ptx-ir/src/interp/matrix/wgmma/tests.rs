@@ -118,14 +118,19 @@ fn matrix(rows: usize, cols: usize, span: i32, seed: &mut u64) -> Vec<Vec<i32>> 
 }
 
 /// The shared-memory image of a matrix (`rows` along M or N, `ks` along K)
-/// with `offset(r, k)` giving each element's byte offset (§9.7.15.5.1.2).
+/// with `offset(r, k)` giving each element's byte offset (§9.7.15.5.1.2):
+/// `.f16` (elem 2) or 8-bit integers (elem 1) of the values.
 fn image(m: &[Vec<i32>], bytes: usize, elem: usize, offset: impl Fn(usize, usize) -> usize) -> Vec<u8> {
+    image_with(m, bytes, offset, |v| if elem == 2 { f16_of_int(v).to_le_bytes().to_vec() } else { vec![v as i8 as u8] })
+}
+
+fn image_with(m: &[Vec<i32>], bytes: usize, offset: impl Fn(usize, usize) -> usize, encode: impl Fn(i32) -> Vec<u8>) -> Vec<u8> {
     let mut out = vec![0u8; bytes];
     for (r, row) in m.iter().enumerate() {
         for (k, &v) in row.iter().enumerate() {
             let o = offset(r, k);
-            let b: Vec<u8> = if elem == 2 { f16_of_int(v).to_le_bytes().to_vec() } else { vec![v as i8 as u8] };
-            out[o..o + elem].copy_from_slice(&b);
+            let b = encode(v);
+            out[o..o + b.len()].copy_from_slice(&b);
         }
     }
     out
@@ -294,4 +299,127 @@ fn sparse_wgmma_is_unsupported() {
         Err(RunError::Unsupported { what, .. }) => assert!(what.contains("sparse"), "{what}"),
         other => panic!("{:?}", other.map(|o| o.steps)),
     }
+}
+
+/// `.tf32`, m64n8k8: the low 13 bits of every input are garbage, which
+/// wgmma truncates before multiplying (§9.7.15.5.2): the exact product of
+/// the truncated values, marked exact.
+#[test]
+fn tf32_inputs_are_truncated() {
+    let mut seed = 9;
+    let a = matrix(64, 8, 5, &mut seed);
+    let bt = matrix(8, 8, 5, &mut seed);
+    let c = matrix(64, 8, 1000, &mut seed);
+    let noisy = |v: i32| ((v as f32).to_bits() | if v != 0 { 0x1abc } else { 0 }).to_le_bytes().to_vec();
+    let a_img = image_with(&a, 2048, k_major(4, 128, 256), noisy);
+    let b_img = image_with(&bt, 256, k_major(4, 128, 256), noisy);
+    let kern = Kernel::new(4, 2048, 256, (8 << 16) | (16 << 32), (8 << 16) | (16 << 32), "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {d}, {da}, {db}, 1, 1, -1");
+    let cw = fragment_words(8, |r, col| (c[r][col] as f32).to_bits());
+    let out = kern.run(a_img, b_img, &cw, &[]).unwrap();
+    let d = unfragment(&out.buffers[3].bytes, 8);
+    for i in 0..64 {
+        for j in 0..8 {
+            let want = c[i][j] - (0..8).map(|k| a[i][k] * bt[j][k]).sum::<i32>();
+            assert_eq!(f32::from_bits(d[i][j]), want as f32, "D[{i}][{j}]");
+        }
+    }
+    assert!(out.buffers[3].quality.iter().all(|q| *q == Quality::Exact));
+}
+
+fn e4m3_of_int(i: i32) -> u8 {
+    if i == 0 {
+        return 0;
+    }
+    let (s, a) = ((i < 0) as u8, i.unsigned_abs());
+    let e = 31 - a.leading_zeros();
+    s << 7 | ((e + 7) as u8) << 3 | (((a << 3 >> e) & 7) as u8)
+}
+
+/// `.e4m3` inputs with an `.f16` accumulator, m64n16k32: D is two
+/// `.f16x2` registers per thread; small integers stay exact even at the
+/// half precision the manual guarantees for an `.f16` D.
+#[test]
+fn e4m3_with_f16_accumulator() {
+    let mut seed = 21;
+    let a = matrix(64, 32, 3, &mut seed);
+    let bt = matrix(16, 32, 3, &mut seed);
+    let c = matrix(64, 16, 200, &mut seed);
+    let enc = |v: i32| vec![e4m3_of_int(v)];
+    let a_img = image_with(&a, 2048, k_major(1, 128, 256), enc);
+    let b_img = image_with(&bt, 512, k_major(1, 128, 256), enc);
+    let kern = Kernel::new(4, 2048, 512, (8 << 16) | (16 << 32), (8 << 16) | (16 << 32), "wgmma.mma_async.sync.aligned.m64n16k32.f16.e4m3.e4m3 {d}, {da}, {db}, 1, 1, 1");
+    // Thread t, register j: elements 2j (low half) and 2j + 1.
+    let words: Vec<u32> = (0..128u32)
+        .flat_map(|t| (0..4u32).map(move |j| (t, j)))
+        .map(|(t, j)| {
+            let h = |i: u32| {
+                let (r, col) = d_coord(t, i);
+                f16_of_int(c[r as usize][col as usize]) as u32
+            };
+            h(2 * j) | h(2 * j + 1) << 16
+        })
+        .collect();
+    let out = kern.run(a_img, b_img, &words, &[]).unwrap();
+    let w: Vec<u32> = out.buffers[3].bytes.chunks(4).map(|x| u32::from_le_bytes([x[0], x[1], x[2], x[3]])).collect();
+    for t in 0..128u32 {
+        for i in 0..8u32 {
+            let (r, col) = d_coord(t, i);
+            let (r, col) = (r as usize, col as usize);
+            let got = (w[(t * 4 + i / 2) as usize] >> (16 * (i % 2))) as u16;
+            let want = c[r][col] + (0..32).map(|k| a[r][k] * bt[col][k]).sum::<i32>();
+            assert_eq!(got, f16_of_int(want), "D[{r}][{col}]");
+        }
+    }
+    assert!(out.buffers[3].quality.iter().all(|q| *q == Quality::Exact));
+}
+
+/// `.b1` with `.and.popc`, m64n8k256: A from registers (figure 153), B
+/// K-major bits (128 per 16-byte core-matrix row, element 0 in bit 0).
+#[test]
+fn b1_and_popc() {
+    let mut seed = 33;
+    let a = matrix(64, 256, 1, &mut seed).into_iter().map(|r| r.into_iter().map(|v| (v != 0) as i32).collect::<Vec<_>>()).collect::<Vec<_>>();
+    let bt = matrix(8, 256, 1, &mut seed).into_iter().map(|r| r.into_iter().map(|v| (v == 0) as i32).collect::<Vec<_>>()).collect::<Vec<_>>();
+    let mut b_img = vec![0u8; 256];
+    for (n, row) in bt.iter().enumerate() {
+        for (k, &v) in row.iter().enumerate() {
+            let byte = (n % 8) * 16 + (k / 128) * 128 + (k % 128) / 8;
+            b_img[byte] |= (v as u8) << (k % 8);
+        }
+    }
+    let mut a_regs = vec![0u32; 128 * 4];
+    for t in 0..128 {
+        for i in 0..128 {
+            let (r, k) = a_coord(256, t, i).unwrap();
+            a_regs[(t * 4 + i / 32) as usize] |= (a[r as usize][k as usize] as u32) << (i % 32);
+        }
+    }
+    let kern = Kernel::new(4, 0, 256, 0, (8 << 16) | (16 << 32), "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc {d}, {a}, {db}, 1");
+    let cw = fragment_words(8, |r, col| (r * 8 + col) as u32);
+    let out = kern.run(vec![], b_img, &cw, &a_regs).unwrap();
+    let d = unfragment(&out.buffers[3].bytes, 8);
+    for i in 0..64 {
+        for j in 0..8 {
+            let want = (i * 8 + j) as i32 + (0..256).map(|k| a[i][k] & bt[j][k]).sum::<i32>();
+            assert_eq!(d[i][j] as i32, want, "D[{i}][{j}]");
+        }
+    }
+}
+
+/// Two groups: `wait_group 1` completes the older only; its accumulators
+/// may be read, the newer's may not.
+#[test]
+fn wait_group_completes_the_older_groups() {
+    let mut k = small();
+    k.d_regs = 8;
+    k.wgmma = vec![
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, {da}, {db}, 0, 1, 1, 0, 0".into(),
+        "wgmma.commit_group.sync.aligned".into(),
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d4, %d5, %d6, %d7}, {da}, {db}, 0, 1, 1, 0, 0".into(),
+    ];
+    let img = vec![0u8; 2048];
+    k.before_wait = "\twgmma.wait_group.sync.aligned 1;\n\tmov.b32 %r30, %d3;\n".into();
+    k.run(img.clone(), img, &[0; 1024], &[]).unwrap();
+    k.before_wait = "\twgmma.wait_group.sync.aligned 1;\n\tmov.b32 %r30, %d4;\n".into();
+    assert!(undefined(&k).contains("reads `%d4`"));
 }
