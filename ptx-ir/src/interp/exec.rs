@@ -237,7 +237,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             // checked against them (`mem_read`/`mem_write`), which the fast
             // path's loads and stores do not do; nor while the thread has a
             // wgmma in flight (its register accesses are checked).
-            if self.p.fast_path && !self.asyncs.watching() && !self.wgmma.in_flight(t) {
+            if self.p.fast_path && !self.asyncs.watching() && !self.wgmma.watching(t) {
                 self.run_fast(t, global, steps, &mut left);
                 if left == 0 {
                     break;
@@ -614,6 +614,11 @@ impl<'p, 'm> Cta<'p, 'm> {
     pub(super) fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
         if self.asyncs.watching() {
             self.check_async_access(t, sp, a, data.len(), true)?;
+        }
+        if sp == Space::Shared && self.wgmma.reads_shared() {
+            if let Some(m) = self.wgmma.shared_write_conflict(a, data.len(), |f, pc| self.p.position(f, pc)) {
+                return Err(self.undefined(t, &format!("this access {m}")));
+            }
         }
         let r = match sp {
             Space::Global => global.write(a, data, q),

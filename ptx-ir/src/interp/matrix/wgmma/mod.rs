@@ -38,13 +38,21 @@
 //!   unnoticed (the result is the same either way), and so do reads
 //!   between the fence and the wgmma.
 //!
-//! While a thread has an operation in flight it runs on the checked path
-//! (the fast path of `fast.rs` steps aside), so the register check is one
-//! test per instruction. Not modelled: the proxy ordering of shared-memory
-//! writes before a wgmma reads them (`fence.proxy.async`), and writes to
-//! the shared matrices of an operation in flight (it reads them when it is
-//! issued). Sparse `wgmma.mma_async.sp` and descriptors with a nonzero
-//! base offset stop as unsupported.
+//! - a store or atomic to shared-memory bytes that an operation in flight
+//!   reads (the operation reads its matrices when it is issued here, at
+//!   some time before its completion on the hardware) is undefined, until
+//!   the first `wgmma.wait_group` of a thread of the warpgroup completes
+//!   it. (Asynchronous copies into those bytes are not checked yet: they
+//!   write shared memory without `Cta::mem_write`.)
+//!
+//! While a thread has an operation in flight, or any operation in flight
+//! reads shared memory, the threads run on the checked path (the fast path
+//! of `fast.rs` steps aside), so the register check is one test per
+//! instruction. `wgmma.fence`, `commit_group` and `wait_group` act per
+//! thread (their `.aligned` agreement across the warpgroup is not checked).
+//! Not modelled: the proxy ordering of shared-memory writes before a wgmma
+//! reads them (`fence.proxy.async`). Sparse `wgmma.mma_async.sp` and
+//! descriptors with a nonzero base offset stop as unsupported.
 
 mod form;
 pub mod layout;
@@ -74,6 +82,8 @@ pub fn handles(op: Opcode) -> bool {
 
 /// One `wgmma.mma_async` in flight, as one of its threads sees it.
 struct InFlight {
+    /// The operation's number in the CTA.
+    op: usize,
     /// Where it was issued (function, statement).
     func: usize,
     pc: usize,
@@ -123,11 +133,51 @@ impl ThreadState {
 /// The wgmma state of a CTA.
 pub struct State {
     threads: Vec<ThreadState>,
+    /// Shared-memory bytes read by operations in flight: per byte, how many;
+    /// per operation (number, where issued), the bytes.
+    shared_read: Vec<u16>,
+    reads: Vec<(usize, (usize, usize), Vec<u64>)>,
+    next_op: usize,
 }
 
 impl State {
     pub fn new(threads: usize) -> State {
-        State { threads: (0..threads).map(|_| ThreadState::default()).collect() }
+        State { threads: (0..threads).map(|_| ThreadState::default()).collect(), shared_read: Vec::new(), reads: Vec::new(), next_op: 0 }
+    }
+
+    /// Must thread `t` run on the checked path: it has an operation in
+    /// flight, or some operation in flight reads shared memory (every
+    /// shared-memory write is then checked)?
+    #[inline]
+    pub fn watching(&self, t: usize) -> bool {
+        !self.reads.is_empty() || self.in_flight(t)
+    }
+
+    /// Do operations in flight read shared memory?
+    #[inline]
+    pub fn reads_shared(&self) -> bool {
+        !self.reads.is_empty()
+    }
+
+    /// A write of `len` bytes at shared offset `a` while an operation in
+    /// flight reads some of them: the message saying so.
+    pub fn shared_write_conflict(&self, a: u64, len: usize, position: impl Fn(usize, usize) -> String) -> Option<String> {
+        let hit = (a..a.saturating_add(len as u64)).find(|&b| self.shared_read.get(b as usize).is_some_and(|&n| n > 0))?;
+        let (_, (func, pc), _) = self.reads.iter().find(|(_, _, bytes)| bytes.binary_search(&hit).is_ok())?;
+        Some(format!(
+            "writes shared memory at offset {hit:#x}, which the wgmma.mma_async at {} reads, before a wgmma.wait_group completed it (the operation reads its matrices asynchronously, §9.7.15.4)",
+            position(*func, *pc)
+        ))
+    }
+
+    /// The operation numbered `op` has completed: its shared-memory reads are over.
+    fn reads_done(&mut self, op: usize) {
+        if let Some(k) = self.reads.iter().position(|(id, _, _)| *id == op) {
+            let (_, _, bytes) = self.reads.swap_remove(k);
+            for b in bytes {
+                self.shared_read[b as usize] -= 1;
+            }
+        }
     }
 
     /// Has thread `t` a `wgmma.mma_async` in flight (so its register
@@ -180,6 +230,9 @@ fn complete(cta: &mut Cta, t: usize, op: InFlight) -> Result<(), RunError> {
         st.as_a[s] -= 1;
     }
     st.in_flight -= 1;
+    // The first thread to see the operation complete ends its reads.
+    cta.wgmma.reads_done(op.op);
+    let st = &mut cta.wgmma.threads[t];
     if cta.threads[t].frames.len() != st.depth {
         return Err(cta.unsupported(t, "wgmma.wait_group in another function than its wgmma.mma_async"));
     }
@@ -335,7 +388,23 @@ pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
             })
             .collect();
         let form = Form::parse(&ins).map_err(|_| cta.unsupported(first, &instruction_head(&ins)))?;
-        let results = compute(cta, global, &ins, &form, &inputs, &by_rank)?;
+        let mut read_bytes = Vec::new();
+        let results = compute(cta, global, &ins, &form, &inputs, &by_rank, &mut read_bytes)?;
+        let op = cta.wgmma.next_op;
+        cta.wgmma.next_op += 1;
+        read_bytes.sort_unstable();
+        read_bytes.dedup();
+        if !read_bytes.is_empty() {
+            let w = &mut cta.wgmma;
+            let top = *read_bytes.last().unwrap() as usize + 1;
+            if w.shared_read.len() < top {
+                w.shared_read.resize(top, 0);
+            }
+            for &b in &read_bytes {
+                w.shared_read[b as usize] += 1;
+            }
+            w.reads.push((op, (func, pc), read_bytes));
+        }
         let acc = (form.shape.m, form.shape.n, form.shape.k, form.types.d);
         for (rank, regs) in results.into_iter().enumerate() {
             let k = by_rank[rank];
@@ -361,7 +430,7 @@ pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
             }
             st.depth = depth;
             st.in_flight += 1;
-            st.uncommitted.push(InFlight { func, pc, d_slots, a_slots, results: regs });
+            st.uncommitted.push(InFlight { op, func, pc, d_slots, a_slots, results: regs });
             cta.threads[k].wait = Wait::Running;
             cta.threads[k].resume = Some(Vec::new());
         }
@@ -376,7 +445,7 @@ fn sign_bit(e: Elem) -> u64 {
 }
 
 /// `D = A * B (+ D)` for the warpgroup: each rank's D registers.
-fn compute(cta: &Cta, global: &Global, ins: &Instruction, form: &Form, inputs: &[LaneInputs], by_rank: &[usize; WARPGROUP]) -> Result<Vec<Vec<Val>>, RunError> {
+fn compute(cta: &Cta, global: &Global, ins: &Instruction, form: &Form, inputs: &[LaneInputs], by_rank: &[usize; WARPGROUP], read_bytes: &mut Vec<u64>) -> Result<Vec<Vec<Val>>, RunError> {
     let s = form.shape;
     let ty = form.types;
     let t0 = by_rank[0];
@@ -393,11 +462,12 @@ fn compute(cta: &Cta, global: &Global, ins: &Instruction, form: &Form, inputs: &
         }
         Ok(d)
     };
-    let read = |d: &Descriptor, elem: Elem, mn_major: bool, r: u32, k: u32| -> Result<(u64, Quality), RunError> {
+    let mut read = |d: &Descriptor, elem: Elem, mn_major: bool, r: u32, k: u32| -> Result<(u64, Quality), RunError> {
         let (addr, bit) = d.element_address(elem.bits(), mn_major, r, k);
         let mut buf = [0u8; 4];
         let len = (elem.bits() as usize / 8).max(1);
         let q = cta.mem_read(t0, global, Space::Shared, addr, &mut buf[..len])?;
+        read_bytes.extend(addr..addr + len as u64);
         let v = u32::from_le_bytes(buf) as u64;
         Ok((if elem == Elem::B1 { (v >> bit) & 1 } else { v }, q))
     };

@@ -423,3 +423,16 @@ fn wait_group_completes_the_older_groups() {
     k.before_wait = "\twgmma.wait_group.sync.aligned 1;\n\tmov.b32 %r30, %d4;\n".into();
     assert!(undefined(&k).contains("reads `%d4`"));
 }
+
+/// Overwriting a matrix that an operation in flight reads is undefined
+/// until a wait completes it; after the wait it is fine.
+#[test]
+fn writing_a_matrix_in_flight_is_undefined() {
+    let mut k = small();
+    k.before_wait = "\tst.shared.u32 [sb+16], %r1;\n".into();
+    let m = undefined(&k);
+    assert!(m.contains("which the wgmma.mma_async at k.ptx:"), "{m}");
+    k.before_wait = "\twgmma.wait_group.sync.aligned 0;\n\tst.shared.u32 [sb+16], %r1;\n".into();
+    let img = vec![0u8; 2048];
+    k.run(img.clone(), img, &[0; 512], &[]).unwrap();
+}
