@@ -462,13 +462,22 @@ fn compute(cta: &Cta, global: &Global, ins: &Instruction, form: &Form, inputs: &
         }
         Ok(d)
     };
+    let mut last: Option<(u64, u64, Quality)> = None;
     let mut read = |d: &Descriptor, elem: Elem, mn_major: bool, r: u32, k: u32| -> Result<(u64, Quality), RunError> {
         let (addr, bit) = d.element_address(elem.bits(), mn_major, r, k);
-        let mut buf = [0u8; 4];
         let len = (elem.bits() as usize / 8).max(1);
-        let q = cta.mem_read(t0, global, Space::Shared, addr, &mut buf[..len])?;
-        read_bytes.extend(addr..addr + len as u64);
-        let v = u32::from_le_bytes(buf) as u64;
+        // `.b1`: eight elements per byte, read once.
+        let (v, q) = match last {
+            Some((a, v, q)) if a == addr && elem == Elem::B1 => (v, q),
+            _ => {
+                let mut buf = [0u8; 4];
+                let q = cta.mem_read(t0, global, Space::Shared, addr, &mut buf[..len])?;
+                read_bytes.extend(addr..addr + len as u64);
+                let v = u32::from_le_bytes(buf) as u64;
+                last = Some((addr, v, q));
+                (v, q)
+            }
+        };
         Ok((if elem == Elem::B1 { (v >> bit) & 1 } else { v }, q))
     };
     // A: 64 x K.
@@ -519,7 +528,13 @@ fn compute(cta: &Cta, global: &Global, ins: &Instruction, form: &Form, inputs: &
             c.set(r, col, v);
         }
     }
-    let d = if ty.a.is_float() { multiply_float(&a, &b, &c, form) } else { mma::multiply(&a, &b, &c, ty, form.satfinite, Round::Nearest, form.bit_op) };
+    let d = if ty.a.is_float() {
+        multiply_float(&a, &b, &c, form)
+    } else if ty.a == Elem::B1 {
+        multiply_bits(&a, &b, &c)
+    } else {
+        mma::multiply(&a, &b, &c, ty, form.satfinite, Round::Nearest, form.bit_op)
+    };
     Ok((0..WARPGROUP as u32)
         .map(|rank| {
             let elems: Vec<(u64, Quality)> = (0..s.n / 2).map(|i| {
@@ -540,12 +555,50 @@ fn multiply_float(a: &Matrix, b: &Matrix, c: &Matrix, form: &Form) -> Matrix {
     let clean = |e: Elem, (v, q): (u64, Quality)| if e == Elem::Tf32 { (v & !0x1fff, q) } else { (v, q) };
     let mut d = Matrix::new(a.rows, b.cols);
     let mut products = Vec::with_capacity(a.cols as usize);
+    // A row or column with an unspecified element gives unspecified
+    // results (as `exact::dot` would say), without summing.
+    let unknown = |v: (u64, Quality)| v.1 == Quality::Unspecified;
+    let rows_unknown: Vec<bool> = (0..a.rows).map(|i| (0..a.cols).any(|x| unknown(a.get(i, x)))).collect();
+    let cols_unknown: Vec<bool> = (0..b.cols).map(|j| (0..b.rows).any(|x| unknown(b.get(x, j)))).collect();
     for i in 0..a.rows {
         for j in 0..b.cols {
+            if rows_unknown[i as usize] || cols_unknown[j as usize] {
+                d.set(i, j, (0, Quality::Unspecified));
+                continue;
+            }
             products.clear();
             products.extend((0..a.cols).map(|x| (mma::input(ty.a, clean(ty.a, a.get(i, x))), mma::input(ty.b, clean(ty.b, b.get(x, j))))));
             let out = exact::dot(&products, mma::input(ty.d, c.get(i, j)), acc);
             d.set(i, j, (out.bits as u64, out.quality));
+        }
+    }
+    d
+}
+
+/// `.b1` with `.and.popc`: `C + popc(row of A & column of B)`, wrapping in
+/// 32 bits (as `mma::multiply` computes it, on 64-bit words: K is 256).
+fn multiply_bits(a: &Matrix, b: &Matrix, c: &Matrix) -> Matrix {
+    let words = (a.cols as usize).div_ceil(64);
+    let pack = |get: &dyn Fn(u32) -> (u64, Quality)| {
+        let mut w = vec![0u64; words];
+        let mut q = Quality::Exact;
+        for x in 0..a.cols {
+            let (v, vq) = get(x);
+            w[x as usize / 64] |= (v & 1) << (x % 64);
+            q = super::combine(q, vq);
+        }
+        (w, q)
+    };
+    let rows: Vec<_> = (0..a.rows).map(|i| pack(&|x| a.get(i, x))).collect();
+    let cols: Vec<_> = (0..b.cols).map(|j| pack(&|x| b.get(x, j))).collect();
+    let mut d = Matrix::new(a.rows, b.cols);
+    for (i, (ra, qa)) in rows.iter().enumerate() {
+        for (j, (cb, qb)) in cols.iter().enumerate() {
+            let (cv, cq) = c.get(i as u32, j as u32);
+            let popc: u32 = ra.iter().zip(cb).map(|(x, y)| (x & y).count_ones()).sum();
+            let v = (cv as u32 as i32).wrapping_add(popc as i32);
+            let q = super::combine(cq, super::combine(*qa, *qb));
+            d.set(i as u32, j as u32, (v as u32 as u64, if q == Quality::Exact { q } else { Quality::Unspecified }));
         }
     }
     d
