@@ -436,3 +436,27 @@ fn writing_a_matrix_in_flight_is_undefined() {
     let img = vec![0u8; 2048];
     k.run(img.clone(), img, &[0; 512], &[]).unwrap();
 }
+
+/// A K-major with the 64-byte swizzle (figure 158: 64-byte rows, whose
+/// 16-byte chunks XOR with address bits 7-8, i.e. row / 2) and B N-major
+/// with the 128-byte swizzle (figure 155: eight K rows of 64 N-elements,
+/// chunks XOR the K row), m64n64k16, `imm-trans-b = 1`.
+#[test]
+fn f16_swizzle_64b_a_and_mn_major_128b_b() {
+    let mut seed = 17;
+    let a = matrix(64, 16, 3, &mut seed);
+    let bt = matrix(64, 16, 3, &mut seed); // [n][k]
+    let a_img = image(&a, 4096, 2, |r, k| (r / 8) * 512 + (r % 8) * 64 + ((k / 8) ^ ((r % 8) / 2)) * 16 + (k % 8) * 2);
+    let b_img = image(&bt, 2048, 2, |n, k| (k / 8) * 1024 + (k % 8) * 128 + ((n / 8) ^ (k % 8)) * 16 + (n % 8) * 2);
+    // A: SBO 512 (field 32), swizzle 2 (64 B). B: SBO 1024 (field 64), LBO (next 64 N-elements, unused here) 8192, swizzle 1 (128 B).
+    let kern = Kernel::new(32, 4096, 2048, (1 << 16) | (32u64 << 32) | (2u64 << 62), (512 << 16) | (64u64 << 32) | (1u64 << 62), "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {d}, {da}, {db}, 0, 1, 1, 0, 1");
+    let out = kern.run(a_img, b_img, &vec![0; 128 * 32], &[]).unwrap();
+    let d = unfragment(&out.buffers[3].bytes, 64);
+    for i in 0..64 {
+        for j in 0..64 {
+            let want = (0..16).map(|k| a[i][k] * bt[j][k]).sum::<i32>();
+            assert_eq!(f32::from_bits(d[i][j]), want as f32, "D[{i}][{j}]");
+        }
+    }
+    assert!(out.buffers[3].quality.iter().all(|q| *q == Quality::Exact));
+}
