@@ -96,12 +96,13 @@ struct InFlight {
 /// One thread's wgmma state.
 #[derive(Default)]
 struct ThreadState {
-    /// Frame depth and register values at its last `wgmma.fence`.
-    fence: Option<(usize, Vec<Val>)>,
+    /// Frame (depth, function) and register values at its last `wgmma.fence`.
+    fence: Option<((usize, usize), Vec<Val>)>,
     uncommitted: Vec<InFlight>,
     groups: VecDeque<Vec<InFlight>>,
-    /// Frame depth of the operations in flight (all in one frame).
+    /// Frame depth and function of the operations in flight (all in one frame).
     depth: usize,
+    func: usize,
     /// Per register slot of that frame: how many operations in flight use
     /// it as an accumulator / as an A register.
     as_d: Vec<u16>,
@@ -193,7 +194,7 @@ pub fn step(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError
     match ins.opcode {
         Opcode::WGMMA_FENCE => {
             let f = cta.threads[t].frames.last().unwrap();
-            let snapshot = (cta.threads[t].frames.len(), f.regs.to_vec());
+            let snapshot = ((cta.threads[t].frames.len(), f.func), f.regs.to_vec());
             cta.wgmma.threads[t].fence = Some(snapshot);
             Ok(Flow::Next)
         }
@@ -233,11 +234,11 @@ fn complete(cta: &mut Cta, t: usize, op: InFlight) -> Result<(), RunError> {
     // The first thread to see the operation complete ends its reads.
     cta.wgmma.reads_done(op.op);
     let st = &mut cta.wgmma.threads[t];
-    if cta.threads[t].frames.len() != st.depth {
+    if cta.threads[t].frames.len() != st.depth || cta.threads[t].frames.last().unwrap().func != st.func {
         return Err(cta.unsupported(t, "wgmma.wait_group in another function than its wgmma.mma_async"));
     }
     let frame = cta.threads[t].frames.last_mut().unwrap();
-    let fence = st.fence.as_mut().filter(|(d, _)| *d == st.depth);
+    let fence = st.fence.as_mut().filter(|(d, _)| *d == (st.depth, st.func));
     let mut fence = fence.map(|(_, v)| v);
     for (&s, &v) in op.d_slots.iter().zip(&op.results) {
         frame.regs[s] = v;
@@ -296,13 +297,13 @@ fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError> 
     let Some((fence_depth, snapshot)) = &st.fence else {
         return Err(cta.undefined(t, &format!("`{head}` without a `wgmma.fence` before it: the manual requires one before the first wgmma.mma_async of a warpgroup (§9.7.15.7.1)")));
     };
-    if *fence_depth != depth {
+    if *fence_depth != (depth, cta.threads[t].frames.last().unwrap().func) {
         return Err(cta.undefined(t, &format!("`{head}` without a `wgmma.fence` before it in this function (§9.7.15.7.1)")));
     }
     // Registers of operations in flight.
     let acc = (form.shape.m, form.shape.n, form.shape.k, form.types.d);
     if st.in_flight > 0 {
-        if st.depth != depth {
+        if st.depth != depth || st.func != cta.threads[t].frames.last().unwrap().func {
             return Err(cta.unsupported(t, "wgmma.mma_async in another function while an earlier one is in flight"));
         }
         let at = |s: usize| st.ops().find(|op| op.d_slots.contains(&s) || op.a_slots.contains(&s)).map(|op| cta.p.position(op.func, op.pc)).unwrap_or_default();
@@ -429,6 +430,7 @@ pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
                 st.as_a[s] += 1;
             }
             st.depth = depth;
+            st.func = func;
             st.in_flight += 1;
             st.uncommitted.push(InFlight { op, func, pc, d_slots, a_slots, results: regs });
             cta.threads[k].wait = Wait::Running;
@@ -610,10 +612,10 @@ pub fn check_access(cta: &Cta, t: usize, ins: &Instruction) -> Result<(), RunErr
         return Ok(());
     }
     let st = &cta.wgmma.threads[t];
-    if st.in_flight == 0 || cta.threads[t].frames.len() != st.depth {
+    let f = cta.threads[t].frames.last().unwrap();
+    if st.in_flight == 0 || cta.threads[t].frames.len() != st.depth || f.func != st.func {
         return Ok(());
     }
-    let f = cta.threads[t].frames.last().unwrap();
     let layout = &cta.p.funcs[f.func];
     let mut hit = None;
     ins.for_each_reg(|r, access| {
