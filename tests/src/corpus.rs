@@ -147,11 +147,24 @@ pub fn generic_launch(name: &str, params: &[VarDecl]) -> Launch {
 
 
 
-/// [`generic_launch`] plus a default texture, sampler or surface for every
+/// Does kernel `name` execute warpgroup instructions (`wgmma.*`)?
+fn uses_warpgroups(module: &ptx_ir::ir::Module, name: &str) -> bool {
+    module.items.iter().any(|i| match i {
+        ptx_ir::ir::Item::Func(f) if &*f.name == name => f.body.iter().flatten().any(|s| matches!(s, ptx_ir::ir::Stmt::Instr(ins) if ins.opcode.name().starts_with("wgmma"))),
+        _ => false,
+    })
+}
+
+/// [`generic_launch`] (with 128 threads per block for kernels using
+/// `wgmma`) plus a default texture, sampler or surface for every
 /// one the kernel uses ([`crate::corpus_textures`]; a default of this
 /// harness, not of `ptx-opt run`).
 pub fn generic_launch_in(module: &ptx_ir::ir::Module, name: &str, params: &[VarDecl]) -> Launch {
     let mut l = generic_launch(name, params);
+    if uses_warpgroups(module, name) {
+        // `wgmma` is a collective of 128 threads: 32 could only be undefined.
+        l.block = [128, 1, 1];
+    }
     crate::corpus_textures::bind_default_textures(module, name, &mut l);
     l
 }

@@ -1,5 +1,6 @@
 //! The reference interpreter on real kernels: every kernel of the corpora
-//! (ptxas-valid files) runs on a generic launch — two CTAs of 32 threads,
+//! (ptxas-valid files) runs on a generic launch — two CTAs of 32 threads
+//! (128 for kernels using the warpgroup instructions `wgmma`),
 //! 64 KiB buffers of random bytes for 64-bit parameters, 16 for 32-bit
 //! integers, 1.0 for floats, zero bytes for structs. A kernel may legitimately stop (an
 //! instruction the interpreter does not execute, a fault because the generic

@@ -61,6 +61,8 @@ pub struct Cta<'p, 'm> {
     pub unspecified_dependence: std::cell::RefCell<Option<String>>,
     /// Asynchronous copies in flight and mbarrier objects.
     pub asyncs: super::async_copy::AsyncState,
+    /// `wgmma.mma_async` operations in flight, per thread.
+    pub wgmma: super::matrix::wgmma::State,
     /// What `vprintf` printed.
     pub printed: Vec<super::Printed>,
     /// The last instruction [`Cta::decoded`] looked up, and its prepared form.
@@ -105,7 +107,8 @@ impl<'p, 'm> Cta<'p, 'm> {
             shared.bounds_note = Some("the module declares `.extern .shared` arrays but the launch gives them 0 bytes (`--dynamic-shared BYTES`)");
         }
         let asyncs = super::async_copy::AsyncState::new(threads.len(), shared.bytes.len());
-        Cta { p, launch, ctaid, threads, shared, asyncs, printed: Vec::new(), unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
+        let wgmma = super::matrix::wgmma::State::new(threads.len());
+        Cta { p, launch, ctaid, threads, shared, asyncs, wgmma, printed: Vec::new(), unspecified_dependence: Default::default(), last_decoded: std::cell::Cell::new((std::ptr::null(), None)) }
     }
 
     pub(super) fn thread_name(&self, t: usize) -> String {
@@ -232,8 +235,9 @@ impl<'p, 'm> Cta<'p, 'm> {
             // Pre-decoded statements first (fast.rs); the one it stops at runs here.
             // Not while copies or mbarriers are live: every access is then
             // checked against them (`mem_read`/`mem_write`), which the fast
-            // path's loads and stores do not do.
-            if self.p.fast_path && !self.asyncs.watching() {
+            // path's loads and stores do not do; nor while the thread has a
+            // wgmma in flight (its register accesses are checked).
+            if self.p.fast_path && !self.asyncs.watching() && !self.wgmma.watching(t) {
                 self.run_fast(t, global, steps, &mut left);
                 if left == 0 {
                     break;
@@ -265,6 +269,9 @@ impl<'p, 'm> Cta<'p, 'm> {
             self.threads[t].clock += 1;
             if *steps > self.launch.max_steps {
                 return Err(RunError::StepLimit { limit: self.launch.max_steps, thread: self.thread_name(t), at: self.here(t) });
+            }
+            if self.wgmma.in_flight(t) {
+                super::matrix::wgmma::check_access(self, t, ins)?;
             }
             if let Some(g) = ins.guard {
                 let p = self.reg(t, g.reg, 0);
@@ -607,6 +614,11 @@ impl<'p, 'm> Cta<'p, 'm> {
     pub(super) fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
         if self.asyncs.watching() {
             self.check_async_access(t, sp, a, data.len(), true)?;
+        }
+        if sp == Space::Shared && self.wgmma.reads_shared() {
+            if let Some(m) = self.wgmma.shared_write_conflict(a, data.len(), |f, pc| self.p.position(f, pc)) {
+                return Err(self.undefined(t, &format!("this access {m}")));
+            }
         }
         let r = match sp {
             Space::Global => global.write(a, data, q),

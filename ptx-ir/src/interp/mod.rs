@@ -19,9 +19,11 @@
 //!
 //! Textures, samplers and surfaces come with the launch ([`Launch::textures`],
 //! [`texture`]). Warp-level matrix instructions (`mma`, `wmma`, `ldmatrix`,
-//! `stmatrix`, `movmatrix`) run as warp collectives ([`matrix`]).
+//! `stmatrix`, `movmatrix`) run as warp collectives ([`matrix`]), dense
+//! `wgmma.mma_async` as a warpgroup collective with asynchronous completion
+//! (`matrix/wgmma/`).
 //!
-//! An instruction it cannot execute (`wgmma`, `tcgen05`, clusters of more
+//! An instruction it cannot execute (sparse `wgmma`, `tcgen05`, clusters of more
 //! than one CTA ...) stops the run with
 //! "unsupported instruction X at line:col" — never a wrong answer.
 

@@ -160,7 +160,7 @@ pub fn execute(ins: &Instruction, inputs: &[LaneInputs]) -> Result<Completion, F
 }
 
 /// The format of a floating-point element type.
-fn format_of(e: Elem) -> exact::Format {
+pub(super) fn format_of(e: Elem) -> exact::Format {
     match e {
         Elem::F16 => exact::F16,
         Elem::Bf16 => exact::BF16,
@@ -170,7 +170,7 @@ fn format_of(e: Elem) -> exact::Format {
 }
 
 /// A floating-point element as an input of the exact sum.
-fn input(e: Elem, (bits, quality): (u64, Quality)) -> Input {
+pub(super) fn input(e: Elem, (bits, quality): (u64, Quality)) -> Input {
     let mut rel_uncertainty = 0.0;
     let num = match e {
         Elem::F16 => Num::decode(bits, 5, 10, true),

@@ -19,14 +19,15 @@
 //! unspecified by the manual and chosen there), `ldmatrix.rs` (`ldmatrix`,
 //! `stmatrix`, `movmatrix`). Forms not implemented (sparse `mma.sp`,
 //! block-scaled and `.kind::` forms, `.e3m2/.e2m3/.e2m1`, `ldmatrix`
-//! `.m16n16`/`.m8n16`, `stmatrix .m16n8`, `wgmma`) stop the run as
-//! unsupported.
+//! `.m16n16`/`.m8n16`, `stmatrix .m16n8`) stop the run as unsupported.
+//! The warpgroup-level `wgmma` instructions are in `wgmma/`.
 
 mod exact;
 mod layout;
 mod ldmatrix;
 mod mma;
 mod wmma;
+pub mod wgmma;
 
 use super::exec::{instruction_head, Cta, Flow, Wait};
 use super::memory::{Global, Space};
@@ -36,7 +37,7 @@ use crate::ir::{Instruction, Operand, Stmt};
 use crate::isa::Opcode;
 
 pub fn handles(op: Opcode) -> bool {
-    [Opcode::MMA, Opcode::WMMA_LOAD, Opcode::WMMA_STORE, Opcode::WMMA_MMA, Opcode::LDMATRIX, Opcode::STMATRIX, Opcode::MOVMATRIX].contains(&op)
+    [Opcode::MMA, Opcode::WMMA_LOAD, Opcode::WMMA_STORE, Opcode::WMMA_MMA, Opcode::LDMATRIX, Opcode::STMATRIX, Opcode::MOVMATRIX].contains(&op) || wgmma::handles(op)
 }
 
 /// What a lane brought to the collective: the values of each operand
@@ -95,6 +96,9 @@ pub trait Memory {
 
 /// A lane arrives at a matrix instruction.
 pub fn arrive(cta: &mut Cta, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
+    if wgmma::handles(ins.opcode) {
+        return wgmma::step(cta, t, ins);
+    }
     if let Err(why) = check_form(ins) {
         return Err(cta.unsupported(t, &format!("{}{}", instruction_head(ins), why.map(|w| format!(" ({w})")).unwrap_or_default())));
     }
@@ -131,7 +135,7 @@ fn waiting_at<'a>(cta: &'a Cta, t: usize) -> Option<(usize, usize, &'a Instructi
     let Wait::Warp { func, pc, .. } = &cta.threads[t].wait else { return None };
     let body = cta.p.funcs[*func].f.body.as_ref()?;
     match body.get(*pc) {
-        Some(Stmt::Instr(ins)) if handles(ins.opcode) => Some((*func, *pc, ins)),
+        Some(Stmt::Instr(ins)) if handles(ins.opcode) && !wgmma::handles(ins.opcode) => Some((*func, *pc, ins)),
         _ => None,
     }
 }
@@ -139,7 +143,7 @@ fn waiting_at<'a>(cta: &'a Cta, t: usize) -> Option<(usize, usize, &'a Instructi
 /// Completes every matrix collective all of whose warp's live lanes have
 /// arrived.
 pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
-    let mut released = false;
+    let mut released = wgmma::release(cta, global)?;
     let n = cta.threads.len();
     for t in 0..n {
         let Some((func, pc, ins)) = waiting_at(cta, t) else { continue };
@@ -228,6 +232,9 @@ impl Memory for CtaMemory<'_, '_, '_> {
 /// When nothing can go on: a warp whose lanes wait at a matrix instruction
 /// while others of its lanes are blocked elsewhere breaks `.aligned`.
 pub fn diagnose_stuck(cta: &Cta) -> Option<RunError> {
+    if let Some(e) = wgmma::diagnose_stuck(cta) {
+        return Some(e);
+    }
     let n = cta.threads.len();
     for t in 0..n {
         let Some((func, pc, ins)) = waiting_at(cta, t) else { continue };
