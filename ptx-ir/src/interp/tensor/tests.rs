@@ -349,3 +349,77 @@ fn early_reads_and_bad_maps_are_reported() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A map in global memory, copied to shared memory, changed by
+/// `tensormap.replace` (global address, box rows, OOB-NaN fill: Table 32's
+/// value 1), copied back by `tensormap.cp_fenceproxy` and used after
+/// `fence.proxy.tensormap::generic` (the manual's example in §9.7.13.16).
+/// The 4 × 2 f32 box at (-1, 1) of a 4 × 2 tensor: one row in bounds but
+/// its first element, the second row outside: OOB-NaN (§5.5.3.3), any NaN.
+#[test]
+fn tensormap_replace_then_use_with_nan_fill() {
+    let mut body = String::new();
+    for k in 0..8 {
+        body += &format!("\tld.global.v4.u32 {{%r1, %r2, %r3, %r4}}, [%rd1+{}];\n\tst.shared.v4.u32 [smap+{}], {{%r1, %r2, %r3, %r4}};\n", 16 * k, 16 * k);
+    }
+    let mut out = String::new();
+    for k in 0..8 {
+        out += &format!("\tld.shared.u32 %r1, [tile+{}];\n\tst.global.u32 [%rd4+{}], %r1;\n", 4 * k, 4 * k);
+    }
+    let text = format!(
+        "{HEAD}.visible .entry r(.param .u64 maps, .param .u64 newaddr, .param .u64 out)
+{{
+	.shared .align 128 .b8 smap[128];
+	.shared .align 128 .b8 tile[64];
+	.shared .align 8 .b64 bar;
+	.reg .pred %p<4>;
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<10>;
+	ld.param.u64 %rd1, [maps];
+	ld.param.u64 %rd2, [newaddr];
+	ld.param.u64 %rd4, [out];
+	add.u64 %rd3, %rd1, 128;
+{body}	tensormap.replace.tile.global_address.shared::cta.b1024.b64 [smap], %rd2;
+	tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [smap], 1, 2;
+	tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [smap], 1;
+	tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd3], [smap], 128;
+	fence.proxy.tensormap::generic.acquire.gpu [%rd3], 128;
+	mbarrier.init.shared::cta.b64 [bar], 1;
+	mbarrier.arrive.expect_tx.shared::cta.b64 %rd5, [bar], 32;
+	mov.u32 %r5, -1;
+	mov.u32 %r6, 1;
+	cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes.tile [tile], [%rd3, {{%r5, %r6}}], [bar];
+POLL:
+	mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
+	@!%p2 bra POLL;
+{out}	ret;
+}}
+"
+    );
+    let parsed = crate::parse("r.ptx", text.as_bytes()).unwrap_or_else(|d| panic!("{d}\n{text}"));
+    let mut map = TensorMap::new(ElemType::F32, &[4, 2], &[16], &[4, 1]);
+    map.global_address = 0x18;
+    let mut maps = map.encode().to_vec();
+    maps.resize(256, 0);
+    let data: Vec<u8> = (0..8).flat_map(|k| (k as f32 + 0.5).to_bits().to_le_bytes()).collect();
+    let mut l = Launch::new("r", [1, 1, 1], [1, 1, 1]);
+    l.buffers = vec![maps, data, vec![0; 32]];
+    l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U64, bits: super::buffer_address(1) as u128 }, KernelArg::Buffer(2)];
+    let r = run(&parsed.module, &parsed.source_map, "r.ptx", text.as_bytes(), &l).unwrap();
+    let got = words(&r.buffers[2].bytes);
+    for k in 0..8 {
+        let q = r.buffers[2].quality[4 * k];
+        if k == 0 || k >= 4 {
+            assert!(f32::from_bits(got[k]).is_nan() && q == crate::eval::Quality::AnyNan, "element {k}: {:x} {q:?}", got[k]);
+        } else {
+            assert_eq!((f32::from_bits(got[k]), q), (4.0 + k as f32 - 1.0 + 0.5, crate::eval::Quality::Exact), "element {k}");
+        }
+    }
+    // The unchanged map (global address 0x18) is refused.
+    let bad = text.replace("[%rd3, {%r5", "[%rd1, {%r5");
+    let parsed = crate::parse("r.ptx", bad.as_bytes()).unwrap();
+    match run(&parsed.module, &parsed.source_map, "r.ptx", bad.as_bytes(), &l) {
+        Err(RunError::Undefined { message, .. }) => assert!(message.contains("global address 0x18 is not a multiple of 16"), "{message}"),
+        other => panic!("{other:?}"),
+    }
+}
