@@ -131,6 +131,17 @@ impl Cta<'_, '_> {
     /// Where an operand names a tensor map: a variable (a kernel parameter,
     /// a `.const` or `.global` variable) or a generic address.
     fn map_address(&self, t: usize, ins: &Instruction, op: &Operand, space: StateSpace) -> Result<(Space, u64), RunError> {
+        // What `mov %rd, param` gives for a kernel parameter is its .param
+        // address, not a generic one; compilers use it as the map operand
+        // as it is, and ptxas accepts that: an address in no generic window
+        // and inside the parameter area is taken as that.
+        if let Operand::Reg(r) = op {
+            let v = self.reg(t, r.reg, 0);
+            let params = self.threads[t].frames.last().map_or(0, |f| f.params.bytes.len() as u64);
+            if v.is_exact() && Space::of_generic(v.bits as u64).is_none() && (v.bits as u64) < params {
+                return Ok((Space::Param, v.bits as u64));
+            }
+        }
         let base = match op {
             Operand::Sym(name, off) => (AddrBase::Sym(name.clone()), *off),
             Operand::Reg(r) => (AddrBase::Reg(r.reg), 0),

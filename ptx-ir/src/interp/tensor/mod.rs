@@ -10,7 +10,9 @@
 //! A map comes with the launch ([`crate::interp::KernelArg::TensorMap`]: a
 //! `.param .align 64 .b8 name[128]` grid constant), or lies in global or
 //! constant memory (its bytes made by [`TensorMap::encode`], e.g. in a
-//! launch buffer at [`buffer_address`]). A copy decodes the map when it is
+//! launch buffer at [`buffer_address`]). The map operand is a generic
+//! address, a variable's name, or — as compilers write it — the `.param`
+//! address `mov` gives for a kernel parameter. A copy decodes the map when it is
 //! issued; bytes that are not a valid map are undefined behaviour
 //! ([`crate::interp::RunError::Undefined`]). The copies run through
 //! [`super::async_copy`]: in flight until the mbarrier test or bulk wait
