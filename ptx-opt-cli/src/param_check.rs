@@ -104,6 +104,7 @@ pub fn check_args(module: &Module, kernel: &str, args: &[ArgSpec]) -> Result<(),
             ArgSpec::Scalar { ty, .. } => match p.scalar() {
                 Some(pt) if scalar_fits(*ty, pt) => {}
                 Some(pt) => return mismatch(&format!(" (pass {}:VALUE)", &pt.text()[1..])),
+                None if p.size() == 128 => return mismatch(" (pass its 128 bytes as bytes:HEX, or a tensor map as tmap:SPEC)"),
                 None => return mismatch(&format!(" (pass its {} bytes as bytes:HEX)", p.size())),
             },
             ArgSpec::Buffer { .. } => match p.scalar() {

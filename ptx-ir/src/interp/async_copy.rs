@@ -24,6 +24,10 @@
 //! have made them visible); bulk copies to global memory are performed when
 //! the CTA ends (the grid's completion makes them visible to the host).
 //!
+//! The tensor copies (`cp.async.bulk.tensor` ...) are issued and performed
+//! by [`super::tensor`] and are in flight here like the others (their
+//! elements decide which bytes they touch).
+//!
 //! The state of the mbarriers is in [`super::mbarrier`].
 
 use super::exec::{instruction_head, Cta, Flow};
