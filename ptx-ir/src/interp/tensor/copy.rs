@@ -205,6 +205,16 @@ impl Cta<'_, '_> {
         Ok(())
     }
 
+    /// A box larger than shared memory cannot be copied to or from it
+    /// (checked before the elements are listed).
+    fn check_box_size(&self, t: usize, map: &TensorMap, shared_at: u64) -> Result<(), RunError> {
+        let n = map.box_bytes();
+        if n as u64 > (self.shared.bytes.len() as u64).saturating_sub(shared_at) {
+            return Err(self.fault(t, crate::interp::Fault { message: format!("tensor copy of a {n}-byte box at shared offset 0x{shared_at:x} is out of bounds (shared memory has {} bytes)", self.shared.bytes.len()) }));
+        }
+        Ok(())
+    }
+
     /// Bounds of the bytes a copy touches: shared runs and global runs.
     fn check_tile_bounds(&self, t: usize, tile: &super::tile::Tile, global: &Global) -> Result<(), RunError> {
         let (_, end) = span(&tile.shared_runs);
@@ -234,6 +244,7 @@ impl Cta<'_, '_> {
         }
         let (msp, m) = self.address(t, ins, &ins.operands[2], StateSpace::Shared)?;
         self.mbarrier_at(t, msp, m)?;
+        self.check_box_size(t, &map, dst)?;
         let tile = plan(&map, &coords, dst);
         self.check_tile_bounds(t, &tile, global)?;
         for &(s, e) in &tile.shared_runs {
@@ -270,6 +281,7 @@ impl Cta<'_, '_> {
         if src % 16 != 0 {
             return Err(self.undefined(t, &format!("{what} source 0x{src:x} is not a multiple of 16 (§5.5.3.1)")));
         }
+        self.check_box_size(t, &map, src)?;
         let tile = plan(&map, &coords, src);
         self.check_tile_bounds(t, &tile, global)?;
         for &(s, e) in &tile.shared_runs {

@@ -69,7 +69,8 @@ pub fn touches(runs: &[(u64, u64)], a: u64, len: usize) -> bool {
 }
 
 /// The elements of the box at `coords` (one per dimension of the map),
-/// the box starting at shared offset `shared_base`.
+/// the box starting at shared offset `shared_base`. The caller bounds the
+/// box's size ([`TensorMap::box_bytes`]) first: up to 256^5 elements.
 pub fn plan(map: &TensorMap, coords: &[i32], shared_base: u64) -> Tile {
     let es = map.elem.bytes();
     let n = map.box_counts();
@@ -93,11 +94,11 @@ pub fn plan(map: &TensorMap, coords: &[i32], shared_base: u64) -> Tile {
             let step = if k == 0 { es as u64 } else { map.strides[k - 1] };
             addr = addr.wrapping_add((c as u64).wrapping_mul(step));
         }
-        let logical = shared_base + (linear * es) as u64;
+        let logical = shared_base.wrapping_add((linear * es) as u64);
         elems.push(Element { shared: swizzle(map.swizzle, map.atomicity, logical), global: inside.then_some(addr) });
     }
-    let shared_runs = merge(elems.iter().map(|e| (e.shared, e.shared + es as u64)).collect());
-    let global_runs = merge(elems.iter().filter_map(|e| e.global.map(|g| (g, g + es as u64))).collect());
+    let shared_runs = merge(elems.iter().map(|e| (e.shared, e.shared.saturating_add(es as u64))).collect());
+    let global_runs = merge(elems.iter().filter_map(|e| e.global.map(|g| (g, g.saturating_add(es as u64)))).collect());
     Tile { elems, elem_bytes: es, shared_runs, global_runs }
 }
 
