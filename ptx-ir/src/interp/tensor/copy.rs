@@ -158,7 +158,7 @@ impl Cta<'_, '_> {
         if !matches!(sp, Space::Param | Space::Const | Space::Global) {
             return Err(self.undefined(t, &format!("`{}`: the tensor map must be in .param, .const or .global memory (§9.7.9.25.5.2)", instruction_head(ins))));
         }
-        if sp != Space::Param && a % 64 != 0 {
+        if sp != Space::Param && !a.is_multiple_of(64) {
             return Err(self.undefined(t, &format!("`{}`: tensor map address 0x{a:x} is not a multiple of 64", instruction_head(ins))));
         }
         let mut b = [0u8; MAP_BYTES];

@@ -296,7 +296,7 @@ impl TensorMap {
             return bad(format!("tensor map of rank {} (1 to 5)", self.rank));
         }
         let es = self.elem.bytes();
-        if self.global_address % 16 != 0 {
+        if !self.global_address.is_multiple_of(16) {
             return bad(format!("tensor map global address 0x{:x} is not a multiple of 16", self.global_address));
         }
         for k in 0..self.rank {
@@ -311,7 +311,7 @@ impl TensorMap {
             }
             if k >= 1 {
                 let s = self.strides[k - 1];
-                if s == 0 || s % 16 != 0 || s >= 1 << 40 {
+                if s == 0 || !s.is_multiple_of(16) || s >= 1 << 40 {
                     return bad(format!("tensor map stride of dimension {k} is {s} bytes (a multiple of 16 below 2^40)"));
                 }
             }
@@ -323,7 +323,7 @@ impl TensorMap {
             return bad(format!("tensor map traversal stride {} in dimension 0 without interleave (§5.5.3.2: it must be 1)", self.element_strides[0]));
         }
         let row = self.box_dims[0] as usize * es;
-        if row % 16 != 0 {
+        if !row.is_multiple_of(16) {
             return bad(format!("tensor map box row of {row} bytes ({} elements of {es}): §5.5.3.1 wants a multiple of 16 bytes", self.box_dims[0]));
         }
         if let Some(span) = self.swizzle.span() {
@@ -347,8 +347,8 @@ impl TensorMap {
     /// Elements the box holds per dimension: ⌈box / traversal stride⌉.
     pub fn box_counts(&self) -> [usize; 5] {
         let mut n = [1usize; 5];
-        for k in 0..self.rank {
-            n[k] = (self.box_dims[k] as usize).div_ceil(self.element_strides[k] as usize);
+        for (k, c) in n.iter_mut().enumerate().take(self.rank) {
+            *c = (self.box_dims[k] as usize).div_ceil(self.element_strides[k] as usize);
         }
         n
     }

@@ -292,9 +292,10 @@ fn check_out_tensor(s: &Setup, got: &[u32], f: &dyn Fn(u32, u32) -> u32) {
 fn a_tile_load_and_store_round_trip_with_zero_fill() {
     let s = setup([8, 8], Swizzle::None, (36, 60));
     let (out, tensor) = go(&s, PLAIN_STORE, "", None).unwrap();
-    for k in 0..64 {
+    assert_eq!(out.len(), 64);
+    for (k, &got) in out.iter().enumerate() {
         let (x, y) = (36 + k as i64 % 8, 60 + k as i64 / 8);
-        assert_eq!(out[k], element(&s, x, y).unwrap_or(0), "tile element ({x}, {y})");
+        assert_eq!(got, element(&s, x, y).unwrap_or(0), "tile element ({x}, {y})");
     }
     check_out_tensor(&s, &tensor, &|_, v| v);
     // The map operand as compilers write it: the .param address `mov` gives.
@@ -413,12 +414,12 @@ POLL:
     l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U64, bits: super::buffer_address(1) as u128 }, KernelArg::Buffer(2)];
     let r = run(&parsed.module, &parsed.source_map, "r.ptx", text.as_bytes(), &l).unwrap();
     let got = words(&r.buffers[2].bytes);
-    for k in 0..8 {
+    for (k, &w) in got.iter().enumerate() {
         let q = r.buffers[2].quality[4 * k];
         if k == 0 || k >= 4 {
-            assert!(f32::from_bits(got[k]).is_nan() && q == crate::eval::Quality::AnyNan, "element {k}: {:x} {q:?}", got[k]);
+            assert!(f32::from_bits(w).is_nan() && q == crate::eval::Quality::AnyNan, "element {k}: {w:x} {q:?}");
         } else {
-            assert_eq!((f32::from_bits(got[k]), q), (4.0 + k as f32 - 1.0 + 0.5, crate::eval::Quality::Exact), "element {k}");
+            assert_eq!((f32::from_bits(w), q), (4.0 + k as f32 - 1.0 + 0.5, crate::eval::Quality::Exact), "element {k}");
         }
     }
     // The unchanged map (global address 0x18) is refused.
