@@ -95,7 +95,7 @@ pub fn reduce(op: RedOp, ty: ElemType, old: Val, src: Val) -> Option<Val> {
 
 /// The quality of an element a copy moved: `.tf32` may be rounded, the
 /// `.ftz` types may flush subnormals (see the module doc).
-fn copied_quality(ty: ElemType, bits: u128, q: Quality) -> Quality {
+pub(super) fn copied_quality(ty: ElemType, bits: u128, q: Quality) -> Quality {
     let subnormal = f32::from_bits(bits as u32).is_subnormal();
     let changes = match ty {
         ElemType::Tf32 => bits & 0x1fff != 0,

@@ -430,3 +430,64 @@ POLL:
         other => panic!("{other:?}"),
     }
 }
+
+/// A 5d box (the largest rank) half outside the tensor in dimension 4.
+#[test]
+fn a_5d_box_walks_every_dimension() {
+    let m = TensorMap::new(ElemType::U32, &[4, 2, 3, 2, 2], &[16, 32, 96, 192], &[4, 2, 3, 2, 2]);
+    let t = plan(&m, &[0, 0, 0, 0, 1], 0);
+    assert_eq!(t.elems.len(), 96);
+    for (k, e) in t.elems.iter().enumerate() {
+        let (i0, i1, i2, i3, i4) = (k % 4, k / 4 % 2, k / 8 % 3, k / 24 % 2, k / 48);
+        let want = (i4 == 0).then(|| (i0 * 4 + i1 * 16 + i2 * 32 + i3 * 96 + 192) as u64);
+        assert_eq!(e.global, want, "element {k}");
+    }
+}
+
+/// §9.7.9.25.5.3's table of valid `.redOp` / element-type pairs, and the
+/// element results.
+#[test]
+fn reductions_follow_the_manuals_table() {
+    use super::copy::reduce;
+    use super::RedOp::*;
+    use crate::eval::Val;
+    let v = |x: u128| Val::exact(x);
+    let valid = [
+        (Add, vec![ElemType::U32, ElemType::S32, ElemType::U64, ElemType::F32, ElemType::F16, ElemType::Bf16]),
+        (Min, vec![ElemType::U32, ElemType::S32, ElemType::U64, ElemType::S64, ElemType::F16, ElemType::Bf16]),
+        (Max, vec![ElemType::U32, ElemType::S32, ElemType::U64, ElemType::S64, ElemType::F16, ElemType::Bf16]),
+        (Inc, vec![ElemType::U32]),
+        (Dec, vec![ElemType::U32]),
+        (And, vec![ElemType::U32, ElemType::S32, ElemType::U64, ElemType::S64]),
+        (Or, vec![ElemType::U32, ElemType::S32, ElemType::U64, ElemType::S64]),
+        (Xor, vec![ElemType::U32, ElemType::S32, ElemType::U64, ElemType::S64]),
+    ];
+    for (op, types) in &valid {
+        for code in 0..13 {
+            let ty = ElemType::from_code(code).unwrap();
+            assert_eq!(reduce(*op, ty, v(0), v(0)).is_some(), types.contains(&ty), "{op:?} {}", ty.name());
+        }
+    }
+    assert_eq!(reduce(Add, ElemType::U32, v(0xffff_ffff), v(2)).unwrap().bits, 1);
+    assert_eq!(reduce(Min, ElemType::S32, v(5), v(0xffff_fffe)).unwrap().bits, 0xffff_fffe, "-2 < 5 signed");
+    assert_eq!(reduce(Min, ElemType::U32, v(5), v(0xffff_fffe)).unwrap().bits, 5);
+    assert_eq!(reduce(Inc, ElemType::U32, v(7), v(7)).unwrap().bits, 0, "old >= src wraps to 0");
+    assert_eq!(reduce(Dec, ElemType::U32, v(0), v(9)).unwrap().bits, 9);
+    assert_eq!(reduce(Add, ElemType::F16, v(0x3c00), v(0x3c00)).unwrap().bits, 0x4000, "1 + 1 = 2");
+    assert_eq!(reduce(Add, ElemType::F32, v(1f32.to_bits() as u128), v(0.5f32.to_bits() as u128)).unwrap(), Val::exact(1.5f32.to_bits() as u128));
+    let sub = reduce(Add, ElemType::F32, v(1), v(0)).unwrap();
+    assert_eq!(sub.quality, crate::eval::Quality::Unspecified, "a subnormal .f32 add may be flushed");
+}
+
+/// §5.5.1: `.tf32` rounds to nearest even in the copy, the `.ftz` types may
+/// flush: bits that could change are unspecified, the rest exact.
+#[test]
+fn element_types_that_may_change_in_the_copy() {
+    use super::copy::copied_quality;
+    use crate::eval::Quality::{Exact, Unspecified};
+    assert_eq!(copied_quality(ElemType::Tf32, 0x3f80_0000, Exact), Exact);
+    assert_eq!(copied_quality(ElemType::Tf32, 0x3f80_0001, Exact), Unspecified);
+    assert_eq!(copied_quality(ElemType::F32Ftz, 1, Exact), Unspecified);
+    assert_eq!(copied_quality(ElemType::F32Ftz, 0x3f80_0001, Exact), Exact);
+    assert_eq!(copied_quality(ElemType::F32, 1, Exact), Exact);
+}
