@@ -292,6 +292,8 @@ parameter's type before the run:
                           its bytes in memory order, bytes:0100000002000000
   tex:SPEC, surf:SPEC, sampler:SPEC
                           a texture, surface or sampler handle (below)
+  tmap:SPEC               a tensor map (a .param .align 64 .b8 NAME[128]
+                          parameter) over a buffer argument (below)
 
 textures, samplers and surfaces: a kernel parameter takes --arg tex:SPEC,
 surf:SPEC or sampler:SPEC (a .texref/.surfref/.samplerref parameter, or a .u64
@@ -316,6 +318,20 @@ NAME:SPEC. A SPEC is comma-separated items:
 A sampler takes filter=, address=, border= and unnormalized
 (force_unnormalized_coords); a surface takes format=, size=, layers=, data=.
 Example: --texture 'tex:format=f32,size=16x16,data=random:1,filter=linear'
+
+tensor maps (cp.async.bulk.tensor ...): --arg tmap:SPEC, SPEC comma-separated:
+  buf=K                   the buffer --arg K (0-based) holds the tensor
+  type=T                  u8 u16 u32 s32 u64 s64 f16 f32 f32.ftz f64 bf16 tf32
+                          tf32.ftz
+  dims=D0xD1...           elements per dimension, innermost first (1 to 5)
+  strides=S1xS2...        byte strides of dimensions 1 and up, multiples of 16
+                          (default: packed)
+  box=B0xB1...            the bounding box, elements per dimension (1 to 256;
+                          B0 times the element size a multiple of 16 bytes)
+  estrides=E0xE1...       traversal strides (default 1; E0 must be 1)
+  swizzle=none|32B|64B|128B, atomicity=16B|32B|64B, fill=zero|nan
+  offset=BYTES            the tensor starts this far into the buffer
+Example: --arg buf:f16:4096=random:1 --arg 'tmap:buf=0,type=f16,dims=64x64,box=64x8,swizzle=128B'
 
 output: [{\"arg\": INDEX, \"type\": \"f32\", \"values\": [...], \"bits\": [...]}, ...], one
 object per buffer argument. Integers are JSON numbers; finite floats are

@@ -12,6 +12,8 @@ pub enum ArgSpec {
     Bytes(Vec<u8>),
     /// A texture, surface or sampler handle (`tex:SPEC`, `surf:SPEC`, `sampler:SPEC`).
     Resource(crate::texture_args::ResourceSpec),
+    /// A tensor map over a buffer argument (`tmap:SPEC`).
+    TensorMap(crate::tensor_map_args::TensorMapSpec),
 }
 
 impl std::str::FromStr for ArgSpec {
@@ -137,6 +139,9 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
             return parse_spec(kind, rest).map(ArgSpec::Resource);
         }
     }
+    if let Some(rest) = spec.strip_prefix("tmap:") {
+        return crate::tensor_map_args::parse(rest).map(ArgSpec::TensorMap);
+    }
     if let Some(hex) = spec.strip_prefix("bytes:") {
         let hex: String = hex.chars().filter(|c| *c != '_').collect();
         if hex.is_empty() || !hex.len().is_multiple_of(2) || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
@@ -145,7 +150,7 @@ pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
         let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
         return Ok(ArgSpec::Bytes(bytes));
     }
-    let (ty, v) = spec.split_once(':').ok_or_else(|| format!("`{spec}`: an argument is TYPE:VALUE, buf:TYPE:COUNT=INIT, bytes:HEX, tex:SPEC, surf:SPEC or sampler:SPEC"))?;
+    let (ty, v) = spec.split_once(':').ok_or_else(|| format!("`{spec}`: an argument is TYPE:VALUE, buf:TYPE:COUNT=INIT, bytes:HEX, tex:SPEC, surf:SPEC, sampler:SPEC or tmap:SPEC"))?;
     let ty = scalar_type(ty)?;
     Ok(ArgSpec::Scalar { ty, bits: value_bits(ty, v)? })
 }

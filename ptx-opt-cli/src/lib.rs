@@ -8,7 +8,7 @@
 //! [`usage_error`]; the optimize command [`optimize_cmd`] over
 //! [`optimize_one`], with [`batch_inputs`] and [`batch`] for many files,
 //! [`stats`] (`--stats`) and [`remarks`] (`--remarks`);
-//! `run`: [`run_cmd`], [`launch_args`], [`texture_args`], [`param_check`], [`buffers_json`];
+//! `run`: [`run_cmd`], [`launch_args`], [`texture_args`], [`tensor_map_args`], [`param_check`], [`buffers_json`];
 //! `reduce`: [`reduce_cmd`], [`reduce_test_cmd`] (the test command run on each candidate: process spawning stays out of the library); `check`: [`check_cmd`], [`sass`] (ptxas runs
 //! and SASS counts), [`ptx_tools`] (where ptxas is);
 //! shared: [`diagnostics`], [`input`], [`output_file`].
@@ -33,6 +33,7 @@ pub mod remarks;
 pub mod run_cmd;
 pub mod sass;
 pub mod stats;
+pub mod tensor_map_args;
 pub mod texture_args;
 pub mod usage_error;
 

@@ -52,6 +52,7 @@ fn arg_text(a: &ArgSpec) -> String {
         ArgSpec::Buffer { ty, .. } => format!("a buffer of {}", ty.text()),
         ArgSpec::Bytes(b) => format!("{} byte(s)", b.len()),
         ArgSpec::Resource(r) => format!("a {}", r.kind().name()),
+        ArgSpec::TensorMap(_) => "a tensor map".to_string(),
     }
 }
 
@@ -103,6 +104,7 @@ pub fn check_args(module: &Module, kernel: &str, args: &[ArgSpec]) -> Result<(),
             ArgSpec::Scalar { ty, .. } => match p.scalar() {
                 Some(pt) if scalar_fits(*ty, pt) => {}
                 Some(pt) => return mismatch(&format!(" (pass {}:VALUE)", &pt.text()[1..])),
+                None if p.size() == 128 => return mismatch(" (pass its 128 bytes as bytes:HEX, or a tensor map as tmap:SPEC)"),
                 None => return mismatch(&format!(" (pass its {} bytes as bytes:HEX)", p.size())),
             },
             ArgSpec::Buffer { .. } => match p.scalar() {
@@ -111,6 +113,8 @@ pub fn check_args(module: &Module, kernel: &str, args: &[ArgSpec]) -> Result<(),
             },
             ArgSpec::Bytes(b) if b.len() as u64 != p.size() => return mismatch(&format!(" ({} bytes)", p.size())),
             ArgSpec::Bytes(_) => {}
+            ArgSpec::TensorMap(_) if p.size() != 128 || p.scalar().is_some() => return mismatch(" (a tensor map is passed as a 128-byte .b8 array parameter)"),
+            ArgSpec::TensorMap(_) => {}
         }
     }
     Ok(())

@@ -74,10 +74,11 @@ pub fn run_kernel(name: &str, bytes: &[u8], o: &RunArgs) -> Result<RunOutput, Ru
                 types.push((launch.args.len() - 1, *ty));
             }
             // Bound below, once every buffer has its index.
-            ArgSpec::Resource(_) => launch.args.push(KernelArg::Bytes(Vec::new())),
+            ArgSpec::Resource(_) | ArgSpec::TensorMap(_) => launch.args.push(KernelArg::Bytes(Vec::new())),
         }
     }
     crate::texture_args::bind(&mut launch, o).map_err(RunFailure::Arguments)?;
+    crate::tensor_map_args::bind(&mut launch, o).map_err(RunFailure::Arguments)?;
     let out = ptx_ir::interp::run(&parsed.module, &parsed.source_map, name, bytes, &launch).map_err(RunFailure::Run)?;
     Ok(RunOutput { json: crate::buffers_json::run_json(&types, &out), warnings, unspecified: out.depends_on_unspecified.map(|w| format!("{w}; the buffers show one possible execution")) })
 }

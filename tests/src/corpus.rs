@@ -156,9 +156,10 @@ fn uses_warpgroups(module: &ptx_ir::ir::Module, name: &str) -> bool {
 }
 
 /// [`generic_launch`] (with 128 threads per block for kernels using
-/// `wgmma`) plus a default texture, sampler or surface for every
-/// one the kernel uses ([`crate::corpus_textures`]; a default of this
-/// harness, not of `ptx-opt run`).
+/// `wgmma`) plus a default texture, sampler or surface for every one the
+/// kernel uses ([`crate::corpus_textures`]) and a default tensor map for
+/// every 128-byte parameter it uses as one ([`crate::corpus_tensor_maps`]);
+/// defaults of this harness, not of `ptx-opt run`.
 pub fn generic_launch_in(module: &ptx_ir::ir::Module, name: &str, params: &[VarDecl]) -> Launch {
     let mut l = generic_launch(name, params);
     if uses_warpgroups(module, name) {
@@ -166,5 +167,6 @@ pub fn generic_launch_in(module: &ptx_ir::ir::Module, name: &str, params: &[VarD
         l.block = [128, 1, 1];
     }
     crate::corpus_textures::bind_default_textures(module, name, &mut l);
+    crate::corpus_tensor_maps::bind_default_tensor_maps(module, name, &mut l);
     l
 }

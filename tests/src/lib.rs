@@ -2,6 +2,7 @@
 //! check, instruction snippets, ptxas/nvdisasm access, and the measurements
 //! behind the SASS cost table.
 pub mod corpus;
+pub mod corpus_tensor_maps;
 pub mod corpus_textures;
 pub mod describe;
 pub mod differential;

@@ -24,6 +24,10 @@
 //! have made them visible); bulk copies to global memory are performed when
 //! the CTA ends (the grid's completion makes them visible to the host).
 //!
+//! The tensor copies (`cp.async.bulk.tensor` ...) are issued and performed
+//! by [`super::tensor`] and are in flight here like the others (their
+//! elements decide which bytes they touch).
+//!
 //! The state of the mbarriers is in [`super::mbarrier`].
 
 use super::exec::{instruction_head, Cta, Flow};
@@ -53,14 +57,17 @@ pub struct AsyncCopy {
     pub src_len: usize,
     /// The mbarrier (shared offset) that gets complete-tx of `len` bytes.
     pub mbar: Option<u64>,
+    /// A tensor copy ([`super::tensor`]): its elements; `dst`/`src` and
+    /// the lengths are then the spans of the bytes it touches.
+    pub tensor: Option<Box<super::tensor::TensorCopy>>,
 }
 
 /// Per-thread groups (§9.7.9.25.1.1).
 #[derive(Default, Clone)]
-struct ThreadGroups {
+pub(super) struct ThreadGroups {
     uncommitted: Vec<CopyId>,
     groups: VecDeque<Vec<CopyId>>,
-    bulk_uncommitted: Vec<CopyId>,
+    pub(super) bulk_uncommitted: Vec<CopyId>,
     bulk_groups: VecDeque<Vec<CopyId>>,
 }
 
@@ -69,7 +76,7 @@ pub struct AsyncState {
     /// The copies in flight, by number (a completed copy is removed).
     copies: BTreeMap<CopyId, AsyncCopy>,
     next_id: CopyId,
-    threads: Vec<ThreadGroups>,
+    pub(super) threads: Vec<ThreadGroups>,
     /// For each byte of shared memory, how many copies in flight write it.
     shared_dst: Vec<u16>,
     pub mbarriers: super::mbarrier::Mbarriers,
@@ -131,11 +138,21 @@ impl AsyncState {
             return None;
         }
         let overlaps = |(s, b): (Space, u64), n: usize| s == sp && n > 0 && a < b.wrapping_add(n as u64) && b < a.wrapping_add(len as u64);
-        self.copies.values().find(|c| overlaps(c.dst, c.len) || (write && overlaps(c.src, c.src_len)))
+        // A tensor copy's spans have gaps: its elements decide.
+        let touches = |c: &AsyncCopy| c.tensor.as_ref().is_none_or(|tc| tc.touches(sp, a, len));
+        self.copies.values().find(|c| (overlaps(c.dst, c.len) || (write && overlaps(c.src, c.src_len))) && touches(c))
     }
 
     fn mark(&mut self, c: &AsyncCopy, delta: i32) {
-        if c.dst.0 == Space::Shared {
+        if let (Some(tc), Space::Shared) = (&c.tensor, c.dst.0) {
+            for &(s, e) in &tc.tile.shared_runs {
+                for k in s as usize..e as usize {
+                    if let Some(n) = self.shared_dst.get_mut(k) {
+                        *n = (*n as i32 + delta).max(0) as u16;
+                    }
+                }
+            }
+        } else if c.dst.0 == Space::Shared {
             for k in c.dst.1 as usize..c.dst.1 as usize + c.len {
                 if let Some(n) = self.shared_dst.get_mut(k) {
                     *n = (*n as i32 + delta).max(0) as u16;
@@ -144,7 +161,7 @@ impl AsyncState {
         }
     }
 
-    fn add(&mut self, c: AsyncCopy) -> CopyId {
+    pub(super) fn add(&mut self, c: AsyncCopy) -> CopyId {
         self.mark(&c, 1);
         let id = self.next_id;
         self.next_id += 1;
@@ -176,10 +193,10 @@ pub fn handles(op: Opcode) -> bool {
         Opcode::CP_ASYNC_BULK_COMMIT_GROUP,
         Opcode::CP_ASYNC_BULK_WAIT_GROUP,
         Opcode::CP_ASYNC_BULK_PREFETCH,
-        Opcode::CP_ASYNC_BULK_PREFETCH_TENSOR,
         Opcode::CREATEPOLICY,
     ]
     .contains(&op)
+        || super::tensor::handles(op)
         || super::mbarrier::handles(op)
         || super::cluster::handles(op)
 }
@@ -189,6 +206,9 @@ pub fn step(cta: &mut Cta, t: usize, ins: &Instruction, global: &mut Global) -> 
     let op = ins.opcode;
     if !handles(op) {
         return Ok(None);
+    }
+    if super::tensor::handles(op) {
+        return super::tensor::step(cta, t, ins, global).map(Some);
     }
     if super::mbarrier::handles(op) {
         return cta.mbarrier_op(t, ins, global).map(Some);
@@ -303,7 +323,7 @@ impl Cta<'_, '_> {
         }
         self.check_copy_operands(t, "cp.async", (dsp, dst), (ssp, src), len, src_len, len as u64, global)?;
         let (func, pc) = self.position_of(t);
-        let id = self.asyncs.add(AsyncCopy { thread: t, func, pc, what: "cp.async", dst: (dsp, dst), src: (ssp, src), len, src_len, mbar: None });
+        let id = self.asyncs.add(AsyncCopy { thread: t, func, pc, what: "cp.async", dst: (dsp, dst), src: (ssp, src), len, src_len, mbar: None, tensor: None });
         self.asyncs.threads[t].uncommitted.push(id);
         Ok(Flow::Next)
     }
@@ -336,14 +356,14 @@ impl Cta<'_, '_> {
             None
         };
         let (func, pc) = self.position_of(t);
-        let id = self.asyncs.add(AsyncCopy { thread: t, func, pc, what: "cp.async.bulk", dst: (dsp, dst), src: (ssp, src), len, src_len: len, mbar });
+        let id = self.asyncs.add(AsyncCopy { thread: t, func, pc, what: "cp.async.bulk", dst: (dsp, dst), src: (ssp, src), len, src_len: len, mbar, tensor: None });
         if mbar.is_none() {
             self.asyncs.threads[t].bulk_uncommitted.push(id);
         }
         Ok(Flow::Next)
     }
 
-    fn position_of(&self, t: usize) -> (usize, usize) {
+    pub(super) fn position_of(&self, t: usize) -> (usize, usize) {
         let f = self.threads[t].frames.last().unwrap();
         (f.func, f.pc)
     }
@@ -405,6 +425,9 @@ impl Cta<'_, '_> {
     /// thread whose instruction caused it (for messages).
     pub(super) fn perform(&mut self, t: usize, id: CopyId, global: &mut Global) -> Result<(), RunError> {
         let Some(c) = self.asyncs.take(id) else { return Ok(()) };
+        if c.tensor.is_some() {
+            return self.perform_tensor(t, c, global);
+        }
         let mut bytes = vec![0u8; c.len];
         let mut quality = vec![Quality::Exact; c.len];
         for k in 0..c.src_len {

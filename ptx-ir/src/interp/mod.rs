@@ -17,6 +17,9 @@
 //! with checks that no thread touches a copy's bytes before it completes;
 //! `vprintf` and `__assertfail` are built-ins (`builtins.rs`).
 //!
+//! Tensor maps come with the launch too ([`KernelArg::TensorMap`]); the
+//! tensor copies (`cp.async.bulk.tensor` ...) are in [`tensor`].
+//!
 //! Textures, samplers and surfaces come with the launch ([`Launch::textures`],
 //! [`texture`]). Warp-level matrix instructions (`mma`, `wmma`, `ldmatrix`,
 //! `stmatrix`, `movmatrix`) run as warp collectives ([`matrix`]), dense
@@ -40,6 +43,7 @@ mod mbarrier;
 mod matrix;
 pub mod memory;
 mod program;
+pub mod tensor;
 pub mod texture;
 mod warp;
 
@@ -65,6 +69,11 @@ pub enum KernelArg {
     /// A texture, sampler or surface handle (a `.param .texref` parameter, or
     /// a `.u64` texture object of bindless code): 8 bytes.
     Handle(Binding),
+    /// A tensor map (§5.5.8: a `.param .align 64 .b8 name[128]` grid
+    /// constant) over buffer `buffer`: the 128 bytes of the interpreter's
+    /// encoding ([`tensor::TensorMap::encode`]) with the map's global
+    /// address set to the buffer's address plus `offset`.
+    TensorMap { buffer: usize, offset: u64, map: tensor::TensorMap },
 }
 
 /// How to run a kernel.

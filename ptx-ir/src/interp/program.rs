@@ -223,6 +223,11 @@ impl<'m> Program<'m> {
                 KernelArg::Scalar { ty, .. } if type_bytes(*ty) != size => return Err(what(format!("the argument (.{}) is {}", &ty.text()[1..], type_bytes(*ty)))),
                 KernelArg::Bytes(b) if b.len() != size => return Err(what(format!("the argument is {}", b.len()))),
                 KernelArg::Handle(_) if size != 8 => return Err(what("a handle is 8".into())),
+                KernelArg::TensorMap { buffer, .. } if *buffer >= launch.buffers.len() => {
+                    return Err(RunError::Launch(format!("argument {k} is a tensor map over buffer {buffer}, but only {} were given", launch.buffers.len())));
+                }
+                KernelArg::TensorMap { .. } if size != super::tensor::map::MAP_BYTES => return Err(what("a tensor map is 128".into())),
+                KernelArg::TensorMap { map, .. } => map.check().map_err(|e| RunError::Launch(format!("argument {k} (`{}`): {e}", nm.name)))?,
                 _ => {}
             }
         }
@@ -411,6 +416,11 @@ pub fn arg_bytes(a: &KernelArg, buffer_addrs: &[u64]) -> Vec<u8> {
         KernelArg::Buffer(i) => buffer_addrs[*i].to_le_bytes().to_vec(),
         KernelArg::Bytes(b) => b.clone(),
         KernelArg::Handle(h) => super::texture::handle_value(*h).to_le_bytes().to_vec(),
+        KernelArg::TensorMap { buffer, offset, map } => {
+            let mut m = map.clone();
+            m.global_address = buffer_addrs[*buffer].wrapping_add(*offset);
+            m.encode().to_vec()
+        }
     }
 }
 
