@@ -439,7 +439,10 @@ impl Cta<'_, '_> {
             .map_err(|f| self.fault(t, f))?;
         }
         match c.dst.0 {
-            Space::Shared => self.shared.write_bytes(c.dst.1, &bytes, &quality).map_err(|f| self.fault(t, f))?,
+            Space::Shared => {
+                self.check_wgmma_reads(t, c.dst.1, c.len, &format!("`{}` (completing now)", c.what))?;
+                self.shared.write_bytes(c.dst.1, &bytes, &quality).map_err(|f| self.fault(t, f))?
+            }
             _ => {
                 for k in 0..c.len {
                     global.write(c.dst.1 + k as u64, &bytes[k..k + 1], quality[k]).map_err(|f| self.fault(t, f))?;

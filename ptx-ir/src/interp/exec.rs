@@ -611,14 +611,24 @@ impl<'p, 'm> Cta<'p, 'm> {
         r.map_err(|f| self.fault(t, f))
     }
 
+    /// A write of `len` shared bytes at `a` (by `what`: an access, an
+    /// asynchronous copy) while a `wgmma.mma_async` in flight reads some of
+    /// them is undefined.
+    pub(super) fn check_wgmma_reads(&self, t: usize, a: u64, len: usize, what: &str) -> Result<(), RunError> {
+        if self.wgmma.reads_shared() {
+            if let Some(m) = self.wgmma.shared_write_conflict(a, len, |f, pc| self.p.position(f, pc)) {
+                return Err(self.undefined(t, &format!("{what} {m}")));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn mem_write(&mut self, t: usize, global: &mut Global, sp: Space, a: u64, data: &[u8], q: Quality) -> Result<(), RunError> {
         if self.asyncs.watching() {
             self.check_async_access(t, sp, a, data.len(), true)?;
         }
-        if sp == Space::Shared && self.wgmma.reads_shared() {
-            if let Some(m) = self.wgmma.shared_write_conflict(a, data.len(), |f, pc| self.p.position(f, pc)) {
-                return Err(self.undefined(t, &format!("this access {m}")));
-            }
+        if sp == Space::Shared {
+            self.check_wgmma_reads(t, a, data.len(), "this access")?;
         }
         let r = match sp {
             Space::Global => global.write(a, data, q),

@@ -327,6 +327,7 @@ impl Cta<'_, '_> {
                         }
                         None => fill(&mut q, &mut buf),
                     }
+                    self.check_wgmma_reads(t, e.shared, es, "`cp.async.bulk.tensor` (completing now)")?;
                     self.shared.write(e.shared, &buf[..es], q).map_err(|f| self.fault(t, f))?;
                 }
                 Direction::Store => {

@@ -434,6 +434,14 @@ fn writing_a_matrix_in_flight_is_undefined() {
     assert!(m.contains("which the wgmma.mma_async at k.ptx:"), "{m}");
     k.before_wait = "\twgmma.wait_group.sync.aligned 0;\n\tst.shared.u32 [sb+16], %r1;\n".into();
     let img = vec![0u8; 2048];
+    k.run(img.clone(), img.clone(), &[0; 512], &[]).unwrap();
+    // An asynchronous copy into the matrix that completes before the
+    // wgmma's wait is undefined too (it writes when `cp.async.wait_all`
+    // completes it); completed after the wgmma's wait, it is fine.
+    k.before_wait = "\tcp.async.ca.shared.global [sb+16], [%rd1], 16;\n\tcp.async.wait_all;\n".into();
+    let m = undefined(&k);
+    assert!(m.contains("`cp.async` (completing now) writes shared memory") && m.contains("which the wgmma.mma_async at k.ptx:"), "{m}");
+    k.before_wait = "\tcp.async.ca.shared.global [sb+16], [%rd1], 16;\n\twgmma.wait_group.sync.aligned 0;\n\tcp.async.wait_all;\n".into();
     k.run(img.clone(), img, &[0; 512], &[]).unwrap();
 }
 
