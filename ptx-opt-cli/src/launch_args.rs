@@ -98,6 +98,20 @@ pub fn value_bits(ty: ScalarType, v: &str) -> Result<u128, String> {
     }
 }
 
+/// For each `--arg`, the launch buffer it makes: buffer arguments get
+/// buffers 0, 1, ... in order; other arguments none.
+pub fn buffer_of_each_arg(args: &[ArgSpec]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    args.iter()
+        .map(|a| {
+            matches!(a, ArgSpec::Buffer { .. }).then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
 /// Parses one `--arg`.
 pub fn parse_arg(spec: &str) -> Result<ArgSpec, String> {
     if let Some(rest) = spec.strip_prefix("buf:") {

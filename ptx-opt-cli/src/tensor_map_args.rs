@@ -104,14 +104,7 @@ pub fn parse(spec: &str) -> Result<TensorMapSpec, String> {
 /// Resolves `buf=K` of every `tmap:` argument of `o` to its buffer.
 pub fn bind(launch: &mut ptx_ir::interp::Launch, o: &crate::args::RunArgs) -> Result<(), String> {
     use crate::launch_args::ArgSpec;
-    let mut buffer_of_arg = Vec::new();
-    let mut next = 0;
-    for a in &o.args {
-        buffer_of_arg.push(matches!(a, ArgSpec::Buffer { .. }).then(|| {
-            next += 1;
-            next - 1
-        }));
-    }
+    let buffer_of_arg = crate::launch_args::buffer_of_each_arg(&o.args);
     for (k, a) in o.args.iter().enumerate() {
         if let ArgSpec::TensorMap(s) = a {
             let buffer = buffer_of_arg.get(s.arg).copied().flatten().ok_or_else(|| format!("--arg {}: buf={} names no buffer argument (--arg {} counting from 0 must be buf:...)", k + 1, s.arg, s.arg))?;

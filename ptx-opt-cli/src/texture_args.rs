@@ -250,15 +250,7 @@ fn channel_scalar(c: ChannelType) -> ptx_ir::isa::ScalarType {
 pub fn bind(launch: &mut ptx_ir::interp::Launch, o: &crate::args::RunArgs) -> Result<(), String> {
     use crate::launch_args::ArgSpec;
     use ptx_ir::interp::{Binding, KernelArg};
-    // Buffer index of each buffer argument.
-    let mut buffer_of_arg = Vec::new();
-    let mut next = 0;
-    for a in &o.args {
-        buffer_of_arg.push(matches!(a, ArgSpec::Buffer { .. }).then(|| {
-            next += 1;
-            next - 1
-        }));
-    }
+    let buffer_of_arg = crate::launch_args::buffer_of_each_arg(&o.args);
     let add = |launch: &mut ptx_ir::interp::Launch, spec: &ResourceSpec, what: &str| -> Result<Binding, String> {
         Ok(match spec {
             ResourceSpec::Sampler(s) => {

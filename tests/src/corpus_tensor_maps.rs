@@ -13,7 +13,7 @@
 //! (8 when it gives none).
 
 use crate::gen::Choices;
-use ptx_ir::interp::tensor::{ElemType, Swizzle, TensorMap};
+use ptx_ir::interp::tensor::{rank_of, ElemType, Swizzle, TensorMap};
 use ptx_ir::interp::{KernelArg, Launch};
 use ptx_ir::ir::{FuncKind, Function, Item, Module, Operand, Stmt};
 use ptx_ir::isa::{Mod, Opcode};
@@ -22,16 +22,6 @@ fn is_tensor_instruction(op: Opcode) -> bool {
     matches!(op, Opcode::CP_ASYNC_BULK_TENSOR | Opcode::CP_REDUCE_ASYNC_BULK_TENSOR | Opcode::CP_ASYNC_BULK_PREFETCH_TENSOR)
 }
 
-fn rank_of(ins: &ptx_ir::ir::Instruction) -> Option<usize> {
-    ins.mods.iter().find_map(|m| match m.text() {
-        ".1d" => Some(1),
-        ".2d" => Some(2),
-        ".3d" => Some(3),
-        ".4d" => Some(4),
-        ".5d" => Some(5),
-        _ => None,
-    })
-}
 
 /// Is parameter `name` used as a tensor map in `f`?
 fn used_as_map(f: &Function, name: &str) -> bool {

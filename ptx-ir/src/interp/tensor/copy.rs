@@ -6,7 +6,7 @@
 
 use super::map::{ElemType, Fill, MapError, TensorMap, MAP_BYTES};
 use super::tile::{plan, span};
-use super::{Direction, RedOp, TensorCopy};
+use super::{rank_of, Direction, RedOp, TensorCopy};
 use crate::eval::{self, Quality, Val};
 use crate::interp::async_copy::AsyncCopy;
 use crate::interp::exec::{instruction_head, Cta, Flow};
@@ -39,17 +39,6 @@ fn red_op(ins: &Instruction) -> Option<RedOp> {
     [(Mod::ADD, RedOp::Add), (Mod::MIN, RedOp::Min), (Mod::MAX, RedOp::Max), (Mod::INC, RedOp::Inc), (Mod::DEC, RedOp::Dec), (Mod::AND, RedOp::And), (Mod::OR, RedOp::Or), (Mod::XOR, RedOp::Xor)].into_iter().find(|(m, _)| ins.has(*m)).map(|(_, op)| op)
 }
 
-/// `.1d` ... `.5d`.
-fn rank_of(ins: &Instruction) -> Option<usize> {
-    ins.mods.iter().find_map(|m| match m.text() {
-        ".1d" => Some(1),
-        ".2d" => Some(2),
-        ".3d" => Some(3),
-        ".4d" => Some(4),
-        ".5d" => Some(5),
-        _ => None,
-    })
-}
 
 /// The reduction of one element (§9.7.9.25.5.3: the valid pairs of
 /// `.redOp` and element type): `None` for a pair the manual does not list.

@@ -39,6 +39,18 @@ pub use map::{Atomicity, ElemType, Fill, Interleave, MapError, Swizzle, TensorMa
 use super::memory::{Space, GLOBAL_BASE, GLOBAL_SLOT};
 use crate::isa::Opcode;
 
+/// The tensor's rank a tensor instruction names (`.1d` ... `.5d`).
+pub fn rank_of(ins: &crate::ir::Instruction) -> Option<usize> {
+    ins.mods.iter().find_map(|m| match m.text() {
+        ".1d" => Some(1),
+        ".2d" => Some(2),
+        ".3d" => Some(3),
+        ".4d" => Some(4),
+        ".5d" => Some(5),
+        _ => None,
+    })
+}
+
 /// The global address of launch buffer `k` (buffers are the first global
 /// allocations): where a map in a buffer can point.
 pub fn buffer_address(k: usize) -> u64 {
