@@ -48,7 +48,7 @@ pub fn mod_texts(ins: &Instruction) -> Vec<&'static str> {
 }
 
 /// The rounding modifier of `.f64` forms.
-pub fn rounding(t: &str) -> Option<Round> {
+fn rounding(t: &str) -> Option<Round> {
     Some(match t {
         ".rn" => Round::Nearest,
         ".rz" => Round::Zero,
@@ -58,31 +58,57 @@ pub fn rounding(t: &str) -> Option<Round> {
     })
 }
 
-impl Form {
-    pub fn parse(ins: &Instruction) -> Result<Form, Option<String>> {
-        let mut shape = None;
-        let mut types = Vec::new();
-        let mut layouts = Vec::new();
-        let (mut satfinite, mut round, mut bit_op) = (false, Round::Nearest, None);
-        for t in mod_texts(ins) {
-            if let Some(s) = Shape::from_text(t) {
-                shape = Some(s);
-            } else if let Some(e) = Elem::from_text(t) {
-                types.push(e);
-            } else if let Some(r) = rounding(t) {
-                round = r;
-            } else {
-                match t {
-                    ".sync" | ".aligned" | ".popc" => {}
-                    ".row" => layouts.push(true),
-                    ".col" => layouts.push(false),
-                    ".satfinite" => satfinite = true,
-                    ".and" => bit_op = Some(BitOp::And),
-                    ".xor" => bit_op = Some(BitOp::Xor),
-                    other => return Err(Some(format!("`{other}` is not implemented"))),
-                }
+/// The modifiers `mma` and `wmma` read the same way: shape, types in
+/// order, `.row`/`.col` in order, `.satfinite`, the rounding, the bit
+/// operation (`.popc` goes with it); `.sync` and `.aligned` say nothing.
+pub struct CommonMods {
+    pub shape: Option<Shape>,
+    pub types: Vec<Elem>,
+    pub layouts: Vec<bool>,
+    pub satfinite: bool,
+    pub round: Round,
+    pub bit_op: Option<BitOp>,
+}
+
+impl Default for CommonMods {
+    fn default() -> CommonMods {
+        CommonMods { shape: None, types: Vec::new(), layouts: Vec::new(), satfinite: false, round: Round::Nearest, bit_op: None }
+    }
+}
+
+impl CommonMods {
+    /// Takes modifier `t` if it is one of these; false if not.
+    pub fn take(&mut self, t: &str) -> bool {
+        if let Some(s) = Shape::from_text(t) {
+            self.shape = Some(s);
+        } else if let Some(e) = Elem::from_text(t) {
+            self.types.push(e);
+        } else if let Some(r) = rounding(t) {
+            self.round = r;
+        } else {
+            match t {
+                ".sync" | ".aligned" | ".popc" => {}
+                ".row" => self.layouts.push(true),
+                ".col" => self.layouts.push(false),
+                ".satfinite" => self.satfinite = true,
+                ".and" => self.bit_op = Some(BitOp::And),
+                ".xor" => self.bit_op = Some(BitOp::Xor),
+                _ => return false,
             }
         }
+        true
+    }
+}
+
+impl Form {
+    pub fn parse(ins: &Instruction) -> Result<Form, Option<String>> {
+        let mut m = CommonMods::default();
+        for t in mod_texts(ins) {
+            if !m.take(t) {
+                return Err(Some(format!("`{t}` is not implemented")));
+            }
+        }
+        let CommonMods { shape, types, layouts, satfinite, round, bit_op } = m;
         let Some(shape) = shape else { return Err(None) };
         let [d, a, b, c] = types[..] else { return Err(None) };
         let [a_row, b_row] = layouts[..] else { return Err(None) };

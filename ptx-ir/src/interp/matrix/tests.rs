@@ -21,7 +21,8 @@ fn params(n: usize) -> String {
     (0..n).map(|k| format!("\tld.param.u64 %rd{}, [p{k}];\n", k + 1)).collect()
 }
 
-fn f16_of_int(i: i32) -> u16 {
+/// The `.f16` bits of a small integer (exact for |i| <= 2048).
+pub(super) fn f16_of_int(i: i32) -> u16 {
     if i == 0 {
         return 0;
     }

@@ -25,7 +25,7 @@
 
 use super::exact::Round;
 use super::layout::{Elem, Shape, Which};
-use super::mma::{multiply, rounding, BitOp, Matrix, Types};
+use super::mma::{multiply, BitOp, CommonMods, Matrix, Types};
 use super::{element, pack, space_of, Completion, Failure, LaneInputs, Memory};
 use crate::eval::Quality;
 use crate::interp::memory::Space;
@@ -55,34 +55,20 @@ pub struct Form {
 
 impl Form {
     pub fn parse(ins: &Instruction) -> Result<Form, Option<String>> {
-        let mut shape = None;
-        let mut types = Vec::new();
-        let mut layouts = Vec::new();
+        let mut m = CommonMods::default();
         let mut which = None;
-        let (mut satfinite, mut round, mut bit_op) = (false, Round::Nearest, None);
         for t in super::mma::mod_texts(ins) {
-            if let Some(s) = Shape::from_text(t) {
-                shape = Some(s);
-            } else if let Some(e) = Elem::from_text(t) {
-                types.push(e);
-            } else if let Some(r) = rounding(t) {
-                round = r;
-            } else if t.starts_with(".shared") || t == ".global" {
-            } else {
-                match t {
-                    ".sync" | ".aligned" | ".popc" => {}
-                    ".a" => which = Some(Which::A),
-                    ".b" => which = Some(Which::B),
-                    ".c" | ".d" => which = Some(Which::C),
-                    ".row" => layouts.push(true),
-                    ".col" => layouts.push(false),
-                    ".satfinite" => satfinite = true,
-                    ".and" => bit_op = Some(BitOp::And),
-                    ".xor" => bit_op = Some(BitOp::Xor),
-                    other => return Err(Some(format!("`{other}` is not implemented"))),
-                }
+            if m.take(t) || t.starts_with(".shared") || t == ".global" {
+                continue;
+            }
+            match t {
+                ".a" => which = Some(Which::A),
+                ".b" => which = Some(Which::B),
+                ".c" | ".d" => which = Some(Which::C),
+                other => return Err(Some(format!("`{other}` is not implemented"))),
             }
         }
+        let CommonMods { shape, types, layouts, satfinite, round, bit_op } = m;
         let Some(shape) = shape else { return Err(None) };
         let op = match ins.opcode {
             Opcode::WMMA_LOAD => Op::Load(which.ok_or(None)?),

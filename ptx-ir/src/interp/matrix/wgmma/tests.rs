@@ -6,6 +6,7 @@
 //! manual names.
 
 use super::layout::{a_coord, d_coord};
+use crate::interp::matrix::tests::f16_of_int;
 use crate::eval::Quality;
 use crate::interp::{run, KernelArg, Launch, RunError, RunOutput};
 
@@ -96,15 +97,6 @@ impl Kernel {
         l.buffers = vec![a, b, words(c), vec![0; 128 * self.d_regs * 4], a_regs];
         run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l)
     }
-}
-
-fn f16_of_int(i: i32) -> u16 {
-    if i == 0 {
-        return 0;
-    }
-    let (s, a) = ((i < 0) as u16, i.unsigned_abs());
-    let e = 31 - a.leading_zeros();
-    s << 15 | ((e + 15) as u16) << 10 | (((a << (10 - e)) & 0x3ff) as u16)
 }
 
 fn lcg(seed: &mut u64) -> i32 {
