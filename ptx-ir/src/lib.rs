@@ -71,6 +71,7 @@ pub mod isa;
 pub mod lexer;
 pub mod parse;
 pub mod source;
+pub mod threads;
 pub mod verify;
 
 pub use parse::{parse, parse_str, Parsed};

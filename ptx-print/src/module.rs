@@ -5,15 +5,53 @@ use crate::function::write_function;
 use ptx_ir::ir::{Item, Module, SectionEntry};
 use std::fmt::Write;
 
-/// Prints a whole module.
+/// Prints a whole module. A large module's items are printed a run per
+/// task on rayon's threads ([`ptx_ir::threads`]) and joined: the same text.
 pub fn print_module(m: &Module) -> String {
-    let mut out = String::with_capacity(estimate_len(m));
+    let estimate = estimate_len(&m.items);
+    let mut out = String::with_capacity(estimate);
     write_header(&mut out, m);
-    let mut prev_func = false;
-    for item in &m.items {
-        write_separator(&mut out, item, prev_func);
+    if !ptx_ir::threads::worth_splitting(estimate) {
+        write_items(&mut out, &m.items, 0..m.items.len());
+        return out;
+    }
+    use rayon::prelude::*;
+    let runs = runs(&m.items, estimate.div_ceil(rayon::current_num_threads() * 4));
+    let texts: Vec<String> = runs
+        .into_par_iter()
+        .map(|run| {
+            let mut text = String::with_capacity(estimate_len(&m.items[run.clone()]));
+            write_items(&mut text, &m.items, run);
+            text
+        })
+        .collect();
+    texts.iter().for_each(|t| out.push_str(t));
+    out
+}
+
+/// Items `run` of `items`, each after its separator.
+fn write_items(out: &mut String, items: &[Item], run: std::ops::Range<usize>) {
+    let mut prev_func = run.start > 0 && matches!(items[run.start - 1], Item::Func(_));
+    for item in &items[run] {
+        write_separator(out, item, prev_func);
         prev_func = matches!(item, Item::Func(_));
-        write_item(&mut out, item);
+        write_item(out, item);
+    }
+}
+
+/// Consecutive items in runs of about `target` estimated bytes.
+fn runs(items: &[Item], target: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut size = 0;
+    for (k, item) in items.iter().enumerate() {
+        match out.last_mut() {
+            Some(run) if size < target => run.end = k + 1,
+            _ => {
+                out.push(k..k + 1);
+                size = 0;
+            }
+        }
+        size += item_len(item);
     }
     out
 }
@@ -96,15 +134,17 @@ pub fn write_item(out: &mut String, item: &Item) {
     }
 }
 
-/// A guess at the printed size, so the output buffer is not regrown many times.
-fn estimate_len(m: &Module) -> usize {
-    let mut n = 4096;
-    for item in &m.items {
-        n += match item {
-            Item::Func(f) => 64 + f.body.as_ref().map_or(0, |b| b.len() * 32),
-            Item::Section(s) => 16 + s.entries.len() * 24,
-            _ => 64,
-        };
+/// A guess at the printed size (at least 4 KiB), so the output buffer is
+/// not regrown many times.
+fn estimate_len(items: &[Item]) -> usize {
+    4096 + items.iter().map(item_len).sum::<usize>()
+}
+
+/// About how many bytes `item` prints to.
+fn item_len(item: &Item) -> usize {
+    match item {
+        Item::Func(f) => 64 + f.body.as_ref().map_or(0, |b| b.len() * 32),
+        Item::Section(s) => 16 + s.entries.len() * 24,
+        _ => 64,
     }
-    n
 }

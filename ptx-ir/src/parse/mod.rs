@@ -5,6 +5,9 @@
 //! expressions and initializers recurse with a depth limit, so no input can
 //! overflow the stack. The first error stops the parse and is reported as
 //! `file:line:col: error: found X, expected Y`.
+//!
+//! A large text is parsed a run of items per core ([`parse_in_parallel`],
+//! `parallel.rs`), with exactly the one-pass result.
 
 mod cursor;
 mod decl;
@@ -12,6 +15,7 @@ mod expr;
 mod function;
 mod instruction;
 mod module;
+mod parallel;
 mod scope;
 pub mod split;
 
@@ -22,7 +26,7 @@ pub use cursor::GlobalKind;
 pub use expr::{eval as expr_value, eval_int, ExprValue};
 
 /// Where things came from: spans of module items and of function statements.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceMap {
     /// One span per `Module::items` entry.
     pub items: Vec<Span>,
@@ -86,17 +90,37 @@ pub struct HeaderSpans {
 }
 
 /// A parsed module with its positions.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Parsed {
     pub module: Module,
     pub source_map: SourceMap,
 }
 
-/// Parses a PTX module. `file` is only used in diagnostics.
+/// Parses a PTX module. `file` is only used in diagnostics. A large text
+/// is parsed on all of rayon's threads ([`crate::threads`]); the result
+/// (module, positions, errors) is the same either way.
 pub fn parse(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
+    if crate::threads::worth_splitting(text.len()) {
+        if let Some(p) = parallel::parse(file, text) {
+            return Ok(p);
+        }
+    }
+    parse_in_one_pass(file, text)
+}
+
+/// Parses a PTX module from start to end on this thread.
+pub fn parse_in_one_pass(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
     let mut p = cursor::Parser::new(file, text);
     let (module, source_map) = p.module()?;
     Ok(Parsed { module, source_map })
+}
+
+/// Parses a module a run of items per task on rayon's threads, whatever
+/// its size; `None` when some part does not parse on its own (then
+/// [`parse_in_one_pass`] gives the error). When it gives a module, it is
+/// the one [`parse_in_one_pass`] gives, with the same positions.
+pub fn parse_in_parallel(file: &str, text: &[u8]) -> Option<Parsed> {
+    parallel::parse(file, text)
 }
 
 /// Parses just the module header (the text before the first item).

@@ -16,12 +16,18 @@ impl<'a> Parser<'a> {
         self.items_from = Some(self.peek().span.start as usize);
         let mut module = Module { version: header.version, target: header.target, address_size: header.address_size, items: Vec::new() };
         let mut map = SourceMap { header: header.spans, ..SourceMap::default() };
+        self.items_to_end(&mut module.items, &mut map)?;
+        Ok((module, map))
+    }
+
+    /// Every item up to the end of the text, with its positions.
+    pub fn items_to_end(&mut self, items: &mut Vec<Item>, map: &mut SourceMap) -> PResult<()> {
         while !self.at(TokenKind::Eof) {
             let (item, spans) = self.spanned_item()?;
             map.push(spans);
-            module.items.push(item);
+            items.push(item);
         }
-        Ok((module, map))
+        Ok(())
     }
 
     /// `.version`, `.target` and `.address_size`.

@@ -50,11 +50,24 @@ pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagn
     let lines = LineIndex::new(text);
     let ctx = Context::of_module(m);
     let mut out = check_header(&ctx, m.version, &m.target, &map.header, file, &lines);
-    let mut leading = true;
-    for (k, item) in m.items.iter().enumerate() {
-        let span = map.items.get(k).copied().unwrap_or_default();
+    let span_of = |k: usize| map.items.get(k).copied().unwrap_or_default();
+    let check = |(k, item): (usize, &Item)| {
+        let span = span_of(k);
         let spans = ItemSpansRef { item: span, stmts: map.stmts.get(k).map_or(&[], |s| s.as_slice()), params: map.params.get(k).map_or(&[], |s| s.as_slice()), header: map.headers.get(k).copied().unwrap_or(span) };
-        out.extend(check_item(&ctx, item, &spans, file, &lines));
+        check_item(&ctx, item, &spans, file, &lines)
+    };
+    // Items are checked on their own (against `ctx`), so a large module's
+    // are checked on all threads; diagnostics stay in item order.
+    let per_item: Vec<Vec<Diagnostic>> = if crate::threads::worth_splitting(text.len()) {
+        use rayon::prelude::*;
+        m.items.par_iter().enumerate().map(check).collect()
+    } else {
+        m.items.iter().enumerate().map(check).collect()
+    };
+    let mut leading = true;
+    for ((k, item), diags) in m.items.iter().enumerate().zip(per_item) {
+        let span = span_of(k);
+        out.extend(diags);
         leading &= matches!(item, Item::Target(_));
         if let Some(msg) = misplaced_target(item, leading, m.address_size) {
             out.push(Diagnostic::error(file, &lines, span, msg));

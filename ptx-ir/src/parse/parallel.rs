@@ -1,0 +1,99 @@
+//! Parsing a large module on every core: the text is cut into its items
+//! ([`split::split_items`], the cut the incremental database uses), the
+//! module-level names are read from every item first, and runs of
+//! consecutive items are parsed at the same time, each by its own parser
+//! that knows all those names.
+//!
+//! **The invariant:** the result is exactly the one-pass parse's: the same
+//! module and the same source map. A function may name a symbol declared
+//! later in both (the one-pass parser finds it by a scan ahead,
+//! `Parser::is_global`), and positions are shifted from each run back to
+//! the whole text. Any error, in the header or in any run, gives up here:
+//! the caller parses the whole text in one pass, so a bad input gets the
+//! one-pass parser's first error, with its position and message.
+
+use super::cursor::{GlobalKind, Parser};
+use super::{parse_header, split, Parsed, SourceMap};
+use crate::ir::{Item, Module};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::ops::Range;
+
+/// Runs of items per thread: enough for the threads to balance uneven
+/// items, few enough that each parser's caches of instruction heads stay warm.
+const RUNS_PER_THREAD: usize = 4;
+
+/// The module, parsed a run of items per task; `None` when any part does
+/// not parse on its own (the caller then parses in one pass).
+pub fn parse(file: &str, text: &[u8]) -> Option<Parsed> {
+    let start = split::header_end(text)?;
+    let header = parse_header(file, &text[..start]).ok()?;
+    let items = split::split_items(text, start);
+    let runs = runs(&items, rayon::current_num_threads() * RUNS_PER_THREAD);
+    let names: Vec<Vec<(Box<str>, GlobalKind)>> = items.par_iter().map(|r| split::item_names(&text[r.clone()])).collect();
+    let mut globals: FxHashMap<Box<str>, GlobalKind> = FxHashMap::default();
+    for (name, kind) in names.into_iter().flatten() {
+        globals.entry(name).or_insert(kind);
+    }
+    let parts: Vec<Option<(Vec<Item>, SourceMap)>> = runs.par_iter().map(|run| parse_run(file, text, run.clone(), &globals)).collect();
+    let mut module = Module { version: header.version, target: header.target, address_size: header.address_size, items: Vec::with_capacity(items.len()) };
+    let mut map = SourceMap { header: header.spans, ..SourceMap::default() };
+    for part in parts {
+        let (run_items, run_map) = part?;
+        module.items.extend(run_items);
+        map.items.extend(run_map.items);
+        map.stmts.extend(run_map.stmts);
+        map.params.extend(run_map.params);
+        map.headers.extend(run_map.headers);
+    }
+    Some(Parsed { module, source_map: map })
+}
+
+/// The items of `range` of the text, with positions in the whole text.
+fn parse_run(file: &str, text: &[u8], range: Range<usize>, globals: &FxHashMap<Box<str>, GlobalKind>) -> Option<(Vec<Item>, SourceMap)> {
+    let mut p = Parser::new(file, &text[range.clone()]);
+    p.known_globals = Some(globals);
+    let (mut items, mut map) = (Vec::new(), SourceMap::default());
+    p.items_to_end(&mut items, &mut map).ok()?;
+    let delta = u32::try_from(range.start).ok()?;
+    let shift = |s: &mut crate::source::Span| {
+        s.start += delta;
+        s.end += delta;
+    };
+    map.items.iter_mut().for_each(shift);
+    map.stmts.iter_mut().chain(map.params.iter_mut()).flatten().for_each(shift);
+    // Only functions have a header span (others keep the empty default).
+    map.headers.iter_mut().zip(&items).filter(|(_, i)| matches!(i, Item::Func(_))).for_each(|(h, _)| shift(h));
+    Some((items, map))
+}
+
+/// Groups consecutive item ranges into about `count` runs of similar size.
+fn runs(items: &[Range<usize>], count: usize) -> Vec<Range<usize>> {
+    let (Some(first), Some(last)) = (items.first(), items.last()) else { return Vec::new() };
+    let target = (last.end - first.start).div_ceil(count.max(1)).max(1);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for r in items {
+        match out.last_mut() {
+            Some(run) if run.end - run.start < target => run.end = r.end,
+            _ => out.push(r.clone()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_cover_the_items_in_order_and_balance_them() {
+        let items: Vec<Range<usize>> = vec![10..20, 20..25, 25..60, 60..61, 61..100];
+        let r = runs(&items, 3);
+        assert_eq!(r.first().unwrap().start, 10);
+        assert_eq!(r.last().unwrap().end, 100);
+        assert!(r.windows(2).all(|w| w[0].end == w[1].start));
+        assert_eq!(r, vec![10..60, 60..100]);
+        assert_eq!(runs(&items, 100).len(), items.len());
+        assert!(runs(&[], 4).is_empty());
+    }
+}
