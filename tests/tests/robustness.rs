@@ -153,6 +153,16 @@ fn pathological_inputs() {
         ("many operands", format!("{HEAD}.visible .entry k() {{ .reg .b32 %r; mov.b32 %r{}; }}", ", %r".repeat(n)).into_bytes()),
         ("many modifiers", format!("{HEAD}.visible .entry k() {{ .reg .b32 %r; add{}.u32 %r, %r, %r; }}", ".sat".repeat(n)).into_bytes()),
     ];
+    // Each case again after 8,000 small items: large enough to be parsed,
+    // verified and printed on rayon's threads (their stacks are 2 MiB too).
+    let padding: String = (0..8000).map(|k| format!(".global .u32 pad{k};\n")).collect();
+    let padded: Vec<(String, Vec<u8>)> = cases
+        .iter()
+        .filter(|(_, b)| b.starts_with(HEAD.as_bytes()) && b.len() < 1 << 20)
+        .map(|(what, b)| (format!("{what} after many items"), [HEAD.as_bytes(), padding.as_bytes(), &b[HEAD.len()..]].concat()))
+        .collect();
+    assert!(padded.iter().all(|(_, b)| b.len() >= ptx_ir::threads::PARALLEL_MIN_BYTES));
+    let cases = cases.into_iter().map(|(w, b)| (w.to_string(), b)).chain(padded);
     for (what, bytes) in cases {
         // A stack overflow would abort the process rather than fail the test, so
         // run each case on a thread with the default test stack (2 MiB).
