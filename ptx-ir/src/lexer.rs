@@ -121,8 +121,22 @@ pub struct LexError {
     pub message: String,
 }
 
+/// Bytes that may follow the first of a name: letters, digits, `_`, `$`
+/// (a table: mangled names run to hundreds of bytes, scanned byte by byte).
+static FOLLOW: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        c += 1;
+    }
+    t
+};
+
+#[inline]
 fn is_follow(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+    FOLLOW[c as usize]
 }
 
 /// Lexes the whole text. The last token is always `Eof`.

@@ -84,7 +84,7 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
     };
     // The optimizer reasons only about verified input: an error stops here.
     if !o.no_verify {
-        out.diagnostics = ptx_ir::verify::verify(&parsed.module, &parsed.source_map, name, bytes);
+        out.diagnostics = ptx_ir::verify::verify_parsed(&parsed, name, bytes);
         if out.diagnostics.iter().any(Diagnostic::is_error) {
             out.failed = true;
             return out;

@@ -199,7 +199,7 @@ pub fn whole(db: &dyn salsa::Database, file: SourceFile) -> Result<Whole, Diagno
     let text = full_text(db, file);
     let name = file.name(db);
     let p = ptx_ir::parse(name, text.as_bytes())?;
-    let verifier = ptx_ir::verify::verify(&p.module, &p.source_map, name, text.as_bytes());
+    let verifier = ptx_ir::verify::verify_parsed(&p, name, text.as_bytes());
     Ok(Whole { module: Arc::new(p.module), verifier })
 }
 

@@ -403,7 +403,7 @@ pub fn check_module_transform(text: &str, spec: &KernelSpec, seeds: &[u64], tran
     let out = transform(parsed.module);
     let printed = ptx_print::print_module(&out);
     let again = ptx_ir::parse("transformed", printed.as_bytes()).map_err(|d| format!("the transformed module does not re-parse: {d}\n{printed}"))?;
-    let errors: Vec<String> = ptx_ir::verify::verify(&again.module, &again.source_map, "transformed", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+    let errors: Vec<String> = ptx_ir::verify::verify_parsed(&again, "transformed", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
     if !errors.is_empty() {
         return Err(format!("the transformed module does not verify:\n  {}", errors.join("\n  ")));
     }

@@ -102,7 +102,7 @@ fn check_optimized(input: &str, printed: &str) -> Result<String, String> {
     if reprinted != printed {
         return Err(fail(format!("printing the re-parsed optimized module gives other text:\n{reprinted}")));
     }
-    let errors: Vec<String> = ptx_ir::verify::verify(&again.module, &again.source_map, "optimized.ptx", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
+    let errors: Vec<String> = ptx_ir::verify::verify_parsed(&again, "optimized.ptx", printed.as_bytes()).into_iter().filter(|d| d.is_error()).map(|d| d.to_string()).collect();
     if !errors.is_empty() {
         return Err(fail(format!("the optimized module does not verify:\n{}", errors.join("\n"))));
     }

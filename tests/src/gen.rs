@@ -1206,7 +1206,7 @@ fn filter_catalog(all: Vec<Tmpl>) -> Catalog {
         }
     };
     let (p, text) = parsed;
-    let diags = ptx_ir::verify::verify(&p.module, &p.source_map, "probe.ptx", text.as_bytes());
+    let diags = ptx_ir::verify::verify_parsed(&p, "probe.ptx", text.as_bytes());
     let mut bad: BTreeMap<usize, String> = BTreeMap::new();
     for d in diags.iter().filter(|d| d.is_error()) {
         if let Some(k) = d.line.checked_sub(PROBE_HEADER_LINES + 1).map(|k| k as usize).filter(|k| *k < keep.len()) {

@@ -28,7 +28,19 @@ fn check(name: &str, bytes: &[u8]) -> Result<(), String> {
             let ok = s.starts_with(&format!("{name}:")) && s.contains(": error: ") && d.line >= 1 && d.col >= 1;
             if ok { Ok(()) } else { Err(format!("badly formed diagnostic: {s}")) }
         }
-        Ok(_) => round_trip(name, bytes).map(|_| ()),
+        Ok(p) => {
+            // What lets `verify_parsed` skip the scope check: the parser
+            // never makes a function the check rejects.
+            for item in &p.module.items {
+                if let ptx_ir::ir::Item::Func(f) = item {
+                    let errors = ptx_ir::ir::scopes::check(f);
+                    if !errors.is_empty() {
+                        return Err(format!("the scope check rejects parsed function `{}`: {errors:?}", f.name));
+                    }
+                }
+            }
+            round_trip(name, bytes).map(|_| ())
+        }
     }
 }
 

@@ -13,7 +13,7 @@ pub(crate) const CANDIDATE_FILE: &str = "candidate.ptx";
 /// no error (warnings are allowed: the input may have them too).
 pub(crate) fn valid(text: &str) -> Option<Module> {
     let parsed = ptx_ir::parse(CANDIDATE_FILE, text.as_bytes()).ok()?;
-    let diagnostics = ptx_ir::verify::verify(&parsed.module, &parsed.source_map, CANDIDATE_FILE, text.as_bytes());
+    let diagnostics = ptx_ir::verify::verify_parsed(&parsed, CANDIDATE_FILE, text.as_bytes());
     if diagnostics.iter().any(|d| d.is_error()) {
         return None;
     }
