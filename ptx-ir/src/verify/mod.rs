@@ -73,7 +73,7 @@ enum Origin {
 }
 
 fn verify_module(m: &Module, map: &SourceMap, file: &str, text: &[u8], origin: Origin) -> Vec<Diagnostic> {
-    let lines = LineIndex::new(text);
+    let lines = Lines::new(text);
     let ctx = Context::of_module(m);
     let mut out = check_header(&ctx, m.version, &m.target, &map.header, file, &lines);
     let span_of = |k: usize| map.items.get(k).copied().unwrap_or_default();
@@ -96,7 +96,7 @@ fn verify_module(m: &Module, map: &SourceMap, file: &str, text: &[u8], origin: O
         out.extend(diags);
         leading &= matches!(item, Item::Target(_));
         if let Some(msg) = misplaced_target(item, leading, m.address_size) {
-            out.push(Diagnostic::error(file, &lines, span, msg));
+            out.push(Diagnostic::error(file, lines.get(), span, msg));
         }
     }
     out
@@ -117,7 +117,7 @@ pub fn parse_and_verify(file: &str, text: &[u8]) -> Result<(crate::Parsed, Vec<D
 /// The module header's problems (`.version`, `.target`, `.address_size`):
 /// `written` is the version as written, `spans` where each part is in `text`.
 pub fn verify_header(ctx: &Context, written: Version, targets: &[Name], spans: &HeaderSpans, file: &str, text: &[u8]) -> Vec<Diagnostic> {
-    check_header(ctx, written, targets, spans, file, &LineIndex::new(text))
+    check_header(ctx, written, targets, spans, file, &Lines::new(text))
 }
 
 /// One item's problems, in the module described by `ctx`; `spans` and the
@@ -125,7 +125,7 @@ pub fn verify_header(ctx: &Context, written: Version, targets: &[Name], spans: &
 /// module's).
 pub fn verify_item(ctx: &Context, item: &Item, spans: &ItemSpans, file: &str, text: &[u8]) -> Vec<Diagnostic> {
     let spans = ItemSpansRef { item: spans.item, stmts: &spans.stmts, params: &spans.params, header: spans.header };
-    check_item(ctx, item, &spans, file, &LineIndex::new(text), Origin::Any)
+    check_item(ctx, item, &spans, file, &Lines::new(text), Origin::Any)
 }
 
 /// ptxas accepts further `.target` directives only right after the first
@@ -205,6 +205,23 @@ impl Declarations {
     }
 }
 
+/// The text's line table, built on the first diagnostic (most modules
+/// have none, and building it reads the whole text).
+struct Lines<'t> {
+    text: &'t [u8],
+    index: std::sync::OnceLock<LineIndex>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(text: &'t [u8]) -> Lines<'t> {
+        Lines { text, index: std::sync::OnceLock::new() }
+    }
+
+    fn get(&self) -> &LineIndex {
+        self.index.get_or_init(|| LineIndex::new(self.text))
+    }
+}
+
 /// One item's positions, borrowed from a [`SourceMap`] or an [`ItemSpans`].
 struct ItemSpansRef<'a> {
     item: Span,
@@ -213,13 +230,13 @@ struct ItemSpansRef<'a> {
     header: Span,
 }
 
-fn check_header(ctx: &Context, written: Version, targets: &[Name], spans: &HeaderSpans, file: &str, lines: &LineIndex) -> Vec<Diagnostic> {
+fn check_header(ctx: &Context, written: Version, targets: &[Name], spans: &HeaderSpans, file: &str, lines: &Lines) -> Vec<Diagnostic> {
     let mut v = Verifier::new(ctx, file, lines);
     v.header(written, targets, spans);
     v.out
 }
 
-fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, lines: &LineIndex, origin: Origin) -> Vec<Diagnostic> {
+fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, lines: &Lines, origin: Origin) -> Vec<Diagnostic> {
     let mut v = Verifier::new(ctx, file, lines);
     v.origin = origin;
     let functions = &ctx.functions;
@@ -248,7 +265,7 @@ const PLAIN_ADDRESS: [Opcode; 7] = [Opcode::LD, Opcode::LDU, Opcode::ST, Opcode:
 
 struct Verifier<'a> {
     file: &'a str,
-    lines: &'a LineIndex,
+    lines: &'a Lines<'a>,
     target: Option<Target>,
     /// As ptxas reads it ([`read_version`]).
     version: (u32, u32),
@@ -260,17 +277,17 @@ struct Verifier<'a> {
 }
 
 impl<'a> Verifier<'a> {
-    fn new(ctx: &'a Context, file: &'a str, lines: &'a LineIndex) -> Verifier<'a> {
+    fn new(ctx: &'a Context, file: &'a str, lines: &'a Lines<'a>) -> Verifier<'a> {
         Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals, origin: Origin::Any }
     }
 
 
     fn error(&mut self, span: Span, msg: String) {
-        self.out.push(Diagnostic::error(self.file, self.lines, span, msg));
+        self.out.push(Diagnostic::error(self.file, self.lines.get(), span, msg));
     }
 
     fn warning(&mut self, span: Span, msg: String) {
-        self.out.push(Diagnostic::warning(self.file, self.lines, span, msg));
+        self.out.push(Diagnostic::warning(self.file, self.lines.get(), span, msg));
     }
 
     fn variable(&mut self, d: &VarDecl, linkage: Option<Linkage>, span: Span) {
