@@ -16,18 +16,26 @@ pub fn print_module(m: &Module) -> String {
         return out;
     }
     use rayon::prelude::*;
-    let runs = runs(&m.items, estimate.div_ceil(rayon::current_num_threads() * 4));
-    let texts: Vec<String> = runs
-        .into_par_iter()
-        .map(|run| {
-            let mut text = String::with_capacity(estimate_len(&m.items[run.clone()]));
-            write_items(&mut text, &m.items, run);
-            text
-        })
-        .collect();
-    texts.iter().for_each(|t| out.push_str(t));
+    // A round of runs, one per thread, is printed at once and appended
+    // before the next: at most a round's texts exist beside the output.
+    let threads = rayon::current_num_threads();
+    let runs = runs(&m.items, estimate.div_ceil(threads * ROUNDS));
+    for round in runs.chunks(threads) {
+        let texts: Vec<String> = round
+            .par_iter()
+            .map(|run| {
+                let mut text = String::with_capacity(estimate_len(&m.items[run.clone()]));
+                write_items(&mut text, &m.items, run.clone());
+                text
+            })
+            .collect();
+        texts.iter().for_each(|t| out.push_str(t));
+    }
     out
 }
+
+/// Rounds a large module is printed in (see [`print_module`]).
+const ROUNDS: usize = 4;
 
 /// Items `run` of `items`, each after its separator.
 fn write_items(out: &mut String, items: &[Item], run: std::ops::Range<usize>) {
