@@ -161,12 +161,15 @@ impl<'a> FuncState<'a> {
 
     /// Resolves a name through the scopes, innermost first.
     pub fn lookup(&mut self, name: &'a str) -> Option<Binding> {
-        let split = range_member(name);
+        // Split into prefix and number only when a scope has ranges: most
+        // names are found declared (or as a member used before) first.
+        let mut split: Option<Option<(&'a str, u32)>> = None;
         for k in (0..self.scopes.len()).rev() {
             if let Some((b, _)) = self.scopes[k].names.get(name) {
                 return Some(*b);
             }
-            if let Some((prefix, n)) = split {
+            let member = if self.scopes[k].ranges.is_empty() { None } else { *split.get_or_insert_with(|| range_member(name)) };
+            if let Some((prefix, n)) = member {
                 if let Some(r) = self.scopes[k].ranges.get(prefix) {
                     if n < r.count {
                         let (ty, vector, span) = (r.ty, r.vector, r.span);
