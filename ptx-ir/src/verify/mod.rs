@@ -43,7 +43,7 @@ pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
 use crate::ir::scopes;
-use crate::ir::{AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
+use crate::ir::{range_member, AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
 use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace};
 use crate::parse::{HeaderSpans, ItemSpans, SourceMap};
 use crate::source::{Diagnostic, LineIndex, Span};
@@ -222,6 +222,44 @@ impl<'t> Lines<'t> {
     }
 }
 
+/// Where the verifier finds the variable of the function a name means.
+enum Locals<'f> {
+    /// The general case: the scopes open at each statement.
+    Walk(scopes::Walk<'f>),
+    /// A body that declares registers only, none named like a parameter,
+    /// and no label so named: a name means a parameter everywhere or no
+    /// variable of the function (most functions; the walk is a tenth of
+    /// verifying them).
+    Params(FxHashMap<&'f str, StateSpace>),
+}
+
+impl<'f> Locals<'f> {
+    fn of(f: &'f Function) -> Locals<'f> {
+        let params: FxHashMap<&str, StateSpace> = f.ret.iter().chain(&f.params).flatten().flat_map(|d| d.names.iter().map(move |n| (&*n.name, d.space))).collect();
+        let body = f.body.as_deref().unwrap_or(&[]);
+        // A range `%r<8>` shadows a parameter named like one of its members.
+        let shadows = |n: &Declarator| params.contains_key(&*n.name) || n.range.is_some_and(|count| params.keys().any(|p| range_member(p).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
+        let plain = body.iter().all(|s| match s {
+            Stmt::Decl(d) => d.space == StateSpace::Reg && !d.names.iter().any(shadows),
+            _ => true,
+        }) && f.labels.iter().all(|l| !params.contains_key(&**l));
+        if plain {
+            // Register parameters are registers, not variables.
+            Locals::Params(params.into_iter().filter(|(_, space)| *space != StateSpace::Reg).collect())
+        } else {
+            Locals::Walk(scopes::Walk::new(f))
+        }
+    }
+
+    /// The state space of the function's variable `name` means here.
+    fn space(&self, name: &str) -> Option<StateSpace> {
+        match self {
+            Locals::Walk(w) => w.var_decl(name).map(|d| d.space),
+            Locals::Params(p) => p.get(name).copied(),
+        }
+    }
+}
+
 /// One item's positions, borrowed from a [`SourceMap`] or an [`ItemSpans`].
 struct ItemSpansRef<'a> {
     item: Span,
@@ -354,12 +392,23 @@ impl<'a> Verifier<'a> {
         let mut has_carry_in = false;
         // Variables of the function, as each instruction sees them (blocks
         // may declare a name again).
-        let mut walk = scopes::Walk::new(f);
+        let mut locals = Locals::of(f);
+        // Under debug assertions, the general walk checks the shortcut.
+        let mut reference = (cfg!(debug_assertions) && matches!(locals, Locals::Params(_))).then(|| scopes::Walk::new(f));
         for (k, s) in body.iter().enumerate() {
-            walk.step(k);
+            if let Locals::Walk(walk) = &mut locals {
+                walk.step(k);
+            }
+            if let Some(walk) = &mut reference {
+                walk.step(k);
+            }
             let Stmt::Instr(ins) = s else { continue };
             let at = stmts.get(k).copied().unwrap_or(span);
-            let local_space = |name: &str| walk.var_decl(name).map(|d| d.space);
+            let local_space = |name: &str| {
+                let space = locals.space(name);
+                debug_assert!(reference.as_ref().is_none_or(|w| w.var_decl(name).map(|d| d.space) == space), "`{name}` in `{}`", f.name);
+                space
+            };
             self.availability(ins, at);
             self.operand_types(f, ins, at);
             self.vector_widths(f, ins, at);
@@ -707,5 +756,39 @@ fn not_a_register(op: &Operand) -> bool {
         Operand::Vector(v) => v.iter().any(not_a_register),
         Operand::Pair(first, _) => not_a_register(first),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(body: &str) -> Function {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .func (.param .b32 r) f(.param .b64 p, .param .b32 %p1, .reg .b32 q)\n{{\n{body}\n}}\n");
+        let m = crate::parse_str(&text).unwrap_or_else(|d| panic!("{d}"));
+        match m.items.into_iter().next() {
+            Some(Item::Func(f)) => *f,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn parameters_stand_for_the_walk_only_when_nothing_can_shadow_them() {
+        // Registers only, none named like a parameter: the shortcut, which
+        // agrees with the walk at every statement.
+        let f = function(".reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, q;\n}\nret;");
+        let Locals::Params(params) = Locals::of(&f) else { panic!("expected the shortcut") };
+        let mut walk = scopes::Walk::new(&f);
+        for k in 0..f.body.as_ref().unwrap().len() {
+            walk.step(k);
+            for name in ["p", "%p1", "r", "q", "%rd1", "x"] {
+                assert_eq!(params.get(name).copied(), walk.var_decl(name).map(|d| d.space), "{name} at {k}");
+            }
+        }
+        // A variable of the body, a register or range member named like a
+        // parameter, a label named like one: the walk.
+        for body in [".local .b32 v;\nret;", "{\n.reg .b64 p;\n}\nret;", ".reg .b32 %p<4>;\nret;", "{\np:\nbra p;\n}\nret;"] {
+            assert!(matches!(Locals::of(&function(body)), Locals::Walk(_)), "{body}");
+        }
     }
 }
