@@ -226,36 +226,57 @@ impl<'t> Lines<'t> {
 enum Locals<'f> {
     /// The general case: the scopes open at each statement.
     Walk(scopes::Walk<'f>),
-    /// A body that declares registers only, none named like a parameter,
-    /// and no label so named: a name means a parameter everywhere or no
-    /// variable of the function (most functions; the walk is a tenth of
-    /// verifying them).
-    Params(FxHashMap<&'f str, StateSpace>),
+    /// No name is both a variable and a register or label, and the body
+    /// declares variables only in its outermost block: a name means the
+    /// variable of that name declared so far, if any (parameters first).
+    /// Each variable's name, the statement from which it is declared, and
+    /// its state space. Most functions are so; the walk was a tenth of
+    /// verifying them.
+    Flat(FxHashMap<&'f str, (usize, StateSpace)>),
 }
 
 impl<'f> Locals<'f> {
     fn of(f: &'f Function) -> Locals<'f> {
-        let params: FxHashMap<&str, StateSpace> = f.ret.iter().chain(&f.params).flatten().flat_map(|d| d.names.iter().map(move |n| (&*n.name, d.space))).collect();
-        let body = f.body.as_deref().unwrap_or(&[]);
-        // A range `%r<8>` shadows a parameter named like one of its members.
-        let shadows = |n: &Declarator| params.contains_key(&*n.name) || n.range.is_some_and(|count| params.keys().any(|p| range_member(p).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
-        let plain = body.iter().all(|s| match s {
-            Stmt::Decl(d) => d.space == StateSpace::Reg && !d.names.iter().any(shadows),
-            _ => true,
-        }) && f.labels.iter().all(|l| !params.contains_key(&**l));
-        if plain {
-            // Register parameters are registers, not variables.
-            Locals::Params(params.into_iter().filter(|(_, space)| *space != StateSpace::Reg).collect())
-        } else {
-            Locals::Walk(scopes::Walk::new(f))
+        let mut vars: FxHashMap<&str, (usize, StateSpace)> = FxHashMap::default();
+        let mut regs: Vec<&Declarator> = Vec::new();
+        for d in f.ret.iter().chain(&f.params).flatten() {
+            if d.space == StateSpace::Reg {
+                regs.extend(&d.names);
+            } else {
+                vars.extend(d.names.iter().map(|n| (&*n.name, (0, d.space))));
+            }
         }
+        let mut depth = 0usize;
+        for (k, s) in f.body.as_deref().unwrap_or(&[]).iter().enumerate() {
+            match s {
+                Stmt::ScopeBegin => depth += 1,
+                Stmt::ScopeEnd => depth = depth.saturating_sub(1),
+                Stmt::Decl(d) if d.space == StateSpace::Reg => regs.extend(&d.names),
+                Stmt::Decl(d) if depth == 0 => {
+                    for n in d.names.iter().filter(|n| &*n.name != "_") {
+                        if vars.insert(&n.name, (k, d.space)).is_some() {
+                            return Locals::Walk(scopes::Walk::new(f));
+                        }
+                    }
+                }
+                Stmt::Decl(_) => return Locals::Walk(scopes::Walk::new(f)),
+                _ => {}
+            }
+        }
+        // A register (or a member of a range `%r<8>`) or a label named like
+        // a variable may shadow it.
+        let shadows = |n: &&Declarator| vars.contains_key(&*n.name) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
+        if regs.iter().any(shadows) || f.labels.iter().any(|l| vars.contains_key(&**l)) {
+            return Locals::Walk(scopes::Walk::new(f));
+        }
+        Locals::Flat(vars)
     }
 
-    /// The state space of the function's variable `name` means here.
-    fn space(&self, name: &str) -> Option<StateSpace> {
+    /// The state space of the function's variable `name` means at statement `k`.
+    fn space(&self, name: &str, k: usize) -> Option<StateSpace> {
         match self {
             Locals::Walk(w) => w.var_decl(name).map(|d| d.space),
-            Locals::Params(p) => p.get(name).copied(),
+            Locals::Flat(vars) => vars.get(name).filter(|(from, _)| *from <= k).map(|(_, space)| *space),
         }
     }
 }
@@ -394,7 +415,7 @@ impl<'a> Verifier<'a> {
         // may declare a name again).
         let mut locals = Locals::of(f);
         // Under debug assertions, the general walk checks the shortcut.
-        let mut reference = (cfg!(debug_assertions) && matches!(locals, Locals::Params(_))).then(|| scopes::Walk::new(f));
+        let mut reference = (cfg!(debug_assertions) && matches!(locals, Locals::Flat(_))).then(|| scopes::Walk::new(f));
         for (k, s) in body.iter().enumerate() {
             if let Locals::Walk(walk) = &mut locals {
                 walk.step(k);
@@ -405,7 +426,7 @@ impl<'a> Verifier<'a> {
             let Stmt::Instr(ins) = s else { continue };
             let at = stmts.get(k).copied().unwrap_or(span);
             let local_space = |name: &str| {
-                let space = locals.space(name);
+                let space = locals.space(name, k);
                 debug_assert!(reference.as_ref().is_none_or(|w| w.var_decl(name).map(|d| d.space) == space), "`{name}` in `{}`", f.name);
                 space
             };
@@ -773,21 +794,23 @@ mod tests {
     }
 
     #[test]
-    fn parameters_stand_for_the_walk_only_when_nothing_can_shadow_them() {
-        // Registers only, none named like a parameter: the shortcut, which
-        // agrees with the walk at every statement.
-        let f = function(".reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, q;\n}\nret;");
-        let Locals::Params(params) = Locals::of(&f) else { panic!("expected the shortcut") };
+    fn a_flat_map_stands_for_the_walk_only_when_nothing_can_shadow_a_variable() {
+        // Registers in nested blocks, variables in the outermost one, none
+        // named like a variable: the map, which agrees with the walk at
+        // every statement (before and after `v` is declared).
+        let f = function(".reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, q;\n}\n.local .b32 v;\nst.local.u32 [v], q;\nret;");
+        let Locals::Flat(vars) = Locals::of(&f) else { panic!("expected the map") };
+        let flat = Locals::Flat(vars);
         let mut walk = scopes::Walk::new(&f);
         for k in 0..f.body.as_ref().unwrap().len() {
             walk.step(k);
-            for name in ["p", "%p1", "r", "q", "%rd1", "x"] {
-                assert_eq!(params.get(name).copied(), walk.var_decl(name).map(|d| d.space), "{name} at {k}");
+            for name in ["p", "%p1", "r", "q", "%rd1", "v", "x"] {
+                assert_eq!(flat.space(name, k), walk.var_decl(name).map(|d| d.space), "{name} at {k}");
             }
         }
-        // A variable of the body, a register or range member named like a
-        // parameter, a label named like one: the walk.
-        for body in [".local .b32 v;\nret;", "{\n.reg .b64 p;\n}\nret;", ".reg .b32 %p<4>;\nret;", "{\np:\nbra p;\n}\nret;"] {
+        // A variable of a nested block, a register or range member named
+        // like a parameter, a label named like one: the walk.
+        for body in ["{\n.local .b32 v;\n}\nret;", "{\n.reg .b64 p;\n}\nret;", ".reg .b32 %p<4>;\nret;", "{\np:\nbra p;\n}\nret;"] {
             assert!(matches!(Locals::of(&function(body)), Locals::Walk(_)), "{body}");
         }
     }
