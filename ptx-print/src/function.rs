@@ -74,12 +74,55 @@ fn write_params(out: &mut String, params: &[VarDecl]) {
         out.push_str("()");
         return;
     }
+    let items: Vec<String> = params
+        .iter()
+        .map(|p| {
+            let mut s = String::new();
+            write_decl(&mut s, p);
+            s
+        })
+        .collect();
+    if !write_params_directly(out, &items) {
+        write_params_pretty(out, items);
+    }
+}
+
+/// `(a, b)` on one line if it fits in [`WIDTH`] columns, else one
+/// parameter per line indented by 4: what [`write_params_pretty`] renders,
+/// written without building the document when the choice is clear (plain
+/// ASCII items, a one-line width not within a few columns of [`WIDTH`]).
+/// False (nothing written) otherwise.
+fn write_params_directly(out: &mut String, items: &[String]) -> bool {
+    const MARGIN: usize = 4;
+    if !items.iter().all(|s| s.is_ascii() && !s.contains('\n')) {
+        return false;
+    }
+    let flat = 2 + items.iter().map(String::len).sum::<usize>() + 2 * (items.len() - 1);
+    if flat + MARGIN <= WIDTH {
+        out.push('(');
+        for (k, s) in items.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(s);
+        }
+        out.push(')');
+    } else if flat > WIDTH + MARGIN {
+        out.push('(');
+        for (k, s) in items.iter().enumerate() {
+            out.push_str(if k > 0 { ",\n    " } else { "\n    " });
+            out.push_str(s);
+        }
+        out.push_str("\n)");
+    } else {
+        return false;
+    }
+    true
+}
+
+fn write_params_pretty(out: &mut String, items: Vec<String>) {
     let arena: Arena<()> = Arena::new();
-    let items = params.iter().map(|p| {
-        let mut s = String::new();
-        write_decl(&mut s, p);
-        arena.text(s)
-    });
+    let items = items.into_iter().map(|s| arena.text(s));
     let doc = arena
         .text("(")
         .append(arena.line_().append(arena.intersperse(items, arena.text(",").append(arena.line()))).nest(4))
@@ -184,5 +227,38 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
             }
             out.push(';');
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The direct writing of a parameter list is the document's rendering,
+    /// on either side of the width (and leaves the boundary to the document).
+    #[test]
+    fn parameter_lists_are_written_as_the_document_renders_them() {
+        let mut x = 12345u64;
+        let mut answered = 0;
+        for n in 1..14 {
+            for _ in 0..40 {
+                let items: Vec<String> = (0..n)
+                    .map(|_| {
+                        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        format!(".param .u64 p{}", "x".repeat((x >> 59) as usize))
+                    })
+                    .collect();
+                let mut direct = String::new();
+                let mut pretty = String::new();
+                write_params_pretty(&mut pretty, items.clone());
+                if write_params_directly(&mut direct, &items) {
+                    answered += 1;
+                    assert_eq!(direct, pretty, "{items:?}");
+                } else {
+                    assert!(direct.is_empty());
+                }
+            }
+        }
+        assert!(answered > 400, "{answered}");
     }
 }

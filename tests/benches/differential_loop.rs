@@ -1,6 +1,6 @@
 //! The `differential` fuzz target's loop, timed phase by phase: generate a
 //! kernel from bytes, optimize it (parse, optimize, print, re-parse,
-//! reprint, verify), then parse both texts, run both on the reference
+//! reprint, verify), then run both parsed modules on the reference
 //! interpreter and compare the buffers. Prints programs per second and how
 //! the time splits between the phases (inputs are pseudo-random byte
 //! strings, as libFuzzer's would be without a corpus).
@@ -29,7 +29,6 @@ struct Phases {
     /// `fuzz_checks::differential`, as the target calls it.
     target: Duration,
     optimize: Duration,
-    parse: Duration,
     run: Duration,
 }
 
@@ -50,16 +49,12 @@ fn main() {
         assert!(r.is_ok(), "input {k}: {}", r.unwrap_err());
         // The phases of that call, repeated one by one.
         let s = Instant::now();
-        let optimized = fuzz_checks::optimize_at(&kernel, fuzz_checks::LEVEL).unwrap();
+        let o = fuzz_checks::optimize_parsed(&kernel, fuzz_checks::LEVEL).unwrap();
         t.optimize += s.elapsed();
-        let s = Instant::now();
-        let a = ptx_ir::parse("original", kernel.text.as_bytes()).unwrap();
-        let b = ptx_ir::parse("transformed", optimized.as_bytes()).unwrap();
-        t.parse += s.elapsed();
         let s = Instant::now();
         let mut launch = differential::launch_for(&kernel.spec, &shape, seed);
         launch.max_steps = 2_000_000;
-        for (m, text) in [(&a, &kernel.text), (&b, &optimized)] {
+        for (m, text) in [(&o.original, &kernel.text), (&o.parsed, &o.text)] {
             match interp::run(&m.module, &m.source_map, "k", text.as_bytes(), &launch) {
                 Ok(o) => steps += o.steps,
                 Err(interp::RunError::StepLimit { limit, .. }) => {
@@ -73,11 +68,10 @@ fn main() {
     }
     let whole = t.generate + t.target;
     let pct = |d: Duration| 100.0 * d.as_secs_f64() / whole.as_secs_f64();
-    let rest = t.target.saturating_sub(t.optimize + t.parse + t.run);
+    let rest = t.target.saturating_sub(t.optimize + t.run);
     println!("{programs} programs in {:.2} s: {:.0} programs/s", whole.as_secs_f64(), programs as f64 / whole.as_secs_f64());
     println!("  generate   {:5.1} %", pct(t.generate));
     println!("  optimize   {:5.1} % (parse, optimize, print, re-parse, reprint, verify)", pct(t.optimize));
-    println!("  parse      {:5.1} % (both texts, for the runs)", pct(t.parse));
     println!("  run        {:5.1} % (both modules: {steps} instructions, {:.1} M instructions/s; {step_limited} runs stopped at the step limit)", pct(t.run), steps as f64 / t.run.as_secs_f64() / 1e6);
     println!("  the rest   {:5.1} % (launch set-up, comparison)", pct(rest));
 }

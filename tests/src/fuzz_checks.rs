@@ -72,7 +72,7 @@ pub fn optimize_input(input: &FuzzInput) -> Result<(), String> {
 pub fn optimize_text(name: &str, text: &str) -> Result<Option<String>, String> {
     let Ok((parsed, _)) = ptx_ir::verify::parse_and_verify(name, text.as_bytes()) else { return Ok(None) };
     let out = ptx_opt::optimize(parsed.module, LEVEL);
-    check_optimized(text, &ptx_print::print_module(&out)).map(Some)
+    check_optimized(text, ptx_print::print_module(&out)).map(|(printed, _)| Some(printed))
 }
 
 /// `optimize`: optimizing a generated kernel does not panic; the output
@@ -84,15 +84,28 @@ pub fn optimize(k: &GeneratedKernel) -> Result<String, String> {
 
 /// [`optimize`] at another level.
 pub fn optimize_at(k: &GeneratedKernel, level: ptx_opt::OptLevel) -> Result<String, String> {
-    let parsed = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| format!("a generated kernel does not parse: {d}\n--- kernel ---\n{}", k.text))?;
-    let out = ptx_opt::optimize(parsed.module, level);
-    check_optimized(&k.text, &ptx_print::print_module(&out))
+    optimize_parsed(k, level).map(|o| o.text)
+}
+
+/// A generated kernel and its optimized version, both parsed (the
+/// optimized text's parse is the one [`optimize`] checks).
+pub struct Optimized {
+    pub original: ptx_ir::Parsed,
+    pub text: String,
+    pub parsed: ptx_ir::Parsed,
+}
+
+/// [`optimize_at`], keeping the parses of both texts.
+pub fn optimize_parsed(k: &GeneratedKernel, level: ptx_opt::OptLevel) -> Result<Optimized, String> {
+    let original = ptx_ir::parse("gen.ptx", k.text.as_bytes()).map_err(|d| format!("a generated kernel does not parse: {d}\n--- kernel ---\n{}", k.text))?;
+    let out = ptx_opt::optimize(original.module.clone(), level);
+    let (text, parsed) = check_optimized(&k.text, ptx_print::print_module(&out))?;
+    Ok(Optimized { original, text, parsed })
 }
 
 /// The output of the optimizer re-parses, prints back to the same text and
-/// verifies without errors; gives the text back.
-fn check_optimized(input: &str, printed: &str) -> Result<String, String> {
-    let printed = printed.to_string();
+/// verifies without errors; gives the text back, and its parse.
+fn check_optimized(input: &str, printed: String) -> Result<(String, ptx_ir::Parsed), String> {
     let fail = |what: String| format!("{what}\n--- input ---\n{input}\n--- optimized ---\n{printed}");
     let again = ptx_ir::parse("optimized.ptx", printed.as_bytes()).map_err(|d| fail(format!("the optimized module does not re-parse: {d}")))?;
     // The optimizer's tables (register order, new temporaries) need not be
@@ -106,7 +119,7 @@ fn check_optimized(input: &str, printed: &str) -> Result<String, String> {
     if !errors.is_empty() {
         return Err(fail(format!("the optimized module does not verify:\n{}", errors.join("\n"))));
     }
-    Ok(printed)
+    Ok((printed, again))
 }
 
 /// `differential`: a generated kernel and its optimized version compute the
@@ -118,9 +131,13 @@ pub fn differential(k: &GeneratedKernel, shape: Shape, input_seed: u64, max_step
 
 /// [`differential`] at another level.
 pub fn differential_at(k: &GeneratedKernel, shape: Shape, input_seed: u64, max_steps: u64, level: ptx_opt::OptLevel) -> Result<DiffStats, String> {
-    let optimized = optimize_at(k, level)?;
+    // The runs take the modules parsed already: the kernel's, and the
+    // optimized text's (the parse `check_optimized` made of it).
+    let o = optimize_parsed(k, level)?;
     let opts = DiffOptions { shapes: vec![shape], max_steps };
-    differential::same_behaviour_with(&k.text, &optimized, &k.spec, &[input_seed], &opts).map_err(|e| format!("{e}\n--- kernel ---\n{}\n--- optimized ---\n{optimized}", k.text))
+    let original = differential::Prepared { parsed: &o.original, text: &k.text, name: "original" };
+    let transformed = differential::Prepared { parsed: &o.parsed, text: &o.text, name: "transformed" };
+    differential::same_behaviour_parsed(&original, &transformed, &k.spec, &[input_seed], &opts).map_err(|e| format!("{e}\n--- kernel ---\n{}\n--- optimized ---\n{}", k.text, o.text))
 }
 
 /// The kernel a fuzzer's input stands for: the bytes are the generator's

@@ -818,8 +818,17 @@ fn float_rounding(m: &Mods, d: ScalarType) -> Result<Option<Round>, EvalError> {
 }
 
 /// The scalar forms between `.u8`..`.s64`, `.f16 .bf16 .f32 .f64`.
+/// `cvt.d.a` as messages name it (written only when one is).
+struct CvtName(ScalarType, ScalarType);
+
+impl std::fmt::Display for CvtName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cvt{}{}", self.0.text(), self.1.text())
+    }
+}
+
 fn scalar(d: ScalarType, a_ty: ScalarType, a: u128, m: &Mods) -> Result<Val, EvalError> {
-    let name = format!("cvt{}{}", d.text(), a_ty.text());
+    let name = CvtName(d, a_ty);
     if (m.relu || m.satfinite) && !(a_ty == T::F32 && matches!(d, T::F16 | T::Bf16)) {
         return unsupported(format!("`{name}` with `.relu`/`.satfinite`"));
     }

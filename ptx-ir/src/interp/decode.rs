@@ -109,6 +109,14 @@ pub enum Op {
     Store { addr: Addr, size: u8, vector: bool, srcs: SmallVec<[Src; 4]> },
     /// `bra` to a statement of the same function.
     Branch { target: u32 },
+    /// `mov` of a special register the program determines (not a clock,
+    /// nor `%smid`/`%warpid`): its value, narrowed to `mask`.
+    Special { reg: super::special::Special, mask: u128, dst: Dst },
+    /// `mov` of the address of a variable of the frame's local area.
+    FrameAddr { offset: u64, dst: Dst },
+    /// `cvta`: the address moved by `shift` (added, wrapping: a space's
+    /// window to or from the generic space; 0 for global and generic).
+    Cvta { src: Src, shift: u64, dst: Dst },
 }
 
 /// A statement, decoded.
@@ -309,9 +317,12 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
         return Some(Op::Store { addr, size: type_bytes(ty) as u8, vector: ins.vector().is_some(), srcs });
     }
+    if op == Opcode::CVTA {
+        return cvta(cx, pc, ins);
+    }
     if op == Opcode::MOV {
         if ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) {
-            return None;
+            return mov_special_or_address(cx, pc, ins);
         }
         if let Some(Operand::Imm(_)) = ins.operands.get(1) {
             let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
@@ -346,6 +357,67 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         }
     }
     Some(Op::Eval { srcs, dsts })
+}
+
+/// The one destination of operand 0 written with type `ty`, if the
+/// instruction has just that one written operand.
+fn single_dst(cx: &Context, ins: &Instruction, ty: Option<ScalarType>) -> Option<Dst> {
+    let specs = ins.form.operands();
+    if ins.operands.len() != 2 || specs.len() != 2 || !specs[0].write || specs[0].read || specs[1].write || !specs[1].read {
+        return None;
+    }
+    let Operand::Reg(_) = ins.operands[0] else { return None };
+    let mut dsts: SmallVec<[Option<Dst>; 2]> = SmallVec::new();
+    cx.dsts(&ins.operands[0], ty, &mut dsts)?;
+    match dsts.as_slice() {
+        [Some(d)] => Some(*d),
+        _ => None,
+    }
+}
+
+/// `mov d, %sreg` (`Cta::read` of a special register, then
+/// `write_results`) and `mov d, var` (`Cta::symbol_value`).
+fn mov_special_or_address(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
+    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
+    let dst = single_dst(cx, ins, operand_type(0))?;
+    match &ins.operands[1] {
+        // A clock's value is not determined by the program: `step` marks it.
+        Operand::SReg(s, sel) if !s.is_volatile() => {
+            let mask = operand_type(1).map_or(u128::MAX, |t| eval::bits_mask(t.bits()));
+            Some(Op::Special { reg: super::special::Special::of(*s, *sel), mask, dst })
+        }
+        Operand::Sym(name, off) => {
+            let at = match cx.layout.lookup(name, pc).or_else(|| cx.globals.get(name).copied())? {
+                VarLoc::Global(a) | VarLoc::Func(a) => a,
+                VarLoc::Const(o) | VarLoc::Shared(o) | VarLoc::Param(o) | VarLoc::ModuleLocal(o) => o,
+                VarLoc::Local(o) => return Some(Op::FrameAddr { offset: o.wrapping_add(*off as u64), dst }),
+                VarLoc::Reg(_) => return None,
+            };
+            let mut dsts = SmallVec::new();
+            dsts.push(Some(dst));
+            Some(Op::Copy { src: Src::Imm(at.wrapping_add(*off as u64) as u128), dsts })
+        }
+        _ => None,
+    }
+}
+
+/// `cvta` (`Cta::cvta`): a register or immediate address, the result
+/// written with no operand type.
+fn cvta(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
+    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
+    let dst = single_dst(cx, ins, None)?;
+    let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
+    if !matches!(ins.operands[1], Operand::Reg(_) | Operand::Imm(_)) {
+        return None;
+    }
+    cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+    let &[src] = srcs.as_slice() else { return None };
+    let shift = match space_of(ins.space()) {
+        Some(Space::Global) | None => 0,
+        Some(s) if ins.has(Mod::TO) => s.generic_base().wrapping_neg(),
+        Some(s) => s.generic_base(),
+    };
+    Some(Op::Cvta { src, shift, dst })
 }
 
 /// The [`AluOp`] that computes `ins` (with `nsrcs` sources), if one does:

@@ -334,37 +334,13 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     fn special(&self, t: usize, s: SpecialReg, sel: Option<crate::ir::Selector>) -> u128 {
+        self.thread_ids(t).value(s, sel)
+    }
+
+    /// What thread `t`'s special registers are read from.
+    pub(super) fn thread_ids(&self, t: usize) -> super::special::ThreadIds {
         let th = &self.threads[t];
-        let lane = sel.and_then(|s| s.lane()).unwrap_or(0) as usize;
-        let pick = |v: [u32; 3]| if lane < 3 { v[lane] as u128 } else { 0 };
-        let block = self.launch.block;
-        let nwarps = (block.iter().product::<u32>()).div_ceil(32);
-        let laneid = th.linear % 32;
-        match s.name() {
-            "%tid" => pick(th.tid),
-            "%ntid" => pick(block),
-            "%ctaid" => pick(self.ctaid),
-            "%nctaid" => pick(self.launch.grid),
-            "%laneid" => laneid as u128,
-            "%warpid" => (th.linear / 32) as u128,
-            "%nwarpid" => nwarps as u128,
-            "%lanemask_eq" => 1u128 << laneid,
-            "%lanemask_le" => ((1u64 << (laneid + 1)) - 1) as u128,
-            "%lanemask_lt" => ((1u64 << laneid) - 1) as u128,
-            "%lanemask_ge" => (!((1u64 << laneid) - 1) & 0xffff_ffff) as u128,
-            "%lanemask_gt" => (!((1u64 << (laneid + 1)) - 1) & 0xffff_ffff) as u128,
-            "%dynamic_smem_size" => self.launch.dynamic_shared as u128,
-            "%total_smem_size" | "%aggr_smem_size" => self.shared.bytes.len() as u128,
-            "%clusterid" | "%cluster_ctaid" => pick(self.ctaid),
-            "%nclusterid" | "%cluster_nctaid" => pick(self.launch.grid),
-            "%is_explicit_cluster" | "%cluster_ctarank" => 0,
-            "%cluster_nctarank" => 1,
-            "%nsmid" => 1,
-            // Clocks and timers count the thread's executed instructions.
-            "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" => th.clock as u128,
-            "%clock_hi" | "%globaltimer_hi" => (th.clock >> 32) as u128,
-            _ => 0,
-        }
+        super::special::ThreadIds { tid: th.tid, linear: th.linear, block: self.launch.block, ctaid: self.ctaid, grid: self.launch.grid, dynamic_shared: self.launch.dynamic_shared, shared_size: self.shared.bytes.len(), clock: th.clock }
     }
 
     /// The prepared form of `ins` when it is the thread's current statement

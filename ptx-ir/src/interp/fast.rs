@@ -13,6 +13,7 @@ use super::decode::{result_quality, Addr, Dst, Op, Src};
 use super::exec::{Cta, Frame, Thread};
 use super::memory::{worst, Flat, Global, Space};
 use super::program::FuncLayout;
+use super::special::ThreadIds;
 use crate::eval::{self, Quality, Val};
 use crate::ir::Stmt;
 use smallvec::SmallVec;
@@ -127,15 +128,16 @@ impl<'p, 'm> Cta<'p, 'm> {
     pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) {
         let p: &'p super::program::Program<'m> = self.p;
         let noted = self.unspecified_dependence.borrow().is_some();
-        let Thread { frames, local, carry, clock, resume, .. } = &mut self.threads[t];
+        let Thread { frames, local, carry, clock, resume, tid, linear, .. } = &mut self.threads[t];
         if resume.is_some() {
             return;
         }
         let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return };
+        let ids = ThreadIds { tid: *tid, linear: *linear, block: self.launch.block, ctaid: self.ctaid, grid: self.launch.grid, dynamic_shared: self.launch.dynamic_shared, shared_size: self.shared.bytes.len(), clock: *clock };
         let layout = &p.funcs[*func];
         let mut budget = Budget { steps: *steps, max_steps: self.launch.max_steps, left: *left, clock: 0, noted };
         let mut mem = Mem { global, shared: &mut self.shared, local, params, constant: &p.const_mem };
-        run_ops(layout, regs, pc, *local_base, carry, &mut mem, &mut budget);
+        run_ops(layout, regs, pc, *local_base, carry, &mut mem, &mut budget, &ids);
         *clock += budget.clock;
         *steps = budget.steps;
         *left = budget.left;
@@ -143,7 +145,8 @@ impl<'p, 'm> Cta<'p, 'm> {
 }
 
 /// The loop of [`Cta::run_fast`] over one frame's statements.
-fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base: usize, carry: &mut bool, mem: &mut Mem, b: &mut Budget) {
+#[allow(clippy::too_many_arguments)]
+fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base: usize, carry: &mut bool, mem: &mut Mem, b: &mut Budget, ids: &ThreadIds) {
     let ops = &layout.fast[..];
     let mut pc = *pc_out;
     while b.left > 0 {
@@ -176,7 +179,7 @@ fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base
             pc += 1;
             continue;
         }
-        match execute(layout, pc, &fi.op, regs, local_base, carry, mem, b.noted) {
+        match execute(layout, pc, &fi.op, regs, local_base, carry, mem, b.noted, ids) {
             Some(next) => pc = next,
             None => {
                 // The reference path runs it (and fails there, or notes the
@@ -196,7 +199,7 @@ fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base
 /// would not set again to the same value) when `Cta::step` must run it.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base: usize, carry: &mut bool, mem: &mut Mem, noted: bool) -> Option<usize> {
+fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base: usize, carry: &mut bool, mem: &mut Mem, noted: bool, ids: &ThreadIds) -> Option<usize> {
     match op {
         Op::Alu { op, srcs, dst } => {
             let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
@@ -272,6 +275,12 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
             }
         }
         Op::Branch { target } => return Some(*target as usize),
+        Op::Special { reg, mask, dst } => write(regs, dst, Val::exact(reg.value(ids) & mask)),
+        Op::FrameAddr { offset, dst } => write(regs, dst, Val::exact((local_base as u64).wrapping_add(*offset) as u128)),
+        Op::Cvta { src, shift, dst } => {
+            let v = read(regs, src);
+            write(regs, dst, Val { bits: (v.bits as u64).wrapping_add(*shift) as u128, quality: v.quality });
+        }
         Op::Nop | Op::Slow => return None,
     }
     Some(pc + 1)
@@ -415,6 +424,22 @@ L:
 	add.s32 %r3, %r3, 1;
 	setp.lt.u32 %p2, %r3, %r1;
 	@%p2 bra L;
+	mov.u64 %rd6, scratch;
+	cvta.local.u64 %rd7, %rd6;
+	cvta.to.local.u64 %rd8, %rd7;
+	cvta.to.global.u64 %rd9, %rd1;
+	cvta.shared.u32 %r17, %r11;
+	mov.u32 %r18, %laneid;
+	mov.u32 %r19, %ntid.x;
+	mov.u16 %h1, %ctaid.x;
+	cvt.u32.u64 %r16, %rd8;
+	xor.b32 %r9, %r9, %r16;
+	cvt.u32.u64 %r16, %rd9;
+	xor.b32 %r9, %r9, %r16;
+	xor.b32 %r9, %r9, %r17;
+	mad.lo.u32 %r9, %r18, %r19, %r9;
+	cvt.u32.u16 %r16, %h1;
+	add.u32 %r9, %r9, %r16;
 	st.global.v2.u32 [%rd4], {%r15, %r9};
 	st.global.f32 [%rd4+8], %f2;
 	st.global.u32 [%rd4+12], %r12;
@@ -425,6 +450,17 @@ L:
         let mut l = Launch::new("k", [2, 1, 1], [40, 1, 1]);
         l.buffers.push(vec![0; 40 * 16]);
         l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: 5 }];
+        // `mov` of special registers and addresses, and `cvta`, are pre-decoded.
+        let lines = crate::source::LineIndex::new(text.as_bytes());
+        let prog = crate::interp::program::Program::new(&parsed.module, &parsed.source_map, "k.ptx", &lines, &l).unwrap();
+        let layout = &prog.funcs[prog.kernel];
+        for (s, fi) in layout.f.body.as_ref().unwrap().iter().zip(&layout.fast) {
+            if let crate::ir::Stmt::Instr(i) = s {
+                if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA) {
+                    assert!(!matches!(fi.op, super::super::decode::Op::Slow), "{i:?} is not pre-decoded");
+                }
+            }
+        }
         let fast = run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
         let slow = run_without_fast_path(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
         assert_eq!(fast, slow);

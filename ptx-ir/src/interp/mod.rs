@@ -43,6 +43,7 @@ mod mbarrier;
 mod matrix;
 pub mod memory;
 mod program;
+mod special;
 pub mod tensor;
 pub mod texture;
 mod warp;

@@ -371,10 +371,11 @@ impl<'m> Program<'m> {
                 }
             }
         }
+        // The run's memory is dropped after: the buffers move out of it.
         let buffers = self
             .buffer_allocs
             .iter()
-            .map(|&k| BufferOut { bytes: global.allocs[k].bytes.clone(), quality: global.allocs[k].quality.clone() })
+            .map(|&k| BufferOut { bytes: std::mem::take(&mut global.allocs[k].bytes), quality: std::mem::take(&mut global.allocs[k].quality) })
             .collect();
         Ok(RunOutput { buffers, steps, depends_on_unspecified, printed })
     }

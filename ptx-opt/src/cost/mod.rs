@@ -104,6 +104,9 @@ struct Index {
     heads: Vec<&'static str>,
     cells: Vec<&'static str>,
     rows: Vec<OnceLock<Row>>,
+    /// The position of each head in `heads` (a lookup per instruction
+    /// shape the engine prices: hashing beats comparing strings).
+    by_head: FxHashMap<&'static str, usize>,
 }
 
 impl Index {
@@ -118,7 +121,7 @@ impl Index {
     }
 
     fn find(&'static self, head: &str) -> Option<&'static Row> {
-        self.heads.binary_search(&head).ok().map(|k| self.row(k))
+        self.by_head.get(head).map(|&k| self.row(k))
     }
 }
 
@@ -156,7 +159,8 @@ fn index() -> &'static Index {
             })
             .collect();
         let rows = heads.iter().map(|_| OnceLock::new()).collect();
-        Index { families, family_numbers, nearest, heads, cells, rows }
+        let by_head = heads.iter().enumerate().map(|(k, h)| (*h, k)).collect();
+        Index { families, family_numbers, nearest, heads, cells, rows, by_head }
     })
 }
 
