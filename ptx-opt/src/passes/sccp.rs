@@ -271,7 +271,7 @@ impl Step {
     /// The value it computes (as if unguarded) into the register it writes.
     fn computed(&self, sol: &Solution, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
         let p = self.prepared.as_ref()?;
-        let mut kids: Vec<(u128, u8)> = Vec::with_capacity(p.sources.len());
+        let mut kids: SmallVec<[(u128, u8); 4]> = SmallVec::with_capacity(p.sources.len());
         for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(&self.sources) {
             match (s, r) {
                 (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
@@ -364,6 +364,10 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                 continue;
             }
             for (phi, ins) in &phis[b.index()] {
+                // The bottom stays the bottom: nothing to merge.
+                if sol.get(*phi) == Lattice::Varies {
+                    continue;
+                }
                 let mut merged = Lattice::Unknown;
                 for &(p, v) in ins {
                     if edges[b.index()].contains(&p) {
@@ -374,6 +378,10 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             }
             for k in cfg.block(b).stmts.clone() {
                 let Some(step) = &steps[k] else { continue };
+                // Every version it writes already varies: nothing can lower them.
+                if step.writes.iter().all(|&(_, id, _)| sol.get(id) == Lattice::Varies) {
+                    continue;
+                }
                 let value = step.computed(&sol, ctx);
                 let guard = step.guard_value(&sol);
                 for &(r, id, before) in &step.writes {
