@@ -441,10 +441,11 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
             new = Some(Instruction { guard: None, ..(**ins).clone() });
         }
         let cur = new.as_ref().unwrap_or(ins);
-        if let Some(d) = value_dest(f, cur) {
-            let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
-            if let (Lattice::Const(c), false, true) = (sol.of(view, Version { reg: d, def: VersionDef::Def(k) }), is_const_mov, reads_a_merged_constant(body, view, sol, k)) {
-                if cur.guard.is_none() {
+        // The cheap conditions first: most statements read no merged constant.
+        let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
+        if !is_const_mov && cur.guard.is_none() && reads_a_merged_constant(body, view, sol, k) {
+            if let Some(d) = value_dest(f, cur) {
+                if let Lattice::Const(c) = sol.of(view, Version { reg: d, def: VersionDef::Def(k) }) {
                     let width = crate::engine::lang::type_width(f.reg(d).ty);
                     if let Some(mov) = crate::engine::emit::const_mov(d, c, width) {
                         new = Some(mov);

@@ -88,14 +88,9 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     while thread_jumps(&mut h) | remove_branches_to_next(&mut h) | remove_unreachable(&mut h) {
         changed = true;
     }
-    if changed || !decided.is_empty() {
-        g = Some(h);
-    }
-    let cur = g.as_ref().unwrap_or(f);
-    if let Some(h) = unused_labels(cur) {
-        g = Some(h);
-    }
-    g
+    // Step 4 on the same copy.
+    let labels = remove_unused_labels(&mut h);
+    (changed || !decided.is_empty() || labels).then_some(h)
 }
 
 /// Every `brx.idx` names a `.branchtargets` table of the function.
@@ -229,14 +224,15 @@ fn remove_unreachable(f: &mut Function) -> bool {
     super::body::remove_marked(body, &drop)
 }
 
-/// Removes the labels nothing names (not in functions with `.loc`).
-fn unused_labels(f: &Function) -> Option<Function> {
-    let body = f.body.as_ref()?;
+/// Removes the labels nothing names (not in functions with `.loc`); says
+/// whether it removed any.
+fn remove_unused_labels(f: &mut Function) -> bool {
+    let Some(body) = f.body.as_mut() else { return false };
     if body.iter().any(|s| matches!(s, Stmt::Loc(_))) {
-        return None;
+        return false;
     }
     let mut named: FxHashSet<LabelId> = FxHashSet::default();
-    for s in body {
+    for s in body.iter() {
         match s {
             Stmt::Instr(ins) => {
                 for op in &ins.operands {
@@ -258,9 +254,8 @@ fn unused_labels(f: &Function) -> Option<Function> {
         }
     }
     if !body.iter().any(|s| matches!(s, Stmt::Label(l) if !named.contains(l))) {
-        return None;
+        return false;
     }
-    let mut g = f.clone();
-    g.body.as_mut().expect("a body").retain(|s| !matches!(s, Stmt::Label(l) if !named.contains(l)));
-    Some(g)
+    body.retain(|s| !matches!(s, Stmt::Label(l) if !named.contains(l)));
+    true
 }
