@@ -78,9 +78,8 @@ pub struct ValueView {
     /// For each statement, the version of each scalar register it reads.
     reads: Vec<SmallVec<[(RegId, Version); 3]>>,
     regs: Vec<RegInfo>,
-    /// φ versions placed, by (block, register).
-    phis: FxHashMap<(u32, u32), ()>,
-    /// The registers with a φ at each block's entry.
+    /// The registers with a φ at each block's entry (in register order:
+    /// looked up by binary search).
     phis_in_block: Vec<Vec<RegId>>,
     /// Each φ's inputs, as (predecessor, version at the predecessor's end),
     /// one per reachable predecessor block: φ `i` of block `b` has
@@ -89,8 +88,9 @@ pub struct ValueView {
     phi_input_start: Vec<u32>,
     /// The number of the first φ of each block (φs numbered block by block).
     phi_first: Vec<u32>,
-    /// Last write of each register inside each block: (block, reg) -> statement.
-    last_def_in_block: FxHashMap<(u32, u32), usize>,
+    /// The end of each block's statement range (the last write of a
+    /// register inside a block is found among its sorted `defs`).
+    block_end: Vec<usize>,
     /// Memo of the version at the end of a block.
     end_memo: RefCell<FxHashMap<(u32, u32), VersionDef>>,
     block_of_stmt: Vec<NodeIndex>,
@@ -143,7 +143,6 @@ impl ValueView {
         }
         // φ placement: the iterated dominance frontier of each register's definition blocks.
         let df = dominance_frontiers(cfg, dom);
-        let mut phis: FxHashMap<(u32, u32), ()> = FxHashMap::default();
         let mut phi_blocks_of: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
         let mut work: Vec<NodeIndex> = Vec::new();
         let mut seen: Vec<u32> = vec![u32::MAX; cfg.node_bound()];
@@ -164,7 +163,6 @@ impl ValueView {
                 for &d in &df[b.index()] {
                     if placed[d.index()] != ri as u32 {
                         placed[d.index()] = ri as u32;
-                        phis.insert((d.index() as u32, ri as u32), ());
                         phi_blocks_of[d.index()].push(RegId(ri as u32));
                         if seen[d.index()] != ri as u32 {
                             seen[d.index()] = ri as u32;
@@ -177,7 +175,6 @@ impl ValueView {
         // Renaming walk over the dominator tree with one stack per register.
         let mut stacks: Vec<Vec<VersionDef>> = vec![Vec::new(); nregs];
         let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = vec![SmallVec::new(); body.len()];
-        let mut last_def_in_block: FxHashMap<(u32, u32), usize> = FxHashMap::default();
         // (block, entered?) with the registers pushed in that block to pop on exit.
         let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
         let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
@@ -215,7 +212,6 @@ impl ValueView {
                 for &r in &stmt_defs[k] {
                     stacks[r.0 as usize].push(VersionDef::Def(k));
                     pushed[b.index()].push(r);
-                    last_def_in_block.insert((b.index() as u32, r.0), k);
                 }
             }
             // The stacks now hold the versions at the end of `b`: what it
@@ -258,7 +254,8 @@ impl ValueView {
                 read_defs[d] = true;
             }
         }
-        ValueView { reads, regs, phis, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+        let block_end = (0..cfg.node_bound()).map(|i| cfg.graph.node_weight(NodeIndex::new(i)).map_or(0, |b| b.stmts.end)).collect();
+        ValueView { reads, regs, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, block_end, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
@@ -371,14 +368,27 @@ impl ValueView {
 
     /// The version `reg` holds at the end of block `b`.
     pub fn version_at_end(&self, reg: RegId, b: NodeIndex) -> VersionDef {
-        if let Some(&k) = self.last_def_in_block.get(&(b.index() as u32, reg.0)) {
+        if let Some(k) = self.last_def_in_block(reg, b) {
             return VersionDef::Def(k);
         }
         self.version_at_entry(reg, b)
     }
 
+    /// The last statement of reachable block `b` that writes `reg`.
+    fn last_def_in_block(&self, reg: RegId, b: NodeIndex) -> Option<usize> {
+        let defs = &self.regs[reg.0 as usize].defs;
+        let i = defs.partition_point(|&d| d < self.block_end[b.index()]);
+        let d = *defs.get(i.checked_sub(1)?)?;
+        (self.block_of_stmt[d] == b).then_some(d)
+    }
+
+    /// Does block `b` have a φ of `reg`?
+    fn has_phi(&self, reg: RegId, b: NodeIndex) -> bool {
+        self.phis(b).binary_search(&reg).is_ok()
+    }
+
     fn version_at_entry(&self, reg: RegId, b: NodeIndex) -> VersionDef {
-        if self.phis.contains_key(&(b.index() as u32, reg.0)) {
+        if self.has_phi(reg, b) {
             return VersionDef::Phi(b);
         }
         // Walk up the dominator tree to the nearest block that writes `reg` or has its φ.
@@ -389,10 +399,10 @@ impl ValueView {
             if let Some(v) = self.end_memo.borrow().get(&(c.index() as u32, reg.0)) {
                 break *v;
             }
-            if let Some(&k) = self.last_def_in_block.get(&(c.index() as u32, reg.0)) {
+            if let Some(k) = self.last_def_in_block(reg, c) {
                 break VersionDef::Def(k);
             }
-            if self.phis.contains_key(&(c.index() as u32, reg.0)) {
+            if self.has_phi(reg, c) {
                 break VersionDef::Phi(c);
             }
             chain.push(c);
