@@ -320,15 +320,21 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
         };
         steps.push(step);
     }
-    // Per block: each φ's version and, per predecessor, the version arriving.
-    let mut phis: Vec<Vec<(u32, Vec<(NodeIndex, u32)>)>> = vec![Vec::new(); cfg.node_bound()];
-    for b in cfg.graph.node_indices() {
+    // Per φ (numbered from `first_phi`, block by block, as `Versions`
+    // numbers them), per predecessor, the version arriving: φ `v` has
+    // `phi_in[phi_in_start[v - first_phi]..phi_in_start[v - first_phi + 1]]`.
+    let first_phi = versions.written.len() as u32;
+    let mut phi_in_start: Vec<u32> = Vec::with_capacity((versions.count - first_phi) as usize + 1);
+    let mut phi_in: Vec<(NodeIndex, u32)> = Vec::new();
+    for b in 0..cfg.node_bound() {
+        let b = NodeIndex::new(b);
         for (i, &r) in view.phis(b).iter().enumerate() {
-            let phi = versions.id(view, Version { reg: r, def: VersionDef::Phi(b) });
-            let ins = view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(view, Version { reg: r, def }))).collect();
-            phis[b.index()].push((phi, ins));
+            debug_assert_eq!(versions.phi_base[b.index()] + i as u32, first_phi + phi_in_start.len() as u32);
+            phi_in_start.push(phi_in.len() as u32);
+            phi_in.extend(view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(view, Version { reg: r, def }))));
         }
     }
+    phi_in_start.push(phi_in.len() as u32);
     // The terminator deciding each block's edges: its guard, when it has one.
     let deciding: Vec<Option<(u32, bool)>> = (0..cfg.node_bound())
         .map(|b| {
@@ -363,18 +369,20 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             if !sol.executable[b.index()] {
                 continue;
             }
-            for (phi, ins) in &phis[b.index()] {
+            let base = sol.versions.phi_base[b.index()];
+            for phi in base..base + view.phis(b).len() as u32 {
                 // The bottom stays the bottom: nothing to merge.
-                if sol.get(*phi) == Lattice::Varies {
+                if sol.get(phi) == Lattice::Varies {
                     continue;
                 }
+                let j = (phi - first_phi) as usize;
                 let mut merged = Lattice::Unknown;
-                for &(p, v) in ins {
+                for &(p, v) in &phi_in[phi_in_start[j] as usize..phi_in_start[j + 1] as usize] {
                     if edges[b.index()].contains(&p) {
                         merged = merged.meet(sol.get(v));
                     }
                 }
-                changed |= sol.lower(*phi, merged);
+                changed |= sol.lower(phi, merged);
             }
             for k in cfg.block(b).stmts.clone() {
                 let Some(step) = &steps[k] else { continue };
