@@ -202,7 +202,9 @@ pub fn extend(bits: u128, ty: Option<ScalarType>, width: u8) -> u128 {
 #[derive(Default)]
 pub struct ShapeTable {
     shapes: Vec<Shape>,
-    index: FxHashMap<(Instruction, u8), ShapeId>,
+    /// Per instruction template, its shape at each destination width
+    /// (keyed by the template alone so that a lookup needs no copy of it).
+    index: FxHashMap<Instruction, SmallVec<[(u8, ShapeId); 1]>>,
     /// Shapes made from text by rules: (head, number of sources) -> shape.
     by_text: FxHashMap<(&'static str, u8), ShapeId>,
     /// Whether each shape was first made by a rule (not taken from the input).
@@ -210,12 +212,16 @@ pub struct ShapeTable {
 }
 
 impl ShapeTable {
+    fn lookup(&self, ins: &Instruction, width: u8) -> Option<ShapeId> {
+        self.index.get(ins)?.iter().find(|(w, _)| *w == width).map(|(_, s)| *s)
+    }
+
     pub fn intern(&mut self, ins: Instruction, width: u8) -> ShapeId {
-        if let Some(&s) = self.index.get(&(ins.clone(), width)) {
+        if let Some(s) = self.lookup(&ins, width) {
             return s;
         }
         let id = ShapeId(self.shapes.len() as u32);
-        self.index.insert((ins.clone(), width), id);
+        self.index.entry(ins.clone()).or_default().push((width, id));
         self.shapes.push(Shape::new(ins, width));
         self.by_rule.push(false);
         id
@@ -224,7 +230,7 @@ impl ShapeTable {
     /// The shape of an instruction a rule builds (over placeholders, as
     /// [`Shape::new`] wants it), marked as made by a rule if it is new.
     pub fn intern_for_rule(&mut self, ins: Instruction, width: u8) -> ShapeId {
-        let known = self.index.contains_key(&(ins.clone(), width));
+        let known = self.lookup(&ins, width).is_some();
         let id = self.intern(ins, width);
         if !known {
             self.by_rule[id.0 as usize] = true;
@@ -260,7 +266,7 @@ impl ShapeTable {
         }
         let ins = template(head, n as usize).unwrap_or_else(|e| panic!("rule instruction `{head}` with {n} sources: {e}"));
         let width = ins.operand_type(0).map(type_width).unwrap_or(32);
-        let known = self.index.contains_key(&(ins.clone(), width));
+        let known = self.lookup(&ins, width).is_some();
         let id = self.intern(ins, width);
         if !known {
             self.by_rule[id.0 as usize] = true;
