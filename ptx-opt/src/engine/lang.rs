@@ -108,6 +108,9 @@ pub struct Shape {
     pub dest_ty: Option<ScalarType>,
     /// Per child, in operand order.
     pub sources: SmallVec<[Source; 3]>,
+    /// [`crate::rules::plain_int`] of this shape (rules ask it at every
+    /// node they look at).
+    plain_int: Option<(ScalarType, u8)>,
 }
 
 /// Width in bits a value of this type takes in a register (1 for `.pred`).
@@ -147,7 +150,14 @@ impl Shape {
                 o => push(o, false),
             }
         }
-        Shape { ins, width, dest_ty, sources }
+        let mut shape = Shape { ins, width, dest_ty, sources, plain_int: None };
+        shape.plain_int = crate::rules::plain_int_of(&shape);
+        shape
+    }
+
+    /// See [`crate::rules::plain_int`].
+    pub fn plain_int(&self) -> Option<(ScalarType, u8)> {
+        self.plain_int
     }
 
     pub fn opcode(&self) -> Opcode {

@@ -107,7 +107,9 @@ pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
 
 fn var(k: usize) -> Var {
     const NAMES: [&str; 8] = ["?0", "?1", "?2", "?3", "?4", "?5", "?6", "?7"];
-    NAMES[k].parse().unwrap()
+    // Parsed once: parsing interns the name in egg's global symbol table.
+    static VARS: std::sync::OnceLock<[Var; 8]> = std::sync::OnceLock::new();
+    VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))[k]
 }
 
 struct Search(&'static Rule);
@@ -347,6 +349,11 @@ pub fn mk_with(eg: &mut EGraph, opcode: ptx_ir::isa::Opcode, mods: &[Mod], kids:
 /// The scalar integer or bit type of a shape that is a plain (non-saturating,
 /// non-packed, no carry, no operand prefix) integer operation, and its width.
 pub fn plain_int(s: &Shape) -> Option<(ScalarType, u8)> {
+    s.plain_int()
+}
+
+/// [`plain_int`], computed once per shape by [`Shape::new`].
+pub(crate) fn plain_int_of(s: &Shape) -> Option<(ScalarType, u8)> {
     use ScalarType::*;
     let ty = s.ins.ty()?;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
