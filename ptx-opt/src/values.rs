@@ -110,8 +110,8 @@ impl ValueView {
         let mut regs: Vec<RegInfo> = f.regs.iter().map(|r| RegInfo { vector: r.vector.is_some(), ..RegInfo::default() }).collect();
         let reachable: Vec<bool> = (0..cfg.node_bound()).map(|i| dom.contains(NodeIndex::new(i))).collect();
         // Per statement: the scalar registers read and written.
-        let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
-        let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = vec![SmallVec::new(); body.len()];
+        let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
+        let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         for (k, s) in body.iter().enumerate() {
             let Stmt::Instr(ins) = s else { continue };
             if !reachable[cfg.block_of_stmt[k].index()] {
@@ -174,7 +174,7 @@ impl ValueView {
         }
         // Renaming walk over the dominator tree with one stack per register.
         let mut stacks: Vec<Vec<VersionDef>> = vec![Vec::new(); nregs];
-        let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = vec![SmallVec::new(); body.len()];
+        let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         // (block, entered?) with the registers pushed in that block to pop on exit.
         let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
         let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];

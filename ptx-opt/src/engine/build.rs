@@ -322,7 +322,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
     let mut physical: FxHashSet<RegId> = FxHashSet::default();
-    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
+    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
     for (k, s) in body.iter().enumerate() {
         let v = match s {
             Stmt::Instr(ins) if view.reachable(k) && !block_vars.get(k).copied().unwrap_or(true) => as_value(f, ins),

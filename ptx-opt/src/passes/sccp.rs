@@ -159,7 +159,7 @@ const ENTRY: u32 = u32::MAX;
 
 impl Versions {
     fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
-        let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = vec![SmallVec::new(); body.len()];
+        let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         for r in 0..f.regs.len() {
             let reg = RegId(r as u32);
             for &k in &view.reg(reg).defs {
@@ -354,7 +354,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
     // Per block, the predecessors whose edge to it is executable.
-    let mut edges: Vec<SmallVec<[NodeIndex; 2]>> = vec![SmallVec::new(); cfg.node_bound()];
+    let mut edges: Vec<SmallVec<[NodeIndex; 2]>> = std::iter::repeat_with(SmallVec::new).take(cfg.node_bound()).collect();
     // Reverse postorder: definitions before their uses but around loops,
     // so a round carries values as far as they go.
     let mut order: Vec<NodeIndex> = Vec::with_capacity(cfg.node_bound());
