@@ -115,15 +115,24 @@ fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
 }
 
 /// How a statement is evaluated, prepared once: the register it writes,
-/// its shape, and per source the register it reads (none for immediates).
+/// its shape (made when first evaluated: most statements read a version
+/// that varies and never are), and per source the register it reads (none
+/// for immediates).
 struct Prepared {
     dest: RegId,
-    shape: Shape,
+    template: Instruction,
+    dest_width: u8,
+    shape: std::cell::OnceCell<Shape>,
     sources: Vec<SourceOf>,
     regs: Vec<Option<RegId>>,
 }
 
 fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
+    // An impure form is never a value (`value_parts` says so first): no
+    // unguarded copy of a guarded branch, load or store.
+    if !ins.form.flags().is_pure() {
+        return None;
+    }
     let unguarded;
     let ins = if ins.guard.is_some() {
         unguarded = Instruction { guard: None, ..ins.clone() };
@@ -132,7 +141,7 @@ fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
         ins
     };
     let p = value_parts(f, ins)?;
-    Some(Prepared { dest: p.dest, shape: Shape::new(p.template, p.dest_width), sources: p.sources, regs: p.regs })
+    Some(Prepared { dest: p.dest, template: p.template, dest_width: p.dest_width, shape: std::cell::OnceCell::new(), sources: p.sources, regs: p.regs })
 }
 
 /// The solution: the value of each version and the executable blocks.
@@ -282,7 +291,8 @@ impl Step {
                 _ => return Some((p.dest, Lattice::Varies)),
             }
         }
-        let value = p.shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
+        let shape = p.shape.get_or_init(|| Shape::new(p.template.clone(), p.dest_width));
+        let value = shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
         Some((p.dest, value))
     }
 }
