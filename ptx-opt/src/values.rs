@@ -25,7 +25,7 @@
 //! no versions: passes leave instructions that touch them alone. The view is
 //! built on the reachable blocks; statements of unreachable blocks have none.
 
-use ptx_ir::analysis::{dominance_frontiers, effects, DomTree, LocTable};
+use ptx_ir::analysis::{dominance_frontiers, DomTree};
 use ptx_ir::cfg::Cfg;
 use ptx_ir::ir::{Function, RegId, Stmt};
 use petgraph::stable_graph::NodeIndex;
@@ -105,7 +105,6 @@ impl ValueView {
     pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree) -> ValueView {
         let empty = Vec::new();
         let body = f.body.as_ref().unwrap_or(&empty);
-        let locs = LocTable::new(f);
         let nregs = f.regs.len();
         let mut regs: Vec<RegInfo> = f.regs.iter().map(|r| RegInfo { vector: r.vector.is_some(), ..RegInfo::default() }).collect();
         let reachable: Vec<bool> = (0..cfg.node_bound()).map(|i| dom.contains(NodeIndex::new(i))).collect();
@@ -117,29 +116,29 @@ impl ValueView {
             if !reachable[cfg.block_of_stmt[k].index()] {
                 continue;
             }
-            let e = effects(f, &locs, ins);
-            for l in &e.uses {
-                if let Some((r, _)) = locs.reg_of(*l) {
-                    if !regs[r.0 as usize].vector && !stmt_reads[k].contains(&r) {
-                        stmt_reads[k].push(r);
-                    }
+            // The scalar registers `effects` says it reads and writes (its
+            // register lanes, without the carry flag and memory, which
+            // have no versions), straight from the operands.
+            let guarded = ins.guard.is_some();
+            let (reads, defs) = (&mut stmt_reads[k], &mut stmt_defs[k]);
+            ins.for_each_reg(|r, access| {
+                let info = &mut regs[r.0 as usize];
+                if info.vector {
+                    return;
                 }
-            }
-            for d in &e.defs {
-                if let Some((r, _)) = locs.reg_of(d.loc) {
-                    let info = &mut regs[r.0 as usize];
-                    if info.vector {
-                        continue;
-                    }
-                    if !d.kills {
+                if access.read && !reads.contains(&r) {
+                    reads.push(r);
+                }
+                if access.write {
+                    if guarded || access.merges() {
                         info.partial_write = true;
                     }
-                    if !stmt_defs[k].contains(&r) {
-                        stmt_defs[k].push(r);
+                    if !defs.contains(&r) {
+                        defs.push(r);
                         info.defs.push(k);
                     }
                 }
-            }
+            });
         }
         // φ placement: the iterated dominance frontier of each register's definition blocks.
         let df = dominance_frontiers(cfg, dom);
