@@ -117,7 +117,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
     }
     let mut tmpl = ins.clone();
     let mut dest = None;
-    let mut srcs: Vec<Src> = Vec::new();
+    let mut srcs: Vec<Src> = Vec::with_capacity(ins.operands.len());
     for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
         let ty = ins.operand_type(k);
         if spec.write {

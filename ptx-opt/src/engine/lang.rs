@@ -111,6 +111,9 @@ pub struct Shape {
     /// [`crate::rules::plain_int`] of this shape (rules ask it at every
     /// node they look at).
     plain_int: Option<(ScalarType, u8)>,
+    /// Whether the known-bits analysis understands its modifiers and
+    /// operands ([`super::known`]'s `plain`; asked at every node made).
+    known_plain: bool,
 }
 
 /// Width in bits a value of this type takes in a register (1 for `.pred`).
@@ -150,14 +153,20 @@ impl Shape {
                 o => push(o, false),
             }
         }
-        let mut shape = Shape { ins, width, dest_ty, sources, plain_int: None };
+        let mut shape = Shape { ins, width, dest_ty, sources, plain_int: None, known_plain: false };
         shape.plain_int = crate::rules::plain_int_of(&shape);
+        shape.known_plain = super::known::plain(&shape);
         shape
     }
 
     /// See [`crate::rules::plain_int`].
     pub fn plain_int(&self) -> Option<(ScalarType, u8)> {
         self.plain_int
+    }
+
+    /// See `known::plain`.
+    pub(crate) fn known_plain(&self) -> bool {
+        self.known_plain
     }
 
     pub fn opcode(&self) -> Opcode {
