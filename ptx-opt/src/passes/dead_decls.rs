@@ -28,15 +28,16 @@ pub const PASS: Pass = Pass {
 
 fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let mut regs: FxHashSet<&str> = FxHashSet::default();
+    // Registers named, by id (their names are gathered after).
+    let mut named = vec![false; f.regs.len()];
     let mut syms: FxHashSet<Name> = FxHashSet::default();
     for s in body {
         match s {
             Stmt::Instr(ins) => {
                 // Guards included: `for_each_reg` names them first.
                 ins.for_each_reg(|r, _| {
-                    if let Some(reg) = f.try_reg(r) {
-                        regs.insert(reg.name.as_ref());
+                    if let Some(n) = named.get_mut(r.0 as usize) {
+                        *n = true;
                     }
                 });
                 for_each_symbol(ins, |n| {
@@ -48,6 +49,7 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
             _ => {}
         }
     }
+    let regs: FxHashSet<&str> = f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()).collect();
     // A range declarator `%r<9>` is used when some `%rI` (I < 9, written
     // without leading zeros) is: per way of reading a used name as such a
     // name plus index, the smallest index (compares as building every
