@@ -61,7 +61,7 @@ pub struct Readers {
 }
 
 /// A register's definitions.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RegInfo {
     /// Statements that write it, in order.
     pub defs: Vec<usize>,
@@ -255,6 +255,63 @@ impl ValueView {
         }
         let block_end = (0..cfg.node_bound()).map(|i| cfg.graph.node_weight(NodeIndex::new(i)).map_or(0, |b| b.stmts.end)).collect();
         ValueView { reads, regs, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, block_end, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+    }
+
+    /// Makes this the view of `g`, a copy of the function it is of in which
+    /// only register reads of statements `changed` were renamed (the same
+    /// statements, writes and blocks): the versions those statements read
+    /// are taken again, each the version its register holds there
+    /// ([`ValueView::version_at`], which only writes decide; a register
+    /// still read keeps its version), and what reads decide (which
+    /// registers are read at a φ, which definitions are read) is found
+    /// again from all reads. Equal to [`ValueView::build`] of `g`.
+    pub fn reads_renamed(&mut self, g: &Function, changed: &[usize]) {
+        let body = g.body.as_deref().unwrap_or(&[]);
+        for &k in changed {
+            let Some(Stmt::Instr(ins)) = body.get(k) else { continue };
+            if !self.reachable(k) {
+                continue;
+            }
+            let old = std::mem::take(&mut self.reads[k]);
+            let mut new: SmallVec<[(RegId, Version); 3]> = SmallVec::new();
+            ins.for_each_reg(|r, access| {
+                if !access.read || self.regs[r.0 as usize].vector || new.iter().any(|(x, _)| *x == r) {
+                    return;
+                }
+                let v = old.iter().find(|(x, _)| *x == r).map_or_else(|| Version { reg: r, def: self.version_at(r, k) }, |(_, v)| *v);
+                new.push((r, v));
+            });
+            self.reads[k] = new;
+        }
+        for info in &mut self.regs {
+            info.read_at_phi = false;
+        }
+        self.read_defs.iter_mut().for_each(|d| *d = false);
+        for reads in &self.reads {
+            for (r, v) in reads {
+                match v.def {
+                    VersionDef::Phi(_) => self.regs[r.0 as usize].read_at_phi = true,
+                    VersionDef::Def(d) => self.read_defs[d] = true,
+                    VersionDef::Entry => {}
+                }
+            }
+        }
+    }
+
+    /// Do two views say the same of every statement and register (the
+    /// check of [`ValueView::reads_renamed`] in debug builds)?
+    pub fn same_as(&self, other: &ValueView) -> bool {
+        self.reads == other.reads
+            && self.regs == other.regs
+            && self.phis_in_block == other.phis_in_block
+            && self.phi_inputs == other.phi_inputs
+            && self.phi_input_start == other.phi_input_start
+            && self.phi_first == other.phi_first
+            && self.block_end == other.block_end
+            && self.block_of_stmt == other.block_of_stmt
+            && self.read_defs == other.read_defs
+            && self.reachable == other.reachable
+            && self.idom == other.idom
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
