@@ -25,7 +25,7 @@
 //! no versions: passes leave instructions that touch them alone. The view is
 //! built on the reachable blocks; statements of unreachable blocks have none.
 
-use ptx_ir::analysis::{dominance_frontiers, effects, DomTree, LocTable};
+use ptx_ir::analysis::{dominance_frontiers, DomTree};
 use ptx_ir::cfg::Cfg;
 use ptx_ir::ir::{Function, RegId, Stmt};
 use petgraph::stable_graph::NodeIndex;
@@ -61,7 +61,7 @@ pub struct Readers {
 }
 
 /// A register's definitions.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RegInfo {
     /// Statements that write it, in order.
     pub defs: Vec<usize>,
@@ -78,9 +78,8 @@ pub struct ValueView {
     /// For each statement, the version of each scalar register it reads.
     reads: Vec<SmallVec<[(RegId, Version); 3]>>,
     regs: Vec<RegInfo>,
-    /// φ versions placed, by (block, register).
-    phis: FxHashMap<(u32, u32), ()>,
-    /// The registers with a φ at each block's entry.
+    /// The registers with a φ at each block's entry (in register order:
+    /// looked up by binary search).
     phis_in_block: Vec<Vec<RegId>>,
     /// Each φ's inputs, as (predecessor, version at the predecessor's end),
     /// one per reachable predecessor block: φ `i` of block `b` has
@@ -89,8 +88,9 @@ pub struct ValueView {
     phi_input_start: Vec<u32>,
     /// The number of the first φ of each block (φs numbered block by block).
     phi_first: Vec<u32>,
-    /// Last write of each register inside each block: (block, reg) -> statement.
-    last_def_in_block: FxHashMap<(u32, u32), usize>,
+    /// The end of each block's statement range (the last write of a
+    /// register inside a block is found among its sorted `defs`).
+    block_end: Vec<usize>,
     /// Memo of the version at the end of a block.
     end_memo: RefCell<FxHashMap<(u32, u32), VersionDef>>,
     block_of_stmt: Vec<NodeIndex>,
@@ -105,45 +105,43 @@ impl ValueView {
     pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree) -> ValueView {
         let empty = Vec::new();
         let body = f.body.as_ref().unwrap_or(&empty);
-        let locs = LocTable::new(f);
         let nregs = f.regs.len();
         let mut regs: Vec<RegInfo> = f.regs.iter().map(|r| RegInfo { vector: r.vector.is_some(), ..RegInfo::default() }).collect();
         let reachable: Vec<bool> = (0..cfg.node_bound()).map(|i| dom.contains(NodeIndex::new(i))).collect();
         // Per statement: the scalar registers read and written.
-        let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
-        let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = vec![SmallVec::new(); body.len()];
+        let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
+        let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         for (k, s) in body.iter().enumerate() {
             let Stmt::Instr(ins) = s else { continue };
             if !reachable[cfg.block_of_stmt[k].index()] {
                 continue;
             }
-            let e = effects(f, &locs, ins);
-            for l in &e.uses {
-                if let Some((r, _)) = locs.reg_of(*l) {
-                    if !regs[r.0 as usize].vector && !stmt_reads[k].contains(&r) {
-                        stmt_reads[k].push(r);
-                    }
+            // The scalar registers `effects` says it reads and writes (its
+            // register lanes, without the carry flag and memory, which
+            // have no versions), straight from the operands.
+            let guarded = ins.guard.is_some();
+            let (reads, defs) = (&mut stmt_reads[k], &mut stmt_defs[k]);
+            ins.for_each_reg(|r, access| {
+                let info = &mut regs[r.0 as usize];
+                if info.vector {
+                    return;
                 }
-            }
-            for d in &e.defs {
-                if let Some((r, _)) = locs.reg_of(d.loc) {
-                    let info = &mut regs[r.0 as usize];
-                    if info.vector {
-                        continue;
-                    }
-                    if !d.kills {
+                if access.read && !reads.contains(&r) {
+                    reads.push(r);
+                }
+                if access.write {
+                    if guarded || access.merges() {
                         info.partial_write = true;
                     }
-                    if !stmt_defs[k].contains(&r) {
-                        stmt_defs[k].push(r);
+                    if !defs.contains(&r) {
+                        defs.push(r);
                         info.defs.push(k);
                     }
                 }
-            }
+            });
         }
         // φ placement: the iterated dominance frontier of each register's definition blocks.
         let df = dominance_frontiers(cfg, dom);
-        let mut phis: FxHashMap<(u32, u32), ()> = FxHashMap::default();
         let mut phi_blocks_of: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
         let mut work: Vec<NodeIndex> = Vec::new();
         let mut seen: Vec<u32> = vec![u32::MAX; cfg.node_bound()];
@@ -164,7 +162,6 @@ impl ValueView {
                 for &d in &df[b.index()] {
                     if placed[d.index()] != ri as u32 {
                         placed[d.index()] = ri as u32;
-                        phis.insert((d.index() as u32, ri as u32), ());
                         phi_blocks_of[d.index()].push(RegId(ri as u32));
                         if seen[d.index()] != ri as u32 {
                             seen[d.index()] = ri as u32;
@@ -176,8 +173,7 @@ impl ValueView {
         }
         // Renaming walk over the dominator tree with one stack per register.
         let mut stacks: Vec<Vec<VersionDef>> = vec![Vec::new(); nregs];
-        let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = vec![SmallVec::new(); body.len()];
-        let mut last_def_in_block: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+        let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         // (block, entered?) with the registers pushed in that block to pop on exit.
         let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
         let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
@@ -215,7 +211,6 @@ impl ValueView {
                 for &r in &stmt_defs[k] {
                     stacks[r.0 as usize].push(VersionDef::Def(k));
                     pushed[b.index()].push(r);
-                    last_def_in_block.insert((b.index() as u32, r.0), k);
                 }
             }
             // The stacks now hold the versions at the end of `b`: what it
@@ -258,7 +253,65 @@ impl ValueView {
                 read_defs[d] = true;
             }
         }
-        ValueView { reads, regs, phis, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, last_def_in_block, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+        let block_end = (0..cfg.node_bound()).map(|i| cfg.graph.node_weight(NodeIndex::new(i)).map_or(0, |b| b.stmts.end)).collect();
+        ValueView { reads, regs, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, block_end, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+    }
+
+    /// Makes this the view of `g`, a copy of the function it is of in which
+    /// only register reads of statements `changed` were renamed (the same
+    /// statements, writes and blocks): the versions those statements read
+    /// are taken again, each the version its register holds there
+    /// ([`ValueView::version_at`], which only writes decide; a register
+    /// still read keeps its version), and what reads decide (which
+    /// registers are read at a φ, which definitions are read) is found
+    /// again from all reads. Equal to [`ValueView::build`] of `g`.
+    pub fn reads_renamed(&mut self, g: &Function, changed: &[usize]) {
+        let body = g.body.as_deref().unwrap_or(&[]);
+        for &k in changed {
+            let Some(Stmt::Instr(ins)) = body.get(k) else { continue };
+            if !self.reachable(k) {
+                continue;
+            }
+            let old = std::mem::take(&mut self.reads[k]);
+            let mut new: SmallVec<[(RegId, Version); 3]> = SmallVec::new();
+            ins.for_each_reg(|r, access| {
+                if !access.read || self.regs[r.0 as usize].vector || new.iter().any(|(x, _)| *x == r) {
+                    return;
+                }
+                let v = old.iter().find(|(x, _)| *x == r).map_or_else(|| Version { reg: r, def: self.version_at(r, k) }, |(_, v)| *v);
+                new.push((r, v));
+            });
+            self.reads[k] = new;
+        }
+        for info in &mut self.regs {
+            info.read_at_phi = false;
+        }
+        self.read_defs.iter_mut().for_each(|d| *d = false);
+        for reads in &self.reads {
+            for (r, v) in reads {
+                match v.def {
+                    VersionDef::Phi(_) => self.regs[r.0 as usize].read_at_phi = true,
+                    VersionDef::Def(d) => self.read_defs[d] = true,
+                    VersionDef::Entry => {}
+                }
+            }
+        }
+    }
+
+    /// Do two views say the same of every statement and register (the
+    /// check of [`ValueView::reads_renamed`] in debug builds)?
+    pub fn same_as(&self, other: &ValueView) -> bool {
+        self.reads == other.reads
+            && self.regs == other.regs
+            && self.phis_in_block == other.phis_in_block
+            && self.phi_inputs == other.phi_inputs
+            && self.phi_input_start == other.phi_input_start
+            && self.phi_first == other.phi_first
+            && self.block_end == other.block_end
+            && self.block_of_stmt == other.block_of_stmt
+            && self.read_defs == other.read_defs
+            && self.reachable == other.reachable
+            && self.idom == other.idom
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
@@ -371,14 +424,27 @@ impl ValueView {
 
     /// The version `reg` holds at the end of block `b`.
     pub fn version_at_end(&self, reg: RegId, b: NodeIndex) -> VersionDef {
-        if let Some(&k) = self.last_def_in_block.get(&(b.index() as u32, reg.0)) {
+        if let Some(k) = self.last_def_in_block(reg, b) {
             return VersionDef::Def(k);
         }
         self.version_at_entry(reg, b)
     }
 
+    /// The last statement of reachable block `b` that writes `reg`.
+    fn last_def_in_block(&self, reg: RegId, b: NodeIndex) -> Option<usize> {
+        let defs = &self.regs[reg.0 as usize].defs;
+        let i = defs.partition_point(|&d| d < self.block_end[b.index()]);
+        let d = *defs.get(i.checked_sub(1)?)?;
+        (self.block_of_stmt[d] == b).then_some(d)
+    }
+
+    /// Does block `b` have a φ of `reg`?
+    fn has_phi(&self, reg: RegId, b: NodeIndex) -> bool {
+        self.phis(b).binary_search(&reg).is_ok()
+    }
+
     fn version_at_entry(&self, reg: RegId, b: NodeIndex) -> VersionDef {
-        if self.phis.contains_key(&(b.index() as u32, reg.0)) {
+        if self.has_phi(reg, b) {
             return VersionDef::Phi(b);
         }
         // Walk up the dominator tree to the nearest block that writes `reg` or has its φ.
@@ -389,10 +455,10 @@ impl ValueView {
             if let Some(v) = self.end_memo.borrow().get(&(c.index() as u32, reg.0)) {
                 break *v;
             }
-            if let Some(&k) = self.last_def_in_block.get(&(c.index() as u32, reg.0)) {
+            if let Some(k) = self.last_def_in_block(reg, c) {
                 break VersionDef::Def(k);
             }
-            if self.phis.contains_key(&(c.index() as u32, reg.0)) {
+            if self.has_phi(reg, c) {
                 break VersionDef::Phi(c);
             }
             chain.push(c);

@@ -117,7 +117,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
     }
     let mut tmpl = ins.clone();
     let mut dest = None;
-    let mut srcs: Vec<Src> = Vec::new();
+    let mut srcs: Vec<Src> = Vec::with_capacity(ins.operands.len());
     for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
         let ty = ins.operand_type(k);
         if spec.write {
@@ -322,7 +322,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
     let mut physical: FxHashSet<RegId> = FxHashSet::default();
-    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = vec![SmallVec::new(); body.len()];
+    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
     for (k, s) in body.iter().enumerate() {
         let v = match s {
             Stmt::Instr(ins) if view.reachable(k) && !block_vars.get(k).copied().unwrap_or(true) => as_value(f, ins),

@@ -511,7 +511,7 @@ impl<'a> Emitter<'a> {
     /// the input read from a register is read from a register holding it
     /// when there is one.
     fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[Written]>) -> Option<RegId> {
-        let shape = self.eg().analysis.shapes.get(s).clone();
+        let shape = self.eg().analysis.shapes.get(s);
         // Operands first (they may emit instructions).
         let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {

@@ -31,11 +31,16 @@ pub struct Facts {
     pub sm: u32,
     /// Set if two classes that cannot be equal were merged (a broken rule).
     pub contradiction: Option<String>,
+    /// The classes each rule can match at, made at the start of each
+    /// iteration of the engine's runner for that iteration's search
+    /// ([`crate::rules::RootIndex`]); `None` elsewhere (every class is
+    /// searched).
+    pub roots: Option<crate::rules::RootIndex>,
 }
 
 impl Facts {
     pub fn new(dialect: Dialect) -> Facts {
-        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None }
+        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, roots: None }
     }
 
     /// A new leaf of `width` bits.

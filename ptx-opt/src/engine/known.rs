@@ -147,7 +147,7 @@ impl Known {
 /// instruction is not one this analysis models.
 pub fn of_op(shape: &Shape, kids: &[Known]) -> Known {
     let top = Known::top(shape.width);
-    if !plain(shape) || kids.len() != shape.sources.len() {
+    if !shape.known_plain() || kids.len() != shape.sources.len() {
         return top;
     }
     // Each source as the instruction reads it, at its operand type's width.
@@ -179,8 +179,8 @@ pub fn of_op(shape: &Shape, kids: &[Known]) -> Known {
 
 /// Instructions whose modifiers this analysis understands: the type(s),
 /// `mul`/`mad`'s `.lo/.hi/.wide`; no operand selectors or vectors, no
-/// negation prefix.
-fn plain(s: &Shape) -> bool {
+/// negation prefix. Computed once per shape ([`Shape::known_plain`]).
+pub(crate) fn plain(s: &Shape) -> bool {
     let ok_mod = |(role, m): (SlotRole, Mod)| role == SlotRole::Type || m == Mod::LO || m == Mod::HI || m == Mod::WIDE;
     s.ins.modifiers().all(ok_mod) && s.sources.iter().all(|x| x.sel.is_none() && !x.in_vector && x.prefix != Prefix::Neg)
 }

@@ -108,6 +108,12 @@ pub struct Shape {
     pub dest_ty: Option<ScalarType>,
     /// Per child, in operand order.
     pub sources: SmallVec<[Source; 3]>,
+    /// [`crate::rules::plain_int`] of this shape (rules ask it at every
+    /// node they look at).
+    plain_int: Option<(ScalarType, u8)>,
+    /// Whether the known-bits analysis understands its modifiers and
+    /// operands ([`super::known`]'s `plain`; asked at every node made).
+    known_plain: bool,
 }
 
 /// Width in bits a value of this type takes in a register (1 for `.pred`).
@@ -147,7 +153,20 @@ impl Shape {
                 o => push(o, false),
             }
         }
-        Shape { ins, width, dest_ty, sources }
+        let mut shape = Shape { ins, width, dest_ty, sources, plain_int: None, known_plain: false };
+        shape.plain_int = crate::rules::plain_int_of(&shape);
+        shape.known_plain = super::known::plain(&shape);
+        shape
+    }
+
+    /// See [`crate::rules::plain_int`].
+    pub fn plain_int(&self) -> Option<(ScalarType, u8)> {
+        self.plain_int
+    }
+
+    /// See `known::plain`.
+    pub(crate) fn known_plain(&self) -> bool {
+        self.known_plain
     }
 
     pub fn opcode(&self) -> Opcode {
@@ -202,7 +221,9 @@ pub fn extend(bits: u128, ty: Option<ScalarType>, width: u8) -> u128 {
 #[derive(Default)]
 pub struct ShapeTable {
     shapes: Vec<Shape>,
-    index: FxHashMap<(Instruction, u8), ShapeId>,
+    /// Per instruction template, its shape at each destination width
+    /// (keyed by the template alone so that a lookup needs no copy of it).
+    index: FxHashMap<Instruction, SmallVec<[(u8, ShapeId); 1]>>,
     /// Shapes made from text by rules: (head, number of sources) -> shape.
     by_text: FxHashMap<(&'static str, u8), ShapeId>,
     /// Whether each shape was first made by a rule (not taken from the input).
@@ -210,12 +231,16 @@ pub struct ShapeTable {
 }
 
 impl ShapeTable {
+    fn lookup(&self, ins: &Instruction, width: u8) -> Option<ShapeId> {
+        self.index.get(ins)?.iter().find(|(w, _)| *w == width).map(|(_, s)| *s)
+    }
+
     pub fn intern(&mut self, ins: Instruction, width: u8) -> ShapeId {
-        if let Some(&s) = self.index.get(&(ins.clone(), width)) {
+        if let Some(s) = self.lookup(&ins, width) {
             return s;
         }
         let id = ShapeId(self.shapes.len() as u32);
-        self.index.insert((ins.clone(), width), id);
+        self.index.entry(ins.clone()).or_default().push((width, id));
         self.shapes.push(Shape::new(ins, width));
         self.by_rule.push(false);
         id
@@ -224,7 +249,7 @@ impl ShapeTable {
     /// The shape of an instruction a rule builds (over placeholders, as
     /// [`Shape::new`] wants it), marked as made by a rule if it is new.
     pub fn intern_for_rule(&mut self, ins: Instruction, width: u8) -> ShapeId {
-        let known = self.index.contains_key(&(ins.clone(), width));
+        let known = self.lookup(&ins, width).is_some();
         let id = self.intern(ins, width);
         if !known {
             self.by_rule[id.0 as usize] = true;
@@ -260,7 +285,7 @@ impl ShapeTable {
         }
         let ins = template(head, n as usize).unwrap_or_else(|e| panic!("rule instruction `{head}` with {n} sources: {e}"));
         let width = ins.operand_type(0).map(type_width).unwrap_or(32);
-        let known = self.index.contains_key(&(ins.clone(), width));
+        let known = self.lookup(&ins, width).is_some();
         let id = self.intern(ins, width);
         if !known {
             self.by_rule[id.0 as usize] = true;

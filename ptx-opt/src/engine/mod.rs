@@ -190,6 +190,11 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         .with_iter_limit(config.limits.iterations)
         .with_node_limit(node_limit)
         .with_hook(move |_| if std::time::Instant::now() > deadline { Err(format!("time limit of {:?}", time_limit)) } else { Ok(()) })
+        // Runs right before each iteration's search, on the e-graph it reads.
+        .with_hook(|r| {
+            r.egraph.analysis.roots = Some(rules::RootIndex::of(&r.egraph));
+            Ok(())
+        })
         .with_scheduler(egg::BackoffScheduler::default())
         .run(rewrites.iter());
     report.values_before = built.values;
@@ -204,6 +209,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         }
     }
     built.egraph = runner.egraph;
+    built.egraph.analysis.roots = None;
     let t2 = std::time::Instant::now();
     if built.egraph.analysis.contradiction.is_some() {
         report.declined = Some("an inconsistency in the e-graph (two constants or widths merged)".to_string());

@@ -9,8 +9,9 @@
 //! keeps the CFG and the dominator tree, as long as it adds no statement (the
 //! manager checks: a pass that had to declare a register, shifting every
 //! index, invalidates them whatever it declares). The value view depends on every
-//! register write, so every change drops it; passes that change nothing
-//! share one.
+//! register write, so every change drops it, but for a pass that only
+//! renames reads and updates it itself ([`Analyses::reads_renamed`]);
+//! passes that change nothing share one.
 //!
 //! It also carries the e-graph engine's report of its last run from the
 //! `egraph` pass to the manager ([`Analyses::engine_report`]), for
@@ -45,6 +46,9 @@ pub struct Analyses {
     /// pass, taken by the pass manager for its observer. Not an analysis
     /// of the function; it rides here because every pass is handed this.
     pub engine_report: Option<crate::engine::Report>,
+    /// The pass that just ran updated the value view to its output
+    /// ([`Analyses::reads_renamed`]): the next invalidation keeps it.
+    view_is_of_output: bool,
 }
 
 impl Analyses {
@@ -77,9 +81,27 @@ impl Analyses {
         (c, d, self.view.as_ref().expect("computed above"))
     }
 
+    /// For a pass that renamed register reads of statements `changed` and
+    /// nothing else (same statements, writes and branches; `copy-prop`),
+    /// and returns `g`, the function so changed: the cached value view
+    /// becomes `g`'s ([`ValueView::reads_renamed`]) and outlives the
+    /// invalidation that follows the change (with [`Preserves::Cfg`]).
+    pub fn reads_renamed(&mut self, g: &Function, changed: &[usize]) {
+        let Some(view) = self.view.as_mut() else { return };
+        view.reads_renamed(g, changed);
+        self.view_is_of_output = true;
+        #[cfg(debug_assertions)]
+        if let Some((cfg, dom)) = &self.cfg {
+            assert!(self.view.as_ref().expect("updated above").same_as(&ValueView::build(g, cfg, dom)), "the value view updated after renamed reads differs from the view built for `{}`", g.name);
+        }
+    }
+
     /// Drops what a change of the function made stale.
     pub fn invalidate(&mut self, keeps: Preserves) {
-        self.view = None;
+        if !(self.view_is_of_output && keeps == Preserves::Cfg) {
+            self.view = None;
+        }
+        self.view_is_of_output = false;
         if keeps == Preserves::Nothing {
             self.cfg = None;
         }

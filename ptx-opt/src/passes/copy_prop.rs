@@ -13,7 +13,8 @@
 //! that cannot be redirected keep it alive. Registers declared inside
 //! `{ }` blocks are never named by a rewrite (the name may mean another
 //! register at the read). Statements are changed in place: the CFG is
-//! preserved.
+//! preserved, and the value view is updated in place
+//! ([`super::Analyses::reads_renamed`]).
 //!
 //! Why, when ptxas propagates copies itself: the other passes see through
 //! the copies it removes (`promote-local` leaves one per load and store),
@@ -59,6 +60,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let mut g: Option<Function> = None;
+    let mut changed: Vec<usize> = Vec::new();
     for (j, s) in body.iter().enumerate() {
         let Stmt::Instr(_) = s else { continue };
         let mut renames: Vec<(RegId, RegId)> = Vec::new();
@@ -83,6 +85,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         }
         let h = g.get_or_insert_with(|| f.clone());
         let Some(Stmt::Instr(ins)) = h.body.as_mut().and_then(|b| b.get_mut(j)) else { continue };
+        changed.push(j);
         ins.for_each_reg_mut(|reg, access| {
             if access.read && !access.write {
                 if let Some((_, to)) = renames.iter().find(|(from, _)| from == reg) {
@@ -90,6 +93,10 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 }
             }
         });
+    }
+    // Only reads changed: the view is brought up to date, not built again.
+    if let Some(g) = &g {
+        analyses.reads_renamed(g, &changed);
     }
     g
 }

@@ -17,7 +17,7 @@ use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Function, Name, Stmt};
 use ptx_ir::isa::StateSpace;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub const PASS: Pass = Pass {
     name: "dead-decls",
@@ -28,15 +28,16 @@ pub const PASS: Pass = Pass {
 
 fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let mut regs: FxHashSet<&str> = FxHashSet::default();
+    // Registers named, by id (their names are gathered after).
+    let mut named = vec![false; f.regs.len()];
     let mut syms: FxHashSet<Name> = FxHashSet::default();
     for s in body {
         match s {
             Stmt::Instr(ins) => {
                 // Guards included: `for_each_reg` names them first.
                 ins.for_each_reg(|r, _| {
-                    if let Some(reg) = f.try_reg(r) {
-                        regs.insert(reg.name.as_ref());
+                    if let Some(n) = named.get_mut(r.0 as usize) {
+                        *n = true;
                     }
                 });
                 for_each_symbol(ins, |n| {
@@ -48,39 +49,69 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
             _ => {}
         }
     }
+    let regs: FxHashSet<&str> = f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()).collect();
+    // A range declarator `%r<9>` is used when some `%rI` (I < 9, written
+    // without leading zeros) is: per way of reading a used name as such a
+    // name plus index, the smallest index (compares as building every
+    // `%rI` and looking it up would, without the strings).
+    let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
+    for &name in &regs {
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        for p in name.len() - digits..name.len() {
+            let index = &name[p..];
+            if index.len() > 1 && index.starts_with('0') {
+                continue;
+            }
+            if let Ok(i) = index.parse::<u32>() {
+                let e = range_min.entry(&name[..p]).or_insert(i);
+                *e = (*e).min(i);
+            }
+        }
+    }
+    let used = |space: StateSpace, n: &ptx_ir::ir::Declarator| match space {
+        StateSpace::Reg => match n.range {
+            Some(count) => range_min.get(n.name.as_ref()).is_some_and(|&i| i < count),
+            None => regs.contains(n.name.as_ref()),
+        },
+        StateSpace::Local | StateSpace::Shared => syms.contains(&n.name),
+        _ => true,
+    };
+    // Outermost-scope declarations with an unused name: none in most
+    // functions, which are then not copied.
     let mut depth = 0usize;
-    let mut g: Option<Function> = None;
-    let mut out: Vec<Stmt> = Vec::with_capacity(body.len());
+    let mut any = false;
     for s in body {
         match s {
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            Stmt::Decl(d) if depth == 0 => {
-                let used = |n: &ptx_ir::ir::Declarator| match d.space {
-                    StateSpace::Reg => match n.range {
-                        Some(count) => (0..count).any(|i| regs.contains(format!("{}{i}", n.name).as_str())),
-                        None => regs.contains(n.name.as_ref()),
-                    },
-                    StateSpace::Local | StateSpace::Shared => syms.contains(&n.name),
-                    _ => true,
-                };
-                if !d.names.iter().all(used) {
-                    g.get_or_insert_with(|| f.clone());
-                    let names: Vec<_> = d.names.iter().filter(|n| used(n)).cloned().collect();
-                    if !names.is_empty() {
-                        let mut d2 = (**d).clone();
-                        d2.names = names;
-                        out.push(Stmt::Decl(Box::new(d2)));
-                    }
-                    continue;
-                }
+            Stmt::Decl(d) if depth == 0 && !d.names.iter().all(|n| used(d.space, n)) => {
+                any = true;
+                break;
             }
             _ => {}
         }
-        out.push(s.clone());
     }
-    let mut g = g?;
-    g.body = Some(out);
+    if !any {
+        return None;
+    }
+    let mut g = f.clone();
+    let mut depth = 0usize;
+    g.body.as_mut().expect("a body").retain_mut(|s| match s {
+        Stmt::ScopeBegin => {
+            depth += 1;
+            true
+        }
+        Stmt::ScopeEnd => {
+            depth = depth.saturating_sub(1);
+            true
+        }
+        Stmt::Decl(d) if depth == 0 => {
+            let space = d.space;
+            d.names.retain(|n| used(space, n));
+            !d.names.is_empty()
+        }
+        _ => true,
+    });
     Some(g)
 }
 

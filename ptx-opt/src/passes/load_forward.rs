@@ -36,7 +36,6 @@ use super::{Analyses, Pass, Preserves};
 use crate::values::{Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
 use petgraph::stable_graph::NodeIndex;
-use ptx_ir::analysis::LocTable;
 use ptx_ir::ir::{Function, Instruction, Operand, RegId, Stmt};
 use ptx_ir::isa::{Mod, Opcode, StateSpace};
 
@@ -91,7 +90,6 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     }
     let in_blocks = block_declared_names(body);
     let (cfg, dom, view) = analyses.values(f);
-    let locs = LocTable::new(f);
     let syms = Symbols::of(f);
     // The last statement reading each version, to keep live ranges short.
     let readers = view.readers();
@@ -100,7 +98,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     while let Some((b, mut known)) = walk.pop() {
         for k in cfg.block(b).stmts.clone() {
             let Stmt::Instr(ins) = &body[k] else { continue };
-            let acc = match touch(f, &syms, &locs, &view, k, ins) {
+            let acc = match touch(f, &syms, &view, k, ins) {
                 Touch::Nothing => continue,
                 Touch::Clobber => {
                     known.retain(|x| x.at.read_only(&syms));

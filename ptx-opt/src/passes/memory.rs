@@ -29,7 +29,6 @@
 //! another thread to the same location would be a data race.
 
 use crate::values::{ValueView, VersionDef};
-use ptx_ir::analysis::{effects, LocTable};
 use ptx_ir::ir::{AddrBase, FuncKind, Function, Instruction, Name, Operand, RegId, Stmt};
 use rustc_hash::FxHashSet;
 use ptx_ir::isa::{Flags, MemAccess, Opcode, StateSpace};
@@ -137,16 +136,19 @@ pub enum Touch<'a> {
 }
 
 /// What statement `k`'s instruction does to memory.
-pub fn touch<'a>(f: &Function, syms: &Symbols, locs: &LocTable, view: &ValueView, k: usize, ins: &'a Instruction) -> Touch<'a> {
+pub fn touch<'a>(f: &Function, syms: &Symbols, view: &ValueView, k: usize, ins: &'a Instruction) -> Touch<'a> {
     if matches!(ins.opcode, Opcode::LD | Opcode::ST) {
         return match plain_access(f, syms, view, k, ins) {
             Some(a) => Touch::Plain(a),
             None => Touch::Clobber,
         };
     }
-    let e = effects(f, locs, ins);
-    let flags = Flags::from_bits(e.flags.bits() & !Flags::APPROX.bits());
-    if flags != Flags::NONE || e.memory.iter().any(|(k, _)| *k != MemAccess::Prefetch && !(*k == MemAccess::Load && ins.opcode == Opcode::LDU)) {
+    // What `effects` gives of flags and memory, without its register
+    // lanes: the form's flags but the carry's, its memory operands' kinds.
+    let carry = Flags::CARRY_IN.bits() | Flags::CARRY_OUT.bits() | Flags::CARRY_OUT_CC.bits();
+    let flags = Flags::from_bits(ins.form.flags().bits() & !carry & !Flags::APPROX.bits());
+    let memory = ins.form.operands().iter().take(ins.operands.len()).filter_map(|spec| spec.mem);
+    if flags != Flags::NONE || memory.into_iter().any(|k| k != MemAccess::Prefetch && !(k == MemAccess::Load && ins.opcode == Opcode::LDU)) {
         Touch::Clobber
     } else {
         Touch::Nothing

@@ -115,15 +115,24 @@ fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
 }
 
 /// How a statement is evaluated, prepared once: the register it writes,
-/// its shape, and per source the register it reads (none for immediates).
+/// its shape (made when first evaluated: most statements read a version
+/// that varies and never are), and per source the register it reads (none
+/// for immediates).
 struct Prepared {
     dest: RegId,
-    shape: Shape,
+    template: Instruction,
+    dest_width: u8,
+    shape: std::cell::OnceCell<Shape>,
     sources: Vec<SourceOf>,
     regs: Vec<Option<RegId>>,
 }
 
 fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
+    // An impure form is never a value (`value_parts` says so first): no
+    // unguarded copy of a guarded branch, load or store.
+    if !ins.form.flags().is_pure() {
+        return None;
+    }
     let unguarded;
     let ins = if ins.guard.is_some() {
         unguarded = Instruction { guard: None, ..ins.clone() };
@@ -132,7 +141,7 @@ fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
         ins
     };
     let p = value_parts(f, ins)?;
-    Some(Prepared { dest: p.dest, shape: Shape::new(p.template, p.dest_width), sources: p.sources, regs: p.regs })
+    Some(Prepared { dest: p.dest, template: p.template, dest_width: p.dest_width, shape: std::cell::OnceCell::new(), sources: p.sources, regs: p.regs })
 }
 
 /// The solution: the value of each version and the executable blocks.
@@ -159,7 +168,7 @@ const ENTRY: u32 = u32::MAX;
 
 impl Versions {
     fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
-        let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = vec![SmallVec::new(); body.len()];
+        let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         for r in 0..f.regs.len() {
             let reg = RegId(r as u32);
             for &k in &view.reg(reg).defs {
@@ -271,7 +280,7 @@ impl Step {
     /// The value it computes (as if unguarded) into the register it writes.
     fn computed(&self, sol: &Solution, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
         let p = self.prepared.as_ref()?;
-        let mut kids: Vec<(u128, u8)> = Vec::with_capacity(p.sources.len());
+        let mut kids: SmallVec<[(u128, u8); 4]> = SmallVec::with_capacity(p.sources.len());
         for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(&self.sources) {
             match (s, r) {
                 (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
@@ -282,7 +291,8 @@ impl Step {
                 _ => return Some((p.dest, Lattice::Varies)),
             }
         }
-        let value = p.shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
+        let shape = p.shape.get_or_init(|| Shape::new(p.template.clone(), p.dest_width));
+        let value = shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
         Some((p.dest, value))
     }
 }
@@ -320,15 +330,21 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
         };
         steps.push(step);
     }
-    // Per block: each φ's version and, per predecessor, the version arriving.
-    let mut phis: Vec<Vec<(u32, Vec<(NodeIndex, u32)>)>> = vec![Vec::new(); cfg.node_bound()];
-    for b in cfg.graph.node_indices() {
+    // Per φ (numbered from `first_phi`, block by block, as `Versions`
+    // numbers them), per predecessor, the version arriving: φ `v` has
+    // `phi_in[phi_in_start[v - first_phi]..phi_in_start[v - first_phi + 1]]`.
+    let first_phi = versions.written.len() as u32;
+    let mut phi_in_start: Vec<u32> = Vec::with_capacity((versions.count - first_phi) as usize + 1);
+    let mut phi_in: Vec<(NodeIndex, u32)> = Vec::new();
+    for b in 0..cfg.node_bound() {
+        let b = NodeIndex::new(b);
         for (i, &r) in view.phis(b).iter().enumerate() {
-            let phi = versions.id(view, Version { reg: r, def: VersionDef::Phi(b) });
-            let ins = view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(view, Version { reg: r, def }))).collect();
-            phis[b.index()].push((phi, ins));
+            debug_assert_eq!(versions.phi_base[b.index()] + i as u32, first_phi + phi_in_start.len() as u32);
+            phi_in_start.push(phi_in.len() as u32);
+            phi_in.extend(view.phi_inputs(b, i).iter().map(|&(p, def)| (p, versions.id(view, Version { reg: r, def }))));
         }
     }
+    phi_in_start.push(phi_in.len() as u32);
     // The terminator deciding each block's edges: its guard, when it has one.
     let deciding: Vec<Option<(u32, bool)>> = (0..cfg.node_bound())
         .map(|b| {
@@ -348,7 +364,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
     // Per block, the predecessors whose edge to it is executable.
-    let mut edges: Vec<SmallVec<[NodeIndex; 2]>> = vec![SmallVec::new(); cfg.node_bound()];
+    let mut edges: Vec<SmallVec<[NodeIndex; 2]>> = std::iter::repeat_with(SmallVec::new).take(cfg.node_bound()).collect();
     // Reverse postorder: definitions before their uses but around loops,
     // so a round carries values as far as they go.
     let mut order: Vec<NodeIndex> = Vec::with_capacity(cfg.node_bound());
@@ -363,17 +379,27 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             if !sol.executable[b.index()] {
                 continue;
             }
-            for (phi, ins) in &phis[b.index()] {
+            let base = sol.versions.phi_base[b.index()];
+            for phi in base..base + view.phis(b).len() as u32 {
+                // The bottom stays the bottom: nothing to merge.
+                if sol.get(phi) == Lattice::Varies {
+                    continue;
+                }
+                let j = (phi - first_phi) as usize;
                 let mut merged = Lattice::Unknown;
-                for &(p, v) in ins {
+                for &(p, v) in &phi_in[phi_in_start[j] as usize..phi_in_start[j + 1] as usize] {
                     if edges[b.index()].contains(&p) {
                         merged = merged.meet(sol.get(v));
                     }
                 }
-                changed |= sol.lower(*phi, merged);
+                changed |= sol.lower(phi, merged);
             }
             for k in cfg.block(b).stmts.clone() {
                 let Some(step) = &steps[k] else { continue };
+                // Every version it writes already varies: nothing can lower them.
+                if step.writes.iter().all(|&(_, id, _)| sol.get(id) == Lattice::Varies) {
+                    continue;
+                }
                 let value = step.computed(&sol, ctx);
                 let guard = step.guard_value(&sol);
                 for &(r, id, before) in &step.writes {
@@ -433,10 +459,11 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
             new = Some(Instruction { guard: None, ..(**ins).clone() });
         }
         let cur = new.as_ref().unwrap_or(ins);
-        if let Some(d) = value_dest(f, cur) {
-            let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
-            if let (Lattice::Const(c), false, true) = (sol.of(view, Version { reg: d, def: VersionDef::Def(k) }), is_const_mov, reads_a_merged_constant(body, view, sol, k)) {
-                if cur.guard.is_none() {
+        // The cheap conditions first: most statements read no merged constant.
+        let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
+        if !is_const_mov && cur.guard.is_none() && reads_a_merged_constant(body, view, sol, k) {
+            if let Some(d) = value_dest(f, cur) {
+                if let Lattice::Const(c) = sol.of(view, Version { reg: d, def: VersionDef::Def(k) }) {
                     let width = crate::engine::lang::type_width(f.reg(d).ty);
                     if let Some(mov) = crate::engine::emit::const_mov(d, c, width) {
                         new = Some(mov);

@@ -82,20 +82,19 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         });
         g = Some(h);
     }
+    // Most functions have nothing for steps 2 to 4 either: then no copy.
+    if g.is_none() && !would_change(f) {
+        return None;
+    }
     // Steps 2 and 3 on one copy, each removing all it finds per round.
     let mut h = g.take().unwrap_or_else(|| f.clone());
     let mut changed = false;
     while thread_jumps(&mut h) | remove_branches_to_next(&mut h) | remove_unreachable(&mut h) {
         changed = true;
     }
-    if changed || !decided.is_empty() {
-        g = Some(h);
-    }
-    let cur = g.as_ref().unwrap_or(f);
-    if let Some(h) = unused_labels(cur) {
-        g = Some(h);
-    }
-    g
+    // Step 4 on the same copy.
+    let labels = remove_unused_labels(&mut h);
+    (changed || !decided.is_empty() || labels).then_some(h)
 }
 
 /// Every `brx.idx` names a `.branchtargets` table of the function.
@@ -130,10 +129,23 @@ fn constant_branches(f: &Function, view: &ValueView) -> Vec<(usize, bool)> {
     out
 }
 
+/// Would one of steps 2 to 4 change `f` as it is (what the first round
+/// of [`run`]'s loop and [`remove_unused_labels`] would find)?
+fn would_change(f: &Function) -> bool {
+    let Some(body) = f.body.as_ref() else { return false };
+    !jump_threads(body).is_empty() || branches_to_next(body).contains(&true) || unreachable_instructions(f).contains(&true) || unused_labels(body).is_some()
+}
+
 /// Removes every branch to the statement right after it (only labels,
 /// `.loc` and pragmas between); says whether it removed any.
 fn remove_branches_to_next(f: &mut Function) -> bool {
     let Some(body) = f.body.as_mut() else { return false };
+    let drop = branches_to_next(body);
+    super::body::remove_marked(body, &drop)
+}
+
+/// Per statement: is it a branch to the statement right after it?
+fn branches_to_next(body: &[Stmt]) -> Vec<bool> {
     let reaches_next = |k: usize| {
         let Stmt::Instr(ins) = &body[k] else { return false };
         let (Opcode::BRA, Some(Operand::Label(target))) = (ins.opcode, ins.operands.first()) else { return false };
@@ -146,14 +158,24 @@ fn remove_branches_to_next(f: &mut Function) -> bool {
         }
         false
     };
-    let drop: Vec<bool> = (0..body.len()).map(reaches_next).collect();
-    super::body::remove_marked(body, &drop)
+    (0..body.len()).map(reaches_next).collect()
 }
 
 /// Retargets every branch to a block that only branches on (see the module
 /// documentation); says whether it changed any.
 fn thread_jumps(f: &mut Function) -> bool {
     let Some(body) = f.body.as_mut() else { return false };
+    let threads = jump_threads(body);
+    for &(k, to) in &threads {
+        if let Stmt::Instr(ins) = &mut body[k] {
+            ins.operands[0] = Operand::Label(to);
+        }
+    }
+    !threads.is_empty()
+}
+
+/// The branches [`thread_jumps`] retargets: (statement, new target).
+fn jump_threads(body: &[Stmt]) -> Vec<(usize, LabelId)> {
     // Depth in `{ }` blocks of each statement.
     let mut depth = vec![0usize; body.len()];
     let mut d = 0usize;
@@ -189,8 +211,8 @@ fn thread_jumps(f: &mut Function) -> bool {
             }
         }
     }
-    let mut changed = false;
-    for (k, s) in body.iter_mut().enumerate() {
+    let mut threads = Vec::new();
+    for (k, s) in body.iter().enumerate() {
         let Stmt::Instr(ins) = s else { continue };
         if ins.opcode != Opcode::BRA || depth[k] != 0 {
             continue;
@@ -208,35 +230,50 @@ fn thread_jumps(f: &mut Function) -> bool {
         // Every hop is an unconditional jump with no other effect: any label
         // on the chain is the same place.
         if to != target {
-            ins.operands[0] = Operand::Label(to);
-            changed = true;
+            threads.push((k, to));
         }
     }
-    changed
+    threads
 }
 
 /// Removes the instructions of blocks the entry does not reach; says
 /// whether it removed any.
 fn remove_unreachable(f: &mut Function) -> bool {
-    let cfg = Cfg::build(f);
+    let drop = unreachable_instructions(f);
     let Some(body) = f.body.as_mut() else { return false };
+    super::body::remove_marked(body, &drop)
+}
+
+/// Per statement: is it an instruction of a block the entry does not reach?
+fn unreachable_instructions(f: &Function) -> Vec<bool> {
+    let cfg = Cfg::build(f);
+    let Some(body) = f.body.as_ref() else { return Vec::new() };
     let mut drop = vec![false; body.len()];
     for b in cfg.unreachable() {
         for k in cfg.block(b).stmts.clone() {
             drop[k] = matches!(body[k], Stmt::Instr(_));
         }
     }
-    super::body::remove_marked(body, &drop)
+    drop
 }
 
-/// Removes the labels nothing names (not in functions with `.loc`).
-fn unused_labels(f: &Function) -> Option<Function> {
-    let body = f.body.as_ref()?;
+/// Removes the labels nothing names (not in functions with `.loc`); says
+/// whether it removed any.
+fn remove_unused_labels(f: &mut Function) -> bool {
+    let Some(body) = f.body.as_mut() else { return false };
+    let Some(named) = unused_labels(body) else { return false };
+    body.retain(|s| !matches!(s, Stmt::Label(l) if !named.contains(l)));
+    true
+}
+
+/// The labels something names, when some label is named by nothing (and
+/// the function has no `.loc`).
+fn unused_labels(body: &[Stmt]) -> Option<FxHashSet<LabelId>> {
     if body.iter().any(|s| matches!(s, Stmt::Loc(_))) {
         return None;
     }
     let mut named: FxHashSet<LabelId> = FxHashSet::default();
-    for s in body {
+    for s in body.iter() {
         match s {
             Stmt::Instr(ins) => {
                 for op in &ins.operands {
@@ -260,7 +297,5 @@ fn unused_labels(f: &Function) -> Option<Function> {
     if !body.iter().any(|s| matches!(s, Stmt::Label(l) if !named.contains(l))) {
         return None;
     }
-    let mut g = f.clone();
-    g.body.as_mut().expect("a body").retain(|s| !matches!(s, Stmt::Label(l) if !named.contains(l)));
-    Some(g)
+    Some(named)
 }

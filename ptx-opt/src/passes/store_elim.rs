@@ -17,7 +17,6 @@
 use super::memory::{touch, Location, Symbols, Touch};
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::analysis::LocTable;
 use ptx_ir::ir::{Function, Stmt};
 use ptx_ir::isa::Opcode;
 
@@ -34,7 +33,6 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         return None;
     }
     let (cfg, dom, view) = analyses.values(f);
-    let locs = LocTable::new(f);
     let syms = Symbols::of(f);
     let mut dead = vec![false; body.len()];
     let mut any = false;
@@ -46,7 +44,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         let mut pending: Vec<(Location, usize)> = Vec::new();
         for k in cfg.block(b).stmts.clone() {
             let Stmt::Instr(ins) = &body[k] else { continue };
-            let acc = match touch(f, &syms, &locs, &view, k, ins) {
+            let acc = match touch(f, &syms, &view, k, ins) {
                 Touch::Nothing => continue,
                 Touch::Clobber => {
                     pending.clear();

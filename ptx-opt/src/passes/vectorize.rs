@@ -37,7 +37,6 @@ use super::operands::plain_reg;
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::analysis::LocTable;
 use ptx_ir::ir::{AddrBase, Function, Instruction, Name, Operand, RegId, Stmt};
 use ptx_ir::isa::{Mod, Opcode, StateSpace, TypeClass};
 use rustc_hash::FxHashMap;
@@ -104,6 +103,10 @@ impl Alignment {
         }
         let body = f.body.as_deref().unwrap_or(&[]);
         let regs = view.propagate(body, |k, ins, known: &FxHashMap<Version, u32>| {
+            // Only these give an alignment (the `match` below).
+            if !matches!(ins.opcode, Opcode::LD | Opcode::MOV | Opcode::CVTA | Opcode::CVT | Opcode::ADD | Opcode::SUB | Opcode::MUL | Opcode::MAD | Opcode::SHL | Opcode::AND) {
+                return None;
+            }
             let d = ins.operands.first().and_then(|o| plain_reg(f, o, None))?;
             if ins.guard.is_some() {
                 return None;
@@ -171,7 +174,6 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     if align.regs.is_empty() && align.syms.is_empty() {
         return None;
     }
-    let locs = LocTable::new(f);
     let syms = Symbols::of(f);
     let mut replaced: FxHashMap<usize, Option<Instruction>> = FxHashMap::default();
     for &b in &cfg.layout {
@@ -183,7 +185,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         let mut scalars: Vec<Scalar> = Vec::new();
         for k in stmts.clone() {
             let Stmt::Instr(ins) = &body[k] else { continue };
-            if let Touch::Plain(acc) = touch(f, &syms, &locs, &view, k, ins) {
+            if let Touch::Plain(acc) = touch(f, &syms, &view, k, ins) {
                 if !VECTORIZED_SPACES.contains(&acc.at.space) {
                     continue;
                 }
@@ -207,7 +209,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                     continue;
                 }
                 let members: Vec<&Scalar> = group.iter().map(|&j| &scalars[j]).collect();
-                if !movable(f, body, &view, &syms, &locs, &members) {
+                if !movable(f, body, &view, &syms, &members) {
                     continue;
                 }
                 let Some(vector) = vector_access(body, &members, n) else { continue };
@@ -266,7 +268,7 @@ fn find_group(scalars: &[Scalar], used: &[bool], i: usize, n: usize) -> Option<V
 
 /// May the group's accesses be done at once (the first load's place, the
 /// last store's)? See the module documentation.
-fn movable(f: &Function, body: &[Stmt], view: &ValueView, syms: &Symbols, locs: &LocTable, members: &[&Scalar]) -> bool {
+fn movable(f: &Function, body: &[Stmt], view: &ValueView, syms: &Symbols, members: &[&Scalar]) -> bool {
     let (from, to) = (members[0].k, members[members.len() - 1].k);
     let store = members[0].store;
     // Distinct registers, none of them an address of the group.
@@ -280,7 +282,7 @@ fn movable(f: &Function, body: &[Stmt], view: &ValueView, syms: &Symbols, locs: 
             continue;
         }
         let Stmt::Instr(ins) = &body[k] else { continue };
-        match touch(f, syms, locs, view, k, ins) {
+        match touch(f, syms, view, k, ins) {
             Touch::Clobber => return false,
             Touch::Plain(acc) if (acc.store || store) && members.iter().any(|m| m.at.may_overlap(&acc.at)) => return false,
             _ => {}

@@ -107,7 +107,9 @@ pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
 
 fn var(k: usize) -> Var {
     const NAMES: [&str; 8] = ["?0", "?1", "?2", "?3", "?4", "?5", "?6", "?7"];
-    NAMES[k].parse().unwrap()
+    // Parsed once: parsing interns the name in egg's global symbol table.
+    static VARS: std::sync::OnceLock<[Var; 8]> = std::sync::OnceLock::new();
+    VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))[k]
 }
 
 struct Search(&'static Rule);
@@ -143,8 +145,107 @@ impl egg::Searcher<Node, Facts> for Search {
         Some(SearchMatches { eclass, substs, ast: None })
     }
 
+    /// egg's search over every class, restricted to the classes the
+    /// iteration's [`RootIndex`] lists with a node of one of the rule's
+    /// root opcodes (the others match nothing), in the same order; without
+    /// an index, over every class.
+    fn search_with_limit(&self, egraph: &EGraph, mut limit: usize) -> Vec<SearchMatches<'_, Node>> {
+        let mut ms = Vec::new();
+        let mut visit = |eclass: Id, limit: &mut usize| {
+            if let Some(m) = self.search_eclass_with_limit(egraph, eclass, *limit) {
+                *limit -= m.substs.len();
+                ms.push(m);
+            }
+        };
+        match &egraph.analysis.roots {
+            Some(index) => {
+                let mask = root_mask(self.0.roots);
+                for &(eclass, m) in &index.classes {
+                    if limit == 0 {
+                        break;
+                    }
+                    if m & mask != 0 {
+                        visit(eclass, &mut limit);
+                    }
+                }
+            }
+            None => {
+                for eclass in egraph.classes().map(|c| c.id) {
+                    if limit == 0 {
+                        break;
+                    }
+                    visit(eclass, &mut limit);
+                }
+            }
+        }
+        ms
+    }
+
     fn vars(&self) -> Vec<Var> {
         Vec::new()
+    }
+}
+
+/// The classes of an e-graph that have a node of some rule's root opcode,
+/// in egg's class order, each with the mask of the root opcodes it has
+/// (bit `i`: [`root_opcodes`]`()[i]`). Made by the engine's runner hook at
+/// the start of each iteration, before the search, over the e-graph the
+/// search then reads ([`crate::engine::facts::Facts::roots`]): each rule
+/// then visits only the classes it can match instead of every class.
+pub struct RootIndex {
+    classes: Vec<(Id, u64)>,
+}
+
+/// Every rule's root opcodes, without repeats (at most 64: one bit each).
+fn root_opcodes() -> &'static [Opcode] {
+    static ROOTS: std::sync::OnceLock<Vec<Opcode>> = std::sync::OnceLock::new();
+    ROOTS.get_or_init(|| {
+        let mut v: Vec<Opcode> = all().flat_map(|(_, r)| r.roots.iter().copied()).collect();
+        v.sort();
+        v.dedup();
+        v
+    })
+}
+
+/// The mask of `roots` in [`RootIndex`] bits (all bits if there are too
+/// many root opcodes to index: every class is then visited).
+fn root_mask(roots: &[Opcode]) -> u64 {
+    let all = root_opcodes();
+    if all.len() > 64 {
+        return u64::MAX;
+    }
+    roots.iter().filter_map(|o| all.binary_search(o).ok()).fold(0, |m, i| m | 1 << i)
+}
+
+impl RootIndex {
+    /// The index of `egraph` as it is now (clean: after a rebuild).
+    pub fn of(egraph: &EGraph) -> RootIndex {
+        let all = root_opcodes();
+        // Per shape, its root bit (shapes are few; nodes are many).
+        let mut of_shape: Vec<Option<u64>> = vec![None; egraph.analysis.shapes.len()];
+        let mut classes = Vec::new();
+        for c in egraph.classes() {
+            let mut m = 0u64;
+            for n in &c.nodes {
+                if let Node::Op(s, _) = n {
+                    let bit = match of_shape.get(s.0 as usize).copied().flatten() {
+                        Some(b) => b,
+                        None => {
+                            let b = if all.len() > 64 { 1 } else { all.binary_search(&egraph.analysis.shapes.get(*s).opcode()).map_or(0, |i| 1 << i) };
+                            if let Some(e) = of_shape.get_mut(s.0 as usize) {
+                                *e = Some(b);
+                            }
+                            b
+                        }
+                    };
+                    m |= bit;
+                }
+            }
+            if m != 0 {
+                classes.push((c.id, if all.len() > 64 { u64::MAX } else { m }));
+            }
+        }
+        RootIndex { classes }
     }
 }
 
@@ -248,6 +349,11 @@ pub fn mk_with(eg: &mut EGraph, opcode: ptx_ir::isa::Opcode, mods: &[Mod], kids:
 /// The scalar integer or bit type of a shape that is a plain (non-saturating,
 /// non-packed, no carry, no operand prefix) integer operation, and its width.
 pub fn plain_int(s: &Shape) -> Option<(ScalarType, u8)> {
+    s.plain_int()
+}
+
+/// [`plain_int`], computed once per shape by [`Shape::new`].
+pub(crate) fn plain_int_of(s: &Shape) -> Option<(ScalarType, u8)> {
     use ScalarType::*;
     let ty = s.ins.ty()?;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
