@@ -19,7 +19,7 @@ pub fn print_module(m: &Module) -> String {
     // A round of runs, one per thread, is printed at once and appended
     // before the next: at most a round's texts exist beside the output.
     let threads = rayon::current_num_threads();
-    let runs = runs(&m.items, estimate.div_ceil(threads * ROUNDS));
+    let runs = ptx_ir::threads::runs(m.items.iter().map(item_len), estimate.div_ceil(threads * ROUNDS));
     for round in runs.chunks(threads) {
         let texts: Vec<String> = round
             .par_iter()
@@ -45,23 +45,6 @@ fn write_items(out: &mut String, items: &[Item], run: std::ops::Range<usize>) {
         prev_func = matches!(item, Item::Func(_));
         write_item(out, item);
     }
-}
-
-/// Consecutive items in runs of about `target` estimated bytes.
-fn runs(items: &[Item], target: usize) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut size = 0;
-    for (k, item) in items.iter().enumerate() {
-        match out.last_mut() {
-            Some(run) if size < target => run.end = k + 1,
-            _ => {
-                out.push(k..k + 1);
-                size = 0;
-            }
-        }
-        size += item_len(item);
-    }
-    out
 }
 
 /// `.version`, `.target`, `.address_size`.

@@ -29,7 +29,10 @@ pub fn parse(file: &str, text: &[u8]) -> Option<Parsed> {
     let start = split::header_end(text)?;
     let header = parse_header(file, &text[..start]).ok()?;
     let items = split::split_items(text, start);
-    let runs = runs(&items, rayon::current_num_threads() * RUNS_PER_THREAD);
+    // Runs of items, as byte ranges, of about equal size.
+    let total = items.last().map_or(0, |r| r.end) - items.first().map_or(0, |r| r.start);
+    let target = total.div_ceil(rayon::current_num_threads() * RUNS_PER_THREAD).max(1);
+    let runs: Vec<Range<usize>> = crate::threads::runs(items.iter().map(|r| r.len()), target).into_iter().map(|run| items[run.start].start..items[run.end - 1].end).collect();
     let names: Vec<Vec<(Box<str>, GlobalKind)>> = items.par_iter().map(|r| split::item_names(&text[r.clone()])).collect();
     let mut globals: FxHashMap<Box<str>, GlobalKind> = FxHashMap::default();
     for (name, kind) in names.into_iter().flatten() {
@@ -65,35 +68,4 @@ fn parse_run(file: &str, text: &[u8], range: Range<usize>, globals: &FxHashMap<B
     // Only functions have a header span (others keep the empty default).
     map.headers.iter_mut().zip(&items).filter(|(_, i)| matches!(i, Item::Func(_))).for_each(|(h, _)| shift(h));
     Some((items, map))
-}
-
-/// Groups consecutive item ranges into about `count` runs of similar size.
-fn runs(items: &[Range<usize>], count: usize) -> Vec<Range<usize>> {
-    let (Some(first), Some(last)) = (items.first(), items.last()) else { return Vec::new() };
-    let target = (last.end - first.start).div_ceil(count.max(1)).max(1);
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for r in items {
-        match out.last_mut() {
-            Some(run) if run.end - run.start < target => run.end = r.end,
-            _ => out.push(r.clone()),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_cover_the_items_in_order_and_balance_them() {
-        let items: Vec<Range<usize>> = vec![10..20, 20..25, 25..60, 60..61, 61..100];
-        let r = runs(&items, 3);
-        assert_eq!(r.first().unwrap().start, 10);
-        assert_eq!(r.last().unwrap().end, 100);
-        assert!(r.windows(2).all(|w| w[0].end == w[1].start));
-        assert_eq!(r, vec![10..60, 60..100]);
-        assert_eq!(runs(&items, 100).len(), items.len());
-        assert!(runs(&[], 4).is_empty());
-    }
 }
