@@ -59,14 +59,6 @@ pub struct ItemSpans {
     pub header: Span,
 }
 
-impl ItemSpans {
-    /// Moves every span by `delta` bytes.
-    pub fn shifted(&self, delta: u32) -> ItemSpans {
-        let sh = |s: &Span| Span { start: s.start + delta, end: s.end + delta };
-        ItemSpans { item: sh(&self.item), stmts: self.stmts.iter().map(sh).collect(), params: self.params.iter().map(sh).collect(), header: sh(&self.header) }
-    }
-}
-
 /// The module header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
