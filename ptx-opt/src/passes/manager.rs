@@ -134,8 +134,7 @@ impl Pipeline {
         if obs.validate_after_all {
             obs.context = Some(context_of(&module));
         }
-        let bodies = module.items.iter().filter(|i| matches!(i, Item::Func(f) if f.body.is_some())).count();
-        if bodies > 1 && obs.order_free() {
+        if worth_parallel(&module) && obs.order_free() {
             // Functions are optimized independently: in parallel, each with
             // its own observer, merged in module order.
             use rayon::prelude::*;
@@ -358,6 +357,27 @@ fn validate(f: &Function, context: Option<&Module>, ctx: &ModuleContext) -> Resu
     Ok(())
 }
 
+/// Statements below which a module's functions are optimized on the calling
+/// thread: handing a few small functions to other threads costs more than
+/// it saves (generated fuzz kernels, small JIT modules).
+const PARALLEL_MIN_STATEMENTS: usize = 2_000;
+
+/// Should the functions of `module` be optimized on all threads: more than
+/// one body and enough statements in all.
+fn worth_parallel(module: &Module) -> bool {
+    let mut bodies = 0;
+    let mut statements = 0;
+    for item in &module.items {
+        if let Item::Func(f) = item {
+            if let Some(body) = &f.body {
+                bodies += 1;
+                statements += body.len();
+            }
+        }
+    }
+    bodies > 1 && statements >= PARALLEL_MIN_STATEMENTS
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,9 +441,11 @@ mod tests {
         // parallel (recording) and in order (validating forces it), the
         // output, the step numbers and the timings' counts agree.
         let k = |name: &str| REDUNDANT.split_once(".visible").unwrap().1.replace("entry k", &format!("entry {name}"));
-        let quiet = ".visible .entry q(.param .u64 p)\n{\n\tret;\n}\n";
+        // Enough statements in all for the parallel path ([`worth_parallel`]).
+        let quiet = format!(".visible .entry q(.param .u64 p)\n{{\n\t.reg .b32 %q<2>;\n{}\tret;\n}}\n", "\tadd.s32 %q1, %q1, 1;\n".repeat(PARALLEL_MIN_STATEMENTS));
         let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible{}{quiet}.visible{}", k("a"), k("b"));
         let m = ptx_ir::parse_str(&text).unwrap();
+        assert!(worth_parallel(&m));
         let pipeline = Pipeline::of_level(OptLevel::O2);
         let mut parallel = Observer { record_changes: true, time_passes: true, ..Observer::default() };
         assert!(parallel.order_free());
@@ -437,6 +459,12 @@ mod tests {
         assert_eq!(parallel.steps, ordered.steps);
         let counts = |o: &Observer| o.timings.iter().map(|t| (t.pass, t.runs, t.changed)).collect::<Vec<_>>();
         assert_eq!(counts(&parallel), counts(&ordered));
+    }
+
+    #[test]
+    fn small_modules_are_optimized_on_the_calling_thread() {
+        // Two bodies, a dozen statements: not worth other threads.
+        assert!(!worth_parallel(&ptx_ir::parse_str(TEXT).unwrap()));
     }
 
     #[test]
