@@ -136,9 +136,11 @@ pub type EvalResult = Result<Eval, EvalError>;
 /// `carry_in` is the carry flag before it (read by `addc`, `subc`, `madc`).
 pub fn eval(ins: &Instruction, srcs: &[u128], carry_in: bool) -> EvalResult {
     let op = ins.opcode;
-    let families: [fn(&Instruction, &[u128], bool) -> Option<EvalResult>; 5] = [int::eval, logic::eval, compare::eval, float::eval, convert::eval];
-    for f in families {
-        if let Some(r) = f(ins, srcs, carry_in) {
+    let mut candidates = families_of(op);
+    while candidates != 0 {
+        let k = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        if let Some(r) = FAMILIES[k].1(ins, srcs, carry_in) {
             return r;
         }
     }
@@ -149,9 +151,29 @@ pub fn eval(ins: &Instruction, srcs: &[u128], carry_in: bool) -> EvalResult {
     }
 }
 
+/// An evaluator of one family of opcodes: `None` when the instruction is
+/// not its to evaluate (another family's opcode, or its opcode on types
+/// another family takes, as `add.f32` for `int`).
+type FamilyEval = fn(&Instruction, &[u128], bool) -> Option<EvalResult>;
+
+/// The families, each with its opcodes, in the order they are asked.
+const FAMILIES: [(&[Opcode], FamilyEval); 5] =
+    [(int::OPCODES, int::eval), (logic::OPCODES, logic::eval), (compare::OPCODES, compare::eval), (float::OPCODES, float::eval), (convert::OPCODES, convert::eval)];
+
+/// The families listing `op`, as bits in [`FAMILIES`] order (worked out
+/// once for every opcode: [`eval`] runs for every constant fold and every
+/// interpreted instruction).
+fn families_of(op: Opcode) -> u8 {
+    static TABLE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        Opcode::all().map(|o| FAMILIES.iter().enumerate().filter(|(_, (ops, _))| ops.contains(&o)).fold(0u8, |m, (k, _)| m | 1 << k)).collect()
+    });
+    table[op.0 as usize]
+}
+
 /// The opcodes the evaluator handles (for tests and the interpreter).
 pub fn handles(op: Opcode) -> bool {
-    int::OPCODES.contains(&op) || logic::OPCODES.contains(&op) || compare::OPCODES.contains(&op) || float::OPCODES.contains(&op) || convert::OPCODES.contains(&op)
+    families_of(op) != 0
 }
 
 /// Checks the number of sources.

@@ -87,6 +87,9 @@ pub enum AluOp {
     Setp { cmp: IntCmp, n: u32 },
     Selp(u32),
     Mov(u32),
+    /// `cvt` from one integer type to another, no `.sat`: the source of
+    /// `from` bits, sign-extended when `signed`, cut to `to` bits.
+    Cvt { from: u32, signed: bool, to: u32 },
 }
 
 /// What a statement does, decoded.
@@ -425,6 +428,9 @@ fn cvta(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
 /// predicates, video selectors).
 pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
     let types = ins.types();
+    if ins.opcode == Opcode::CVT {
+        return int_cvt(ins, &types, nsrcs);
+    }
     let &[t] = types.as_slice() else { return None };
     let n = t.bits();
     use ScalarType as T;
@@ -485,6 +491,20 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
         _ => return None,
     };
     Some(op)
+}
+
+/// `cvt` between integer types, if `ins` is one with nothing more (no
+/// `.sat`, no rounding, a plain register or immediate source): what
+/// `eval`'s integer-to-integer conversion computes.
+fn int_cvt(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<AluOp> {
+    use ScalarType as T;
+    let int = |t: ScalarType| matches!(t, T::U8 | T::U16 | T::U32 | T::U64 | T::S8 | T::S16 | T::S32 | T::S64);
+    let &[d, a] = types else { return None };
+    let plain_operands = ins.operands.iter().all(|o| matches!(o, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None) || matches!(o, Operand::Imm(_)));
+    if nsrcs != 1 || !int(d) || !int(a) || !other_mods(ins).is_empty() || !plain_operands {
+        return None;
+    }
+    Some(AluOp::Cvt { from: a.bits(), signed: a.class() == TypeClass::Signed, to: d.bits() })
 }
 
 /// The quality of a result of quality `q` computed from inputs of the worst
@@ -554,6 +574,7 @@ impl AluOp {
             }
             AluOp::Selp(n) => (if c & 1 == 1 { a } else { b }) & mask(n),
             AluOp::Mov(w) => a & mask(w),
+            AluOp::Cvt { from, signed, to } => (if signed { eval::sext(a, from) as u128 } else { a & mask(from) }) & mask(to),
         }
     }
 }

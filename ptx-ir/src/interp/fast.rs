@@ -350,6 +350,12 @@ mod tests {
         forms.push("selp.f32 %f1, %f2, %f3, %p1;".into());
         forms.push("selp.f64 %fd1, %fd2, %fd3, %p1;".into());
         forms.push("mov.f32 %f1, %f2;".into());
+        // Integer-to-integer `cvt`: every pair of widths and signedness.
+        for (d, rd) in [("u8", "%h"), ("s8", "%h"), ("u16", "%h"), ("s16", "%h"), ("u32", "%r"), ("s32", "%r"), ("u64", "%rd"), ("s64", "%rd")] {
+            for (a, ra) in [("u8", "%h"), ("s8", "%h"), ("u16", "%h"), ("s16", "%h"), ("u32", "%r"), ("s32", "%r"), ("u64", "%rd"), ("s64", "%rd")] {
+                forms.push(format!("cvt.{d}.{a} {rd}1, {ra}2;"));
+            }
+        }
         let edges: [u64; 8] = [0, 1, 2, 0x7fff, 0x8000, 0xffff_ffff, 0x8000_0000_0000_0000, u64::MAX];
         let mut x = 7u64;
         for text in &forms {
@@ -371,7 +377,7 @@ mod tests {
             }
         }
         // Forms with modifiers the AluOps do not model are left to the evaluator.
-        for text in ["add.cc.u32 %r1, %r2, %r3;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.s32 %p1, %r2, %r3, %p2;", "add.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;"] {
+        for text in ["add.cc.u32 %r1, %r2, %r3;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.s32 %p1, %r2, %r3, %p2;", "add.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;", "cvt.rn.f16.f32 %h1, %f2;"] {
             let i = ins(text);
             assert_eq!(alu_op(&i, i.operands.len() - 1), None, "{text}");
         }
