@@ -579,32 +579,29 @@ impl<'a> Emitter<'a> {
             Some(_) => return None,
             None => self.new_reg(temp_type(width)),
         };
-        let mut ins = shape.ins.clone();
-        let mut next = 0;
-        let mut fill = |o: &mut Operand, srcs: &SmallVec<[Operand; 4]>| match o {
-            Operand::Reg(r) if r.reg == DEST => *o = Operand::reg(d),
+        // The shape's instruction with its placeholders filled in.
+        let mut srcs = srcs.into_iter();
+        let mut fill = |o: &Operand| match o {
+            Operand::Reg(r) if r.reg == DEST => Operand::reg(d),
             Operand::Reg(r) => {
-                let mut new = srcs[next].clone();
+                let mut new = srcs.next().expect("a source per placeholder");
                 if let (Operand::Reg(n), Some(sel)) = (&mut new, r.sel) {
                     n.sel = Some(sel);
                 }
-                *o = new;
-                next += 1;
+                new
             }
-            _ => {}
+            o => o.clone(),
         };
-        for o in ins.operands.iter_mut() {
-            match o {
-                Operand::Vector(v) => {
-                    let mut elems: Vec<Operand> = v.to_vec();
-                    for e in elems.iter_mut() {
-                        fill(e, &srcs);
-                    }
-                    *o = Operand::Vector(elems.into());
-                }
-                o => fill(o, &srcs),
-            }
-        }
+        let operands = shape
+            .ins
+            .operands
+            .iter()
+            .map(|o| match o {
+                Operand::Vector(v) => Operand::Vector(v.iter().map(&mut fill).collect()),
+                o => fill(o),
+            })
+            .collect();
+        let ins = Instruction { guard: shape.ins.guard, opcode: shape.ins.opcode, form: shape.ins.form, mods: shape.ins.mods.clone(), operands };
         self.push(Stmt::Instr(Box::new(ins)));
         self.emitted += 1;
         Some(d)
