@@ -115,7 +115,8 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
     if !eval::handles(ins.opcode) {
         return None;
     }
-    let mut tmpl = ins.clone();
+    // The template's operands (the rest of the template is the instruction's).
+    let mut tmpl_ops: SmallVec<[Operand; 4]> = SmallVec::with_capacity(ins.operands.len());
     let mut dest = None;
     let mut srcs: Vec<Src> = Vec::with_capacity(ins.operands.len());
     for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
@@ -130,7 +131,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                 return None;
             }
             dest = Some(r.reg);
-            tmpl.operands[k] = Operand::reg(DEST);
+            tmpl_ops.push(Operand::reg(DEST));
             continue;
         }
         let mut one = |o: &Operand| -> Option<Operand> {
@@ -176,7 +177,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                 _ => None,
             }
         };
-        tmpl.operands[k] = match op {
+        let t = match op {
             Operand::Vector(v) => {
                 let mut elems = Vec::with_capacity(v.len());
                 for e in v.iter() {
@@ -190,6 +191,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
             }
             o => one(o)?,
         };
+        tmpl_ops.push(t);
     }
     let dest = dest?;
     // Special registers and symbols are read by `mov` only (the manual's
@@ -197,6 +199,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
     if ins.opcode != ptx_ir::isa::Opcode::MOV && srcs.iter().any(|s| matches!(s, Src::Leaf(..))) {
         return None;
     }
+    let tmpl = Instruction { guard: None, opcode: ins.opcode, form: ins.form, mods: ins.mods.clone(), operands: tmpl_ops };
     Some((tmpl, dest, srcs))
 }
 

@@ -127,6 +127,9 @@ pub fn const_mov(d: RegId, c: u128, width: u8) -> Option<Instruction> {
 pub struct Emitter<'a> {
     f: &'a Function,
     costs: &'a dyn super::extract::NodeCost,
+    /// The output function: the input's header and registers; its body is
+    /// `None` until the first new register, then a copy of the input's
+    /// body (see [`Self::new_reg`]).
     out_f: Function,
     built: &'a Built,
     choice: &'a Choice,
@@ -162,9 +165,7 @@ struct Written {
 
 impl<'a> Emitter<'a> {
     pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
-        // New registers are declared (by `new_reg`) at the top of this copy's
-        // body; `run` keeps those declarations and replaces the rest.
-        let out_f = f.clone();
+        let out_f = without_body(f);
         Emitter {
             f,
             costs,
@@ -183,6 +184,36 @@ impl<'a> Emitter<'a> {
             can_memo: FxHashMap::default(),
             emitted: 0,
             emitted_inputs: FxHashSet::default(),
+        }
+    }
+
+    /// A new register, declared (by [`Function::new_reg`]) at the top of a
+    /// copy of the input's body made on the first call: what the fresh
+    /// names avoid is read from the whole input body then, as a copy of the
+    /// whole function would give; `run` keeps the declarations added at the
+    /// top of the copy and takes the input's instructions out of the rest.
+    fn new_reg(&mut self, ty: ScalarType) -> RegId {
+        if self.out_f.body.is_none() {
+            self.out_f.body = self.f.body.clone();
+        }
+        self.out_f.new_reg(ty)
+    }
+
+    /// The input's statement `k`, for the output: moved out of the body
+    /// copy of [`Self::new_reg`] when there is one and it is an instruction
+    /// (declarations stay: `new_reg` finds and grows its own there), else
+    /// a copy.
+    fn input_stmt(&mut self, k: usize) -> Stmt {
+        let body = self.f.body.as_deref().unwrap_or(&[]);
+        match self.out_f.body.as_mut() {
+            // New declarations go to the top: statement `k` is as many places down.
+            Some(copy) if matches!(body[k], Stmt::Instr(_)) => {
+                let at = k + (copy.len() - body.len());
+                let s = std::mem::replace(&mut copy[at], Stmt::ScopeEnd);
+                debug_assert!(s == body[k], "the body copy is out of step with the input");
+                s
+            }
+            _ => body[k].clone(),
         }
     }
 
@@ -409,7 +440,7 @@ impl<'a> Emitter<'a> {
             // register for the whole function only lengthens a live range
             // (measured: a folded predicate shared by four readers cost two
             // registers); ptxas folds a `mov` of a constant into its reader.
-            let d = into.unwrap_or_else(|| self.out_f.new_reg(temp_type(data.width)));
+            let d = into.unwrap_or_else(|| self.new_reg(temp_type(data.width)));
             self.materialize_const(d, c, data.width);
             return Some(d);
         }
@@ -422,7 +453,7 @@ impl<'a> Emitter<'a> {
             match &n {
                 Node::Leaf(l) => {
                     if let LeafHome::Materialize { ty, operand } = self.built.leaf_homes[l.0 as usize].clone() {
-                        let d = into.unwrap_or_else(|| self.out_f.new_reg(temp_type(data.width)));
+                        let d = into.unwrap_or_else(|| self.new_reg(temp_type(data.width)));
                         let ins = Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text()).unwrap()], [Operand::reg(d), operand]).ok()?;
                         self.push(Stmt::Instr(Box::new(ins)));
                         self.emitted += 1;
@@ -546,34 +577,31 @@ impl<'a> Emitter<'a> {
         let d = match into {
             Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.out_f.regs[d.0 as usize].ty, t) || t.bits() < self.out_f.regs[d.0 as usize].ty.bits()) => d,
             Some(_) => return None,
-            None => self.out_f.new_reg(temp_type(width)),
+            None => self.new_reg(temp_type(width)),
         };
-        let mut ins = shape.ins.clone();
-        let mut next = 0;
-        let mut fill = |o: &mut Operand, srcs: &SmallVec<[Operand; 4]>| match o {
-            Operand::Reg(r) if r.reg == DEST => *o = Operand::reg(d),
+        // The shape's instruction with its placeholders filled in.
+        let mut srcs = srcs.into_iter();
+        let mut fill = |o: &Operand| match o {
+            Operand::Reg(r) if r.reg == DEST => Operand::reg(d),
             Operand::Reg(r) => {
-                let mut new = srcs[next].clone();
+                let mut new = srcs.next().expect("a source per placeholder");
                 if let (Operand::Reg(n), Some(sel)) = (&mut new, r.sel) {
                     n.sel = Some(sel);
                 }
-                *o = new;
-                next += 1;
+                new
             }
-            _ => {}
+            o => o.clone(),
         };
-        for o in ins.operands.iter_mut() {
-            match o {
-                Operand::Vector(v) => {
-                    let mut elems: Vec<Operand> = v.to_vec();
-                    for e in elems.iter_mut() {
-                        fill(e, &srcs);
-                    }
-                    *o = Operand::Vector(elems.into());
-                }
-                o => fill(o, &srcs),
-            }
-        }
+        let operands = shape
+            .ins
+            .operands
+            .iter()
+            .map(|o| match o {
+                Operand::Vector(v) => Operand::Vector(v.iter().map(&mut fill).collect()),
+                o => fill(o),
+            })
+            .collect();
+        let ins = Instruction { guard: shape.ins.guard, opcode: shape.ins.opcode, form: shape.ins.form, mods: shape.ins.mods.clone(), operands };
         self.push(Stmt::Instr(Box::new(ins)));
         self.emitted += 1;
         Some(d)
@@ -588,7 +616,7 @@ impl<'a> Emitter<'a> {
         if compatible(have, want) || want.bits() != have.bits() {
             return Some(r);
         }
-        let t = self.out_f.new_reg(temp_type(width));
+        let t = self.new_reg(temp_type(width));
         self.copy(t, r);
         Some(t)
     }
@@ -636,11 +664,15 @@ impl<'a> Emitter<'a> {
                 self.can_memo.clear();
                 let stmt = &body[k];
                 if !reachable {
-                    self.push(stmt.clone());
+                    let s = self.input_stmt(k);
+                    self.push(s);
                     continue;
                 }
                 match &self.built.plans[k] {
-                    Plan::Keep => self.push(stmt.clone()),
+                    Plan::Keep => {
+                        let s = self.input_stmt(k);
+                        self.push(s);
+                    }
                     Plan::Value { class, dest, physical, input } => {
                         let (class, dest, physical) = (*class, *dest, *physical);
                         if physical {
@@ -672,8 +704,8 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     Plan::Skeleton { reads } => {
-                        let Stmt::Instr(ins) = stmt else { return None };
-                        let mut ins = (**ins).clone();
+                        let Stmt::Instr(_) = stmt else { return None };
+                        let Stmt::Instr(mut ins) = self.input_stmt(k) else { return None };
                         let mut map: SmallVec<[(RegId, RegId); 4]> = SmallVec::new();
                         for &(r, class) in reads.iter() {
                             // The register the input reads, when it holds the value here.
@@ -688,7 +720,7 @@ impl<'a> Emitter<'a> {
                         if !map.is_empty() {
                             replace_reads(&mut ins, &map);
                         }
-                        self.push(Stmt::Instr(Box::new(ins)));
+                        self.push(Stmt::Instr(ins));
                     }
                 }
             }
@@ -697,7 +729,7 @@ impl<'a> Emitter<'a> {
         for &b in &self.cfg.layout {
             self.out.append(&mut outputs[b.index()]);
         }
-        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len()) - body.len();
+        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - body.len());
         let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
         // A fresh declaration the input had already (an earlier pass made
         // registers of that type) grew in `out_f`'s copy of the body, not in
@@ -734,9 +766,26 @@ impl<'a> Emitter<'a> {
 
     /// A copy of `r` in a register of type `want` (same width).
     fn cast_to(&mut self, r: RegId, want: ScalarType) -> Option<RegId> {
-        let t = self.out_f.new_reg(temp_type(if want == ScalarType::Pred { 1 } else { want.bits() as u8 }));
+        let t = self.new_reg(temp_type(if want == ScalarType::Pred { 1 } else { want.bits() as u8 }));
         self.copy(t, r);
         Some(t)
+    }
+}
+
+/// `f` without its body (`None`): everything else cloned.
+fn without_body(f: &Function) -> Function {
+    Function {
+        linkage: f.linkage.clone(),
+        kind: f.kind,
+        attributes: f.attributes.clone(),
+        ret: f.ret.clone(),
+        name: f.name.clone(),
+        params: f.params.clone(),
+        directives: f.directives.clone(),
+        regs: f.regs.clone(),
+        labels: f.labels.clone(),
+        body: None,
+        fresh: f.fresh.clone(),
     }
 }
 

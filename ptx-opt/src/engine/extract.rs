@@ -14,7 +14,6 @@ use super::facts::EGraph;
 use super::lang::Node;
 use egg::{Id, Language};
 use rustc_hash::{FxHashMap, FxHashSet};
-use smallvec::SmallVec;
 
 /// The cost of one node alone (its children excluded).
 pub trait NodeCost {
@@ -49,11 +48,18 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
         index[usize::from(*c)] = k as u32;
     }
     let ix = |id: Id| index[usize::from(eg.find(id))] as usize;
-    // Per class: its nodes as (own cost, children by index).
-    let nodes: Vec<Vec<(u64, SmallVec<[u32; 3]>)>> = classes
-        .iter()
-        .map(|&c| eg[c].nodes.iter().map(|n| (costs.node_cost(eg, n), n.children().iter().map(|k| ix(*k) as u32).collect())).collect())
-        .collect();
+    // Per class its nodes, per node its own cost and its children by index,
+    // in flat arrays (class `c`'s nodes are `first[c]..first[c + 1]`).
+    let mut nodes = Nodes { first: Vec::with_capacity(classes.len() + 1), own: Vec::new(), kids_first: vec![0], kids: Vec::new() };
+    for &c in &classes {
+        nodes.first.push(nodes.own.len() as u32);
+        for n in &eg[c].nodes {
+            nodes.own.push(costs.node_cost(eg, n));
+            nodes.kids.extend(n.children().iter().map(|k| ix(*k) as u32));
+            nodes.kids_first.push(nodes.kids.len() as u32);
+        }
+    }
+    nodes.first.push(nodes.own.len() as u32);
     let n = classes.len();
     let demanded_ix: Vec<usize> = demanded.iter().map(|d| ix(*d)).collect();
     // Round 0 is plain tree cost (acyclic by construction: every operation
@@ -74,9 +80,9 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
             sweeps += 1;
             for c in 0..n {
                 let mut best = cost[c];
-                for (k, (own, kids)) in nodes[c].iter().enumerate() {
-                    let mut total = *own;
-                    for &ch in kids {
+                for (k, node) in nodes.of(c).enumerate() {
+                    let mut total = nodes.own[node];
+                    for &ch in nodes.kids_of(node) {
                         let ch = ch as usize;
                         let cc = if ch == c { INF } else if free[ch] && cost[ch] < INF { 0 } else { cost[ch] };
                         total = total.saturating_add(cc);
@@ -95,7 +101,7 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
         }
         // The chosen DAG, its exact cost, and the classes shared in it.
         let Some((dag, uses)) = dag_of(&nodes, &choice, &demanded_ix) else { break };
-        let total: u64 = dag.iter().map(|&c| if choice[c] == u32::MAX { INF } else { nodes[c][choice[c] as usize].0 }).fold(0u64, |a, b| a.saturating_add(b));
+        let total: u64 = dag.iter().map(|&c| if choice[c] == u32::MAX { INF } else { nodes.own[nodes.first[c] as usize + choice[c] as usize] }).fold(0u64, |a, b| a.saturating_add(b));
         if total < best_cost {
             best_cost = total;
             best_choice = choice.clone();
@@ -118,10 +124,33 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
     Choice { node, dag_cost: best_cost }
 }
 
+/// The nodes of an e-graph's classes (numbered densely) in flat arrays.
+struct Nodes {
+    /// Per class, its first node; one more entry at the end.
+    first: Vec<u32>,
+    /// Per node, its own cost.
+    own: Vec<u64>,
+    /// Per node, its first child in `kids`; one more entry at the end.
+    kids_first: Vec<u32>,
+    /// The children of every node, by class number.
+    kids: Vec<u32>,
+}
+
+impl Nodes {
+    /// The nodes of class `c`.
+    fn of(&self, c: usize) -> std::ops::Range<usize> {
+        self.first[c] as usize..self.first[c + 1] as usize
+    }
+
+    fn kids_of(&self, node: usize) -> &[u32] {
+        &self.kids[self.kids_first[node] as usize..self.kids_first[node + 1] as usize]
+    }
+}
+
 /// The classes reachable from `roots` through the chosen nodes, and how
 /// many chosen parents (or demands) use each; `None` if the choice has a cycle.
-fn dag_of(nodes: &[Vec<(u64, SmallVec<[u32; 3]>)>], choice: &[u32], roots: &[usize]) -> Option<(Vec<usize>, Vec<u32>)> {
-    let n = nodes.len();
+fn dag_of(nodes: &Nodes, choice: &[u32], roots: &[usize]) -> Option<(Vec<usize>, Vec<u32>)> {
+    let n = nodes.first.len() - 1;
     let mut uses = vec![0u32; n];
     let mut order = Vec::new();
     // 0: unseen, 1: on the path, 2: done.
@@ -129,7 +158,7 @@ fn dag_of(nodes: &[Vec<(u64, SmallVec<[u32; 3]>)>], choice: &[u32], roots: &[usi
     let kids_of = |c: usize| -> &[u32] {
         match choice[c] {
             u32::MAX => &[],
-            k => &nodes[c][k as usize].1,
+            k => nodes.kids_of(nodes.first[c] as usize + k as usize),
         }
     };
     for &r in roots {

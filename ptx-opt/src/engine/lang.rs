@@ -45,12 +45,16 @@ pub enum Node {
     Leaf(LeafId),
 }
 
-/// What distinguishes nodes apart from their children.
+/// What egg keys its per-operator index of classes by (rebuilt on every
+/// rebuild, which this engine's rules do not read): the shape of an
+/// operation; constants and leaves one kind each, so that the index holds
+/// no entry per distinct constant or leaf. Nodes of different kinds never
+/// [`egg::Language::matches`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum NodeKind {
     Op(ShapeId),
-    Const(u8, u128),
-    Leaf(LeafId),
+    Const,
+    Leaf,
 }
 
 impl egg::Language for Node {
@@ -59,8 +63,8 @@ impl egg::Language for Node {
     fn discriminant(&self) -> NodeKind {
         match self {
             Node::Op(s, _) => NodeKind::Op(*s),
-            Node::Const { width, bits } => NodeKind::Const(*width, *bits),
-            Node::Leaf(l) => NodeKind::Leaf(*l),
+            Node::Const { .. } => NodeKind::Const,
+            Node::Leaf(_) => NodeKind::Leaf,
         }
     }
 
