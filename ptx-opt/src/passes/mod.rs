@@ -43,6 +43,25 @@ pub struct Pass {
     pub preserves: Preserves,
 }
 
+/// A pass's in-place form: edits the function (the one its analyses are
+/// of) and says whether it changed it; one that says no left it as it was.
+/// The pass manager runs a pass this way when it has one ([`in_place`]),
+/// on its own copy of the function: a change then costs no copy of the
+/// whole function (each `run` that changes something builds a new one).
+pub type Edit = fn(&mut Function, &mut Analyses, &ModuleContext, OptLevel) -> bool;
+
+/// The in-place form of `pass`, for the passes that have one (the others
+/// are run by [`Pass::run`]). Each gives the function its `run` gives.
+pub fn in_place(pass: &Pass) -> Option<Edit> {
+    match pass.name {
+        n if n == dce::PASS.name => Some(dce::edit),
+        n if n == copy_prop::PASS.name => Some(copy_prop::edit),
+        n if n == simplify_cfg::PASS.name => Some(simplify_cfg::edit),
+        n if n == dead_decls::PASS.name => Some(dead_decls::edit),
+        _ => None,
+    }
+}
+
 /// Every pass, by name, in the order `--list-passes` shows them.
 pub const PASSES: &[Pass] = &[
     promote_local::PASS,

@@ -665,6 +665,24 @@ mod tests {
     }
 
     #[test]
+    fn a_varying_source_under_a_known_false_guard_is_not_taken_for_the_value() {
+        // The guarded copy reads a register that varies, but its guard is a
+        // known false: the statement is evaluated (not skipped as one whose
+        // sources vary), and %r2 keeps its 5.
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            ld.param.u32 %r1, [n];
+            mov.u32 %r2, 5;
+            setp.ne.u32 %p1, %r2, 5;
+            @%p1 mov.u32 %r2, %r1;
+            add.u32 %r3, %r2, 1;
+            st.global.u32 [%rd1], %r3;
+            ret;");
+        assert!(!out.contains("@%p1"), "{out}");
+        assert!(out.contains("mov.b32 %r3, 6;"), "{out}");
+    }
+
+    #[test]
     fn guarded_writes_merge_and_unspecified_results_are_not_constants() {
         let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
             ld.param.u64 %rd1, [p];
