@@ -1,6 +1,7 @@
 //! The passes and the pipeline of each optimization level. One file per
 //! pass; a pass takes a function and gives the optimized function, or
-//! `None` when it changes nothing. [`manager`] runs them (analyses kept
+//! `None` when it changes nothing (some also edit in place: [`in_place`]).
+//! [`manager`] runs them (analyses kept
 //! between passes, bisection, printing, validation and timing);
 //! [`analyses`] is the cache of what passes share.
 
