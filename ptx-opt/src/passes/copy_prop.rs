@@ -36,9 +36,53 @@ pub const PASS: Pass = Pass {
 };
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
-    let body = f.body.as_ref()?;
-    if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::MOV && i.guard.is_none() && matches!(i.operands.get(1), Some(ptx_ir::ir::Operand::Reg(_))))) {
+    let renames = renames(f, analyses);
+    if renames.is_empty() {
         return None;
+    }
+    let mut g = f.clone();
+    apply(&mut g, analyses, &renames);
+    Some(g)
+}
+
+/// [`run`] in place ([`super::Edit`]).
+pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> bool {
+    let renames = renames(f, analyses);
+    if renames.is_empty() {
+        return false;
+    }
+    apply(f, analyses, &renames);
+    true
+}
+
+/// The reads each statement renames: (statement, [(from, to)]), in order.
+type Renames = Vec<(usize, Vec<(RegId, RegId)>)>;
+
+/// Renames the reads of `g` (the function the analyses are of) and brings
+/// the value view up to date.
+fn apply(g: &mut Function, analyses: &mut Analyses, renames: &Renames) {
+    let body = g.body.as_mut().expect("a body");
+    let mut changed: Vec<usize> = Vec::with_capacity(renames.len());
+    for (j, renames) in renames {
+        let Some(Stmt::Instr(ins)) = body.get_mut(*j) else { continue };
+        changed.push(*j);
+        ins.for_each_reg_mut(|reg, access| {
+            if access.read && !access.write {
+                if let Some((_, to)) = renames.iter().find(|(from, _)| from == reg) {
+                    *reg = *to;
+                }
+            }
+        });
+    }
+    // Only reads changed: the view is brought up to date, not built again.
+    analyses.reads_renamed(g, &changed);
+}
+
+/// What [`run`] renames in `f`.
+fn renames(f: &Function, analyses: &mut Analyses) -> Renames {
+    let Some(body) = f.body.as_ref() else { return Vec::new() };
+    if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::MOV && i.guard.is_none() && matches!(i.operands.get(1), Some(ptx_ir::ir::Operand::Reg(_))))) {
+        return Vec::new();
     }
     let in_blocks = block_declared_names(body);
     let (_, _, view) = analyses.values(f);
@@ -57,10 +101,9 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         copies.insert(Version { reg: d, def: crate::values::VersionDef::Def(k) }, sv);
     }
     if copies.is_empty() {
-        return None;
+        return Vec::new();
     }
-    let mut g: Option<Function> = None;
-    let mut changed: Vec<usize> = Vec::new();
+    let mut out: Renames = Vec::new();
     for (j, s) in body.iter().enumerate() {
         let Stmt::Instr(_) = s else { continue };
         let mut renames: Vec<(RegId, RegId)> = Vec::new();
@@ -80,23 +123,9 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 renames.push((*r, to));
             }
         }
-        if renames.is_empty() {
-            continue;
+        if !renames.is_empty() {
+            out.push((j, renames));
         }
-        let h = g.get_or_insert_with(|| f.clone());
-        let Some(Stmt::Instr(ins)) = h.body.as_mut().and_then(|b| b.get_mut(j)) else { continue };
-        changed.push(j);
-        ins.for_each_reg_mut(|reg, access| {
-            if access.read && !access.write {
-                if let Some((_, to)) = renames.iter().find(|(from, _)| from == reg) {
-                    *reg = *to;
-                }
-            }
-        });
     }
-    // Only reads changed: the view is brought up to date, not built again.
-    if let Some(g) = &g {
-        analyses.reads_renamed(g, &changed);
-    }
-    g
+    out
 }

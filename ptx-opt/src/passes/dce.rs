@@ -51,6 +51,20 @@ pub fn only_writes_results(ins: &Instruction, e: &Effects) -> bool {
 }
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let dead = dead_statements(f, analyses)?;
+    let mut g = f.clone();
+    super::body::remove_marked(g.body.as_mut().expect("a body"), &dead);
+    Some(g)
+}
+
+/// [`run`] in place ([`super::Edit`]).
+pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> bool {
+    let Some(dead) = dead_statements(f, analyses) else { return false };
+    super::body::remove_marked(f.body.as_mut().expect("a body"), &dead)
+}
+
+/// The statements to remove (`None` when there is none).
+fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
     let body = f.body.as_ref()?;
     let (cfg, _) = analyses.cfg_dom(f);
     let locs = LocTable::new(f);
@@ -98,10 +112,5 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         }
         any = true;
     }
-    if !any {
-        return None;
-    }
-    let mut g = f.clone();
-    super::body::remove_marked(g.body.as_mut().expect("a body"), &dead);
-    Some(g)
+    any.then_some(dead)
 }

@@ -27,6 +27,42 @@ pub const PASS: Pass = Pass {
 };
 
 fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let unused = unused_declarators(f)?;
+    let mut g = f.clone();
+    remove(g.body.as_mut().expect("a body"), &unused);
+    Some(g)
+}
+
+/// [`run`] in place ([`super::Edit`]).
+pub fn edit(f: &mut Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> bool {
+    let Some(unused) = unused_declarators(f) else { return false };
+    remove(f.body.as_mut().expect("a body"), &unused);
+    true
+}
+
+/// Per outermost-scope declaration with an unused name, in order: its
+/// statement and, per declarator, whether it is used.
+type Unused = Vec<(usize, Vec<bool>)>;
+
+/// Removes the unused declarators, and the declarations left with none.
+fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
+    let mut next = unused.iter().peekable();
+    let mut k = 0;
+    body.retain_mut(|s| {
+        k += 1;
+        let Some((_, used)) = next.next_if(|(j, _)| *j == k - 1) else { return true };
+        let Stmt::Decl(d) = s else { return true };
+        let mut i = 0;
+        d.names.retain(|_| {
+            i += 1;
+            used[i - 1]
+        });
+        !d.names.is_empty()
+    });
+}
+
+/// The declarators of `f` nothing uses (`None` when there is none).
+fn unused_declarators(f: &Function) -> Option<Unused> {
     let body = f.body.as_ref()?;
     // Registers named, by id (their names are gathered after).
     let mut named = vec![false; f.regs.len()];
@@ -77,42 +113,20 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
         _ => true,
     };
     // Outermost-scope declarations with an unused name: none in most
-    // functions, which are then not copied.
+    // functions, which are then not changed.
     let mut depth = 0usize;
-    let mut any = false;
-    for s in body {
+    let mut unused: Unused = Vec::new();
+    for (k, s) in body.iter().enumerate() {
         match s {
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
             Stmt::Decl(d) if depth == 0 && !d.names.iter().all(|n| used(d.space, n)) => {
-                any = true;
-                break;
+                unused.push((k, d.names.iter().map(|n| used(d.space, n)).collect()));
             }
             _ => {}
         }
     }
-    if !any {
-        return None;
-    }
-    let mut g = f.clone();
-    let mut depth = 0usize;
-    g.body.as_mut().expect("a body").retain_mut(|s| match s {
-        Stmt::ScopeBegin => {
-            depth += 1;
-            true
-        }
-        Stmt::ScopeEnd => {
-            depth = depth.saturating_sub(1);
-            true
-        }
-        Stmt::Decl(d) if depth == 0 => {
-            let space = d.space;
-            d.names.retain(|n| used(space, n));
-            !d.names.is_empty()
-        }
-        _ => true,
-    });
-    Some(g)
+    (!unused.is_empty()).then_some(unused)
 }
 
 /// What the module-level half of `dead-decls` needs to know of one item.

@@ -194,22 +194,50 @@ impl Pipeline {
                         continue;
                     }
                 }
-                let input = cur.as_ref().unwrap_or(f);
-                let t0 = obs.time_passes.then(Instant::now);
                 analyses.engine_report = None;
-                let out = (pass.run)(input, &mut analyses, ctx, self.level);
-                if let Some(t0) = t0 {
-                    obs.time(pass.name, t0.elapsed(), out.is_some());
-                }
-                if obs.record_changes {
-                    obs.record(step, pass.name, input, out.as_ref(), analyses.engine_report.take());
-                }
-                if let Some(g) = out {
+                // When changed: did the body keep its length?
+                // A pass with an in-place form edits the copy this run gives
+                // back, once a pass before it made one (the function given
+                // is left as it is: the first change makes the copy).
+                let changed: Option<bool> = match super::in_place(pass).filter(|_| cur.is_some()) {
+                    Some(edit) => {
+                        let g = cur.as_mut().expect("filtered above");
+                        let before = obs.record_changes.then(|| g.clone());
+                        let len = g.body.as_ref().map(Vec::len);
+                        let t0 = obs.time_passes.then(Instant::now);
+                        let changed = edit(g, &mut analyses, ctx, self.level);
+                        if let Some(t0) = t0 {
+                            obs.time(pass.name, t0.elapsed(), changed);
+                        }
+                        if let Some(before) = before {
+                            obs.record(step, pass.name, &before, changed.then_some(&*g), analyses.engine_report.take());
+                        }
+                        changed.then(|| g.body.as_ref().map(Vec::len) == len)
+                    }
+                    None => {
+                        let input = cur.as_ref().unwrap_or(f);
+                        let t0 = obs.time_passes.then(Instant::now);
+                        let out = (pass.run)(input, &mut analyses, ctx, self.level);
+                        if let Some(t0) = t0 {
+                            obs.time(pass.name, t0.elapsed(), out.is_some());
+                        }
+                        if obs.record_changes {
+                            obs.record(step, pass.name, input, out.as_ref(), analyses.engine_report.take());
+                        }
+                        match out {
+                            Some(g) => {
+                                let same_len = g.body.as_ref().map(Vec::len) == input.body.as_ref().map(Vec::len);
+                                cur = Some(g);
+                                Some(same_len)
+                            }
+                            None => None,
+                        }
+                    }
+                };
+                if let Some(same_len) = changed {
                     // A declaration a pass adds (a fresh register's `.reg`
                     // line) shifts statement indices: blocks are ranges.
-                    let same_len = g.body.as_ref().map(Vec::len) == input.body.as_ref().map(Vec::len);
                     analyses.invalidate(if same_len { pass.preserves } else { super::Preserves::Nothing });
-                    cur = Some(g);
                     round_changed = true;
                 }
                 let now = cur.as_ref().unwrap_or(f);
@@ -465,6 +493,35 @@ mod tests {
     fn small_modules_are_optimized_on_the_calling_thread() {
         // Two bodies, a dozen statements: not worth other threads.
         assert!(!worth_parallel(&ptx_ir::parse_str(TEXT).unwrap()));
+    }
+
+    #[test]
+    fn in_place_forms_give_what_run_gives() {
+        // Functions each in-place pass changes (a copy to propagate, dead
+        // code, a branch to the next statement, unused declarations) and
+        // ones it leaves alone.
+        let dead = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry d(.param .u64 p)\n{\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<3>;\n\t.reg .pred %p<2>;\n\t.reg .b16 %h<3>;\n\t.local .align 4 .b8 buf[8];\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %r1;\n\tadd.s32 %r3, %r2, 1;\n\tmul.lo.s32 %r4, %r3, %r3;\n\tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 bra L1;\n\tbra L1;\nL1:\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+        let mut changed_by: Vec<&str> = Vec::new();
+        for text in [TEXT, REDUNDANT, dead] {
+            let m = ptx_ir::parse_str(text).unwrap();
+            let ctx = ModuleContext::of_module(&m);
+            for f in m.items.iter().filter_map(|i| if let Item::Func(f) = i { Some(f) } else { None }) {
+                for pass in PASSES {
+                    let Some(edit) = super::super::in_place(pass) else { continue };
+                    let by_run = (pass.run)(f, &mut Analyses::default(), &ctx, OptLevel::O2);
+                    let mut g = (**f).clone();
+                    let changed = edit(&mut g, &mut Analyses::default(), &ctx, OptLevel::O2);
+                    assert_eq!(changed, by_run.is_some(), "{} on {}", pass.name, f.name);
+                    assert_eq!(&g, by_run.as_ref().unwrap_or(f), "{} on {}", pass.name, f.name);
+                    if changed {
+                        changed_by.push(pass.name);
+                    }
+                }
+            }
+        }
+        for name in ["dce", "copy-prop", "simplify-cfg", "dead-decls"] {
+            assert!(changed_by.contains(&name), "{name} changed nothing: {changed_by:?}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The passes and the pipeline of each optimization level. One file per
 //! pass; a pass takes a function and gives the optimized function, or
-//! `None` when it changes nothing. [`manager`] runs them (analyses kept
+//! `None` when it changes nothing (some also edit in place: [`in_place`]).
+//! [`manager`] runs them (analyses kept
 //! between passes, bisection, printing, validation and timing);
 //! [`analyses`] is the cache of what passes share.
 
@@ -41,6 +42,25 @@ pub struct Pass {
     pub run: fn(&Function, &mut Analyses, &ModuleContext, OptLevel) -> Option<Function>,
     /// What a change by this pass leaves valid.
     pub preserves: Preserves,
+}
+
+/// A pass's in-place form: edits the function (the one its analyses are
+/// of) and says whether it changed it; one that says no left it as it was.
+/// The pass manager runs a pass this way when it has one ([`in_place`]),
+/// on its own copy of the function: a change then costs no copy of the
+/// whole function (each `run` that changes something builds a new one).
+pub type Edit = fn(&mut Function, &mut Analyses, &ModuleContext, OptLevel) -> bool;
+
+/// The in-place form of `pass`, for the passes that have one (the others
+/// are run by [`Pass::run`]). Each gives the function its `run` gives.
+pub fn in_place(pass: &Pass) -> Option<Edit> {
+    match pass.name {
+        n if n == dce::PASS.name => Some(dce::edit),
+        n if n == copy_prop::PASS.name => Some(copy_prop::edit),
+        n if n == simplify_cfg::PASS.name => Some(simplify_cfg::edit),
+        n if n == dead_decls::PASS.name => Some(dead_decls::edit),
+        _ => None,
+    }
 }
 
 /// Every pass, by name, in the order `--list-passes` shows them.

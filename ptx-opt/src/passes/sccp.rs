@@ -259,9 +259,15 @@ fn guard_of(p: Lattice, negated: bool) -> Lattice {
 /// What the solver needs of one statement that writes registers, with every
 /// version it reads or writes numbered once.
 struct Step {
-    /// How its value is computed, and the version of each register source.
-    prepared: Option<Prepared>,
-    sources: Vec<u32>,
+    /// How its value is computed, and the version of each register source
+    /// ([`prepare_step`]), made when first needed: most statements only
+    /// ever read versions that vary and never need it ([`Step::sources_vary`]).
+    prepared: std::cell::OnceCell<Option<(Prepared, Vec<u32>)>>,
+    /// The version of every register it reads (the guard's too), when the
+    /// registers of its operands are all read: then, once every one
+    /// varies, so does its value (the first register source of
+    /// [`Prepared::sources`] varies, or it is no value at all).
+    reads: Option<SmallVec<[u32; 4]>>,
     /// The guard's version and negation.
     guard: Option<(u32, bool)>,
     /// Each register written: the version written and, for a guarded
@@ -277,11 +283,19 @@ impl Step {
         }
     }
 
-    /// The value it computes (as if unguarded) into the register it writes.
-    fn computed(&self, sol: &Solution, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
-        let p = self.prepared.as_ref()?;
+    /// Does every register it reads (the guard too) vary? Then so does
+    /// every version it writes: [`Step::computed`] gives `Varies` for its
+    /// destination (or nothing: no value), and the guard varies.
+    fn sources_vary(&self, sol: &Solution) -> bool {
+        self.reads.as_ref().is_some_and(|reads| reads.iter().all(|&id| sol.get(id) == Lattice::Varies))
+    }
+
+    /// The value it computes (as if unguarded) into the register it writes;
+    /// `prepare` makes its [`Step::prepared`] when first asked.
+    fn computed(&self, sol: &Solution, ctx: &ModuleContext, prepare: impl FnOnce() -> Option<(Prepared, Vec<u32>)>) -> Option<(RegId, Lattice)> {
+        let (p, sources) = self.prepared.get_or_init(prepare).as_ref()?;
         let mut kids: SmallVec<[(u128, u8); 4]> = SmallVec::with_capacity(p.sources.len());
-        for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(&self.sources) {
+        for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(sources) {
             match (s, r) {
                 (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
                 (SourceOf::Reg(w), Some(_)) => match sol.get(id) {
@@ -297,24 +311,56 @@ impl Step {
     }
 }
 
+/// Statement `k`'s [`Prepared`], with the version of each source (one entry
+/// per source, aligned with `Prepared::sources`; `ENTRY` for immediates).
+fn prepare_step(f: &Function, ins: &Instruction, view: &ValueView, versions: &Versions, k: usize) -> Option<(Prepared, Vec<u32>)> {
+    let p = prepare(f, ins)?;
+    let sources = p
+        .sources
+        .iter()
+        .zip(&p.regs)
+        .map(|(s, r)| match (s, r) {
+            (SourceOf::Reg(_), Some(r)) => versions.id(view, version_read(view, *r, k)),
+            _ => ENTRY,
+        })
+        .collect();
+    Some((p, sources))
+}
+
+/// The versions of the registers statement `k` reads (the guard's too),
+/// when every register of its operands that is not written is read, and
+/// some is (so that [`Prepared::sources`] has a register, each one of
+/// these: a register source is an operand that is not written).
+fn all_reads(ins: &Instruction, view: &ValueView, versions: &Versions, k: usize) -> Option<SmallVec<[u32; 4]>> {
+    let mut operand_reads = 0;
+    let mut unread = false;
+    let mut first = true;
+    ins.for_each_reg(|_, a| {
+        // The guard comes first.
+        if std::mem::take(&mut first) && ins.guard.is_some() {
+            return;
+        }
+        if !a.write {
+            if a.read {
+                operand_reads += 1;
+            } else {
+                unread = true;
+            }
+        }
+    });
+    if unread || operand_reads == 0 {
+        return None;
+    }
+    Some(view.reads(k).iter().map(|(_, v)| versions.id(view, *v)).collect())
+}
+
 fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
     let versions = Versions::new(f, body, cfg, view);
     let mut steps: Vec<Option<Step>> = Vec::with_capacity(body.len());
     for (k, s) in body.iter().enumerate() {
         let step = match s {
             Stmt::Instr(ins) if !versions.written(k).is_empty() && view.reachable(k) => {
-                let prepared = prepare(f, ins);
-                // One entry per source, aligned with `Prepared::sources`.
-                let sources = prepared.as_ref().map_or(Vec::new(), |p| {
-                    p.sources
-                        .iter()
-                        .zip(&p.regs)
-                        .map(|(s, r)| match (s, r) {
-                            (SourceOf::Reg(_), Some(r)) => versions.id(view, version_read(view, *r, k)),
-                            _ => ENTRY,
-                        })
-                        .collect()
-                });
+                let reads = all_reads(ins, view, &versions, k);
                 let guard = ins.guard.map(|g| (versions.id(view, version_read(view, g.reg, k)), g.negated));
                 let writes = versions
                     .written(k)
@@ -324,7 +370,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                         (r, versions.id(view, Version { reg: r, def: VersionDef::Def(k) }), before)
                     })
                     .collect();
-                Some(Step { prepared, sources, guard, writes })
+                Some(Step { prepared: std::cell::OnceCell::new(), reads, guard, writes })
             }
             _ => None,
         };
@@ -373,18 +419,23 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
         order.push(b);
     }
     order.reverse();
+    // Per block, its φs that may still be lowered (not yet `Varies`), in
+    // order: a φ that varies is dropped from it (nothing lowers the bottom),
+    // so a round does not walk the many φs that vary.
+    let mut open_phis: Vec<Vec<u32>> = (0..cfg.node_bound())
+        .map(|b| {
+            let base = sol.versions.phi_base[b];
+            (base..base + view.phis(NodeIndex::new(b)).len() as u32).collect()
+        })
+        .collect();
     loop {
         let mut changed = false;
         for &b in &order {
             if !sol.executable[b.index()] {
                 continue;
             }
-            let base = sol.versions.phi_base[b.index()];
-            for phi in base..base + view.phis(b).len() as u32 {
-                // The bottom stays the bottom: nothing to merge.
-                if sol.get(phi) == Lattice::Varies {
-                    continue;
-                }
+            let mut open = std::mem::take(&mut open_phis[b.index()]);
+            open.retain(|&phi| {
                 let j = (phi - first_phi) as usize;
                 let mut merged = Lattice::Unknown;
                 for &(p, v) in &phi_in[phi_in_start[j] as usize..phi_in_start[j + 1] as usize] {
@@ -393,14 +444,28 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                     }
                 }
                 changed |= sol.lower(phi, merged);
-            }
+                sol.get(phi) != Lattice::Varies
+            });
+            open_phis[b.index()] = open;
             for k in cfg.block(b).stmts.clone() {
                 let Some(step) = &steps[k] else { continue };
                 // Every version it writes already varies: nothing can lower them.
                 if step.writes.iter().all(|&(_, id, _)| sol.get(id) == Lattice::Varies) {
                     continue;
                 }
-                let value = step.computed(&sol, ctx);
+                let value = if step.sources_vary(&sol) {
+                    // As `computed` would find, without preparing it.
+                    None
+                } else {
+                    let Stmt::Instr(ins) = &body[k] else { unreachable!("steps are instructions") };
+                    step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol.versions, k))
+                };
+                #[cfg(debug_assertions)]
+                if step.sources_vary(&sol) {
+                    let Stmt::Instr(ins) = &body[k] else { unreachable!() };
+                    let full = step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol.versions, k));
+                    assert!(full.is_none_or(|(_, v)| v == Lattice::Varies), "sccp: statement {k} of `{}` reads only varying versions but computes {full:?}", f.name);
+                }
                 let guard = step.guard_value(&sol);
                 for &(r, id, before) in &step.writes {
                     let new = match value {
@@ -597,6 +662,24 @@ mod tests {
             st.global.u32 [%rd1], %r3;
             ret;");
         assert!(out.contains("mov.b32 %r3, 8;"), "{out}");
+    }
+
+    #[test]
+    fn a_varying_source_under_a_known_false_guard_is_not_taken_for_the_value() {
+        // The guarded copy reads a register that varies, but its guard is a
+        // known false: the statement is evaluated (not skipped as one whose
+        // sources vary), and %r2 keeps its 5.
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            ld.param.u32 %r1, [n];
+            mov.u32 %r2, 5;
+            setp.ne.u32 %p1, %r2, 5;
+            @%p1 mov.u32 %r2, %r1;
+            add.u32 %r3, %r2, 1;
+            st.global.u32 [%rd1], %r3;
+            ret;");
+        assert!(!out.contains("@%p1"), "{out}");
+        assert!(out.contains("mov.b32 %r3, 6;"), "{out}");
     }
 
     #[test]

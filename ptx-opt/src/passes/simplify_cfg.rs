@@ -41,11 +41,31 @@ pub const PASS: Pass = Pass {
 };
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
+    let decided = decided_branches(f, analyses)?;
+    // Most functions have nothing for steps 2 to 4 either: then no copy.
+    if decided.is_empty() && !would_change(f) {
+        return None;
+    }
+    let mut g = f.clone();
+    simplify(&mut g, &decided).then_some(g)
+}
+
+/// [`run`] in place ([`super::Edit`]).
+pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> bool {
+    let Some(decided) = decided_branches(f, analyses) else { return false };
+    if decided.is_empty() && !would_change(f) {
+        return false;
+    }
+    simplify(f, &decided)
+}
+
+/// Step 1's branches to fold in `f` as given (see [`constant_branches`]);
+/// `None` when the function is left alone.
+fn decided_branches(f: &Function, analyses: &mut Analyses) -> Option<Vec<(usize, bool)>> {
     let body = f.body.as_ref()?;
     if !tables_known(body) {
         return None;
     }
-    let mut g: Option<Function> = None;
     // Step 1 on the function given (its analyses are cached), when some
     // guarded branch reads a predicate a `mov` of a constant writes (the
     // value view is the cost of this pass).
@@ -57,14 +77,18 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         })
         .collect();
     let candidates = body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::BRA && i.guard.is_some_and(|g| constant_preds.contains(&g.reg))));
-    let decided = if candidates {
+    Some(if candidates {
         let (_, _, view) = analyses.values(f);
         constant_branches(f, view)
     } else {
         Vec::new()
-    };
+    })
+}
+
+/// Folds the `decided` branches of `h` (step 1), then steps 2 to 4 to a
+/// fixed point; says whether anything changed.
+fn simplify(h: &mut Function, decided: &[(usize, bool)]) -> bool {
     if !decided.is_empty() {
-        let mut h = f.clone();
         let out = h.body.as_mut().expect("a body");
         let mut k = 0;
         out.retain_mut(|s| {
@@ -80,21 +104,15 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 None => true,
             }
         });
-        g = Some(h);
     }
-    // Most functions have nothing for steps 2 to 4 either: then no copy.
-    if g.is_none() && !would_change(f) {
-        return None;
-    }
-    // Steps 2 and 3 on one copy, each removing all it finds per round.
-    let mut h = g.take().unwrap_or_else(|| f.clone());
+    // Steps 2 and 3, each removing all it finds per round.
     let mut changed = false;
-    while thread_jumps(&mut h) | remove_branches_to_next(&mut h) | remove_unreachable(&mut h) {
+    while thread_jumps(h) | remove_branches_to_next(h) | remove_unreachable(h) {
         changed = true;
     }
-    // Step 4 on the same copy.
-    let labels = remove_unused_labels(&mut h);
-    (changed || !decided.is_empty() || labels).then_some(h)
+    // Step 4.
+    let labels = remove_unused_labels(h);
+    changed || !decided.is_empty() || labels
 }
 
 /// Every `brx.idx` names a `.branchtargets` table of the function.
