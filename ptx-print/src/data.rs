@@ -142,7 +142,7 @@ fn write_int_list(out: &mut String, l: &IntList) {
 }
 
 /// The decimal digits of `v`, in `buf`.
-fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+pub(crate) fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;

@@ -182,7 +182,13 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
             out.push(';');
         }
         Stmt::Loc(l) => {
-            let _ = write!(out, ".loc {} {} {}", l.file, l.line, l.col);
+            out.push_str(".loc ");
+            for (k, n) in [l.file, l.line, l.col].into_iter().enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                crate::instruction::push_u64(out, n.into());
+            }
             if let Some(fname) = &l.function_name {
                 out.push_str(", function_name ");
                 write_expr(out, fname);

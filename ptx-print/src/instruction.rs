@@ -58,7 +58,8 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
         }
         Operand::RegOffset(r, off) => {
             write_reg(out, f, *r);
-            let _ = write!(out, "+{off}");
+            out.push('+');
+            push_i64(out, *off);
         }
         Operand::SReg(s, sel) => {
             out.push_str(s.name());
@@ -138,9 +139,7 @@ fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64
     match base {
         AddrBase::Reg(r) => write_reg(out, f, *r),
         AddrBase::Sym(s) => out.push_str(s),
-        AddrBase::Imm(i) => {
-            let _ = write!(out, "{i}");
-        }
+        AddrBase::Imm(i) => push_u64(out, *i),
     }
     write_offset(out, offset);
 }
@@ -168,8 +167,24 @@ pub(crate) fn write_label(out: &mut String, f: &Function, l: LabelId) {
 
 fn write_offset(out: &mut String, off: i64) {
     if off != 0 {
-        let _ = write!(out, "+{off}");
+        out.push('+');
+        push_i64(out, off);
     }
+}
+
+/// `v` in decimal, as `{v}` formats it (without the formatting machinery:
+/// immediates, offsets and `.loc` numbers are on most lines).
+pub(crate) fn push_u64(out: &mut String, v: u64) {
+    let mut digits = [0u8; 20];
+    out.push_str(std::str::from_utf8(crate::data::decimal(v, &mut digits)).unwrap_or_default());
+}
+
+/// `v` in decimal, as `{v}` formats it.
+pub(crate) fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_u64(out, v.unsigned_abs());
 }
 
 pub fn write_imm(out: &mut String, i: &Imm) {
@@ -193,7 +208,10 @@ pub fn write_int(out: &mut String, l: &IntLit) {
         out.push('-');
     }
     let _ = match l.radix {
-        Radix::Dec => write!(out, "{mag}"),
+        Radix::Dec => {
+            push_u64(out, mag);
+            Ok(())
+        }
         Radix::Hex => write!(out, "0x{mag:X}"),
         Radix::Oct => write!(out, "0{mag:o}"),
         Radix::Bin => write!(out, "0b{mag:b}"),
@@ -204,9 +222,56 @@ pub fn write_int(out: &mut String, l: &IntLit) {
 }
 
 pub fn write_float(out: &mut String, f: &FloatLit) {
-    let _ = match f {
-        FloatLit::F32(b) => write!(out, "0f{b:08X}"),
-        FloatLit::F64(b) => write!(out, "0d{b:016X}"),
-        FloatLit::Dec { text, .. } => write!(out, "{text}"),
-    };
+    match f {
+        FloatLit::F32(b) => {
+            out.push_str("0f");
+            push_hex_digits(out, (*b).into(), 8);
+        }
+        FloatLit::F64(b) => {
+            out.push_str("0d");
+            push_hex_digits(out, *b, 16);
+        }
+        FloatLit::Dec { text, .. } => out.push_str(text),
+    }
+}
+
+/// The low `n` (at most 16) hexadecimal digits of `v`, upper case, with
+/// leading zeros: what `{v:08X}` writes for `n` = 8 and a 32-bit `v`.
+fn push_hex_digits(out: &mut String, v: u64, n: u32) {
+    for k in (0..n.min(16)).rev() {
+        out.push(char::from(b"0123456789ABCDEF"[(v >> (4 * k)) as usize & 15]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_as_format_writes_them() {
+        for v in [0u64, 1, 9, 10, 99, 100, 4096, u32::MAX as u64, i64::MAX as u64, u64::MAX] {
+            let mut s = String::new();
+            push_u64(&mut s, v);
+            assert_eq!(s, format!("{v}"));
+        }
+        for v in [0i64, -1, 1, -10, 4096, -4096, i64::MAX, i64::MIN] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, format!("{v}"));
+        }
+    }
+
+    #[test]
+    fn hex_floats_as_format_writes_them() {
+        for b in [0u32, 1, 0x3F80_0000, 0x7FC0_0000, 0x8000_0000, u32::MAX] {
+            let mut s = String::new();
+            write_float(&mut s, &FloatLit::F32(b));
+            assert_eq!(s, format!("0f{b:08X}"));
+        }
+        for b in [0u64, 1, 0x3FF0_0000_0000_0000, 0x8000_0000_0000_0000, u64::MAX] {
+            let mut s = String::new();
+            write_float(&mut s, &FloatLit::F64(b));
+            assert_eq!(s, format!("0d{b:016X}"));
+        }
+    }
 }

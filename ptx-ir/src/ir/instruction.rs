@@ -396,3 +396,24 @@ impl Operand {
         self.for_each_reg(|r| out.push(r));
     }
 }
+
+#[cfg(test)]
+mod sizes {
+    use super::*;
+    use crate::ir::{Declarator, Stmt, VarDecl};
+    use std::mem::size_of;
+
+    /// A body holds one of these per statement, instruction and operand:
+    /// pinned, so that a change that makes them larger (parsing slower,
+    /// peak memory higher) is a decision rather than an accident. (An
+    /// `Operand` is 32 bytes because of `Sym(Name, i64)` and the text of
+    /// a decimal `FloatLit`; an `Instruction` holds four inline.)
+    #[test]
+    fn ir_node_sizes_are_pinned() {
+        assert_eq!(size_of::<Operand>(), 32);
+        assert_eq!(size_of::<Instruction>(), 176);
+        assert_eq!(size_of::<Stmt>(), 40);
+        assert_eq!(size_of::<VarDecl>(), 96);
+        assert_eq!(size_of::<Declarator>(), 80);
+    }
+}

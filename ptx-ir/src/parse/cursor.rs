@@ -4,7 +4,7 @@ use super::scope::FuncState;
 use crate::lexer::{LexError, Lexer, Token, TokenKind};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
-use crate::isa::{FormId, Mod, Opcode, ParsedKind, SlotMods};
+use crate::isa::{FormId, Mod, Opcode, SlotMods};
 use smallvec::SmallVec;
 use std::cell::OnceCell;
 
@@ -45,8 +45,8 @@ pub struct Parser<'a> {
     pub header_end: Span,
     /// Instruction heads seen (`ld.global.f32`): opcode, parts it used, modifiers.
     pub heads: FxHashMap<&'a str, (Opcode, usize, SmallVec<[Mod; 8]>)>,
-    /// Matched forms by head and operand kinds.
-    pub forms: FxHashMap<(&'a str, SmallVec<[ParsedKind; 4]>), (FormId, SlotMods)>,
+    /// Matched forms by head and operand kinds (see [`super::instruction::KindsKey`]).
+    pub forms: FxHashMap<(&'a str, u64), (FormId, SlotMods)>,
 }
 
 /// How many tokens the parser can look ahead.
@@ -216,12 +216,6 @@ impl<'a> Parser<'a> {
         debug_assert!(std::str::from_utf8(bytes).is_ok());
         // SAFETY: see above: every token's bytes are valid UTF-8.
         unsafe { std::str::from_utf8_unchecked(bytes) }
-    }
-
-    /// The source text from the start of token `a` to the end of token `b`.
-    pub fn text_between(&self, a: Token, b: Token) -> &'a str {
-        let bytes = &self.src[a.span.start as usize..b.span.end as usize];
-        std::str::from_utf8(bytes).unwrap_or("")
     }
 
     pub fn at(&self, k: TokenKind) -> bool {

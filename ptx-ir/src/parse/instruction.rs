@@ -6,7 +6,7 @@ use super::cursor::{PResult, Parser};
 use super::expr::to_imm;
 use super::scope::Binding;
 use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, PairPred, Prefix, RegId, RegOperand, Selector, SpecialReg};
-use crate::isa::{match_form, Mismatch, Mod, Opcode};
+use crate::isa::{match_form, Mismatch, Mod, Opcode, SlotMods};
 use crate::isa::matcher::ParsedKind;
 use crate::lexer::{Token, TokenKind};
 use crate::source::Span;
@@ -34,10 +34,15 @@ impl<'a> Parser<'a> {
         while self.at(TokenKind::DotWord) && self.peek().glued {
             parts.push(self.bump());
         }
-        let whole_name = self.text_between(head, *parts.last().unwrap());
+        let last = *parts.last().unwrap();
+        let whole_bytes = &self.src[head.span.start as usize..last.span.end as usize];
+        debug_assert!(whole_bytes.is_ascii());
+        // SAFETY: the parts are glued tokens (no byte between them), an
+        // identifier and dot-words, which the lexer makes of ASCII bytes only.
+        let whole_name: &'a str = unsafe { std::str::from_utf8_unchecked(whole_bytes) };
         // Real files repeat a few hundred instruction heads many times over.
-        let (opcode, used, mods) = match self.heads.get(whole_name) {
-            Some(h) => h.clone(),
+        let (opcode, used) = match self.heads.get(whole_name) {
+            Some(h) => (h.0, h.1),
             None => {
                 let Some((opcode, used)) = Opcode::longest_prefix(whole_name) else {
                     return self.error_at(head.span, format!("unknown instruction `{}`", self.text(head)));
@@ -49,8 +54,8 @@ impl<'a> Parser<'a> {
                         None => return self.error_at(t.span, format!("`{}` is not a modifier of `{}`", self.text(*t), opcode.name())),
                     }
                 }
-                self.heads.insert(whole_name, (opcode, used, mods.clone()));
-                (opcode, used, mods)
+                self.heads.insert(whole_name, (opcode, used, mods));
+                (opcode, used)
             }
         };
         // Operands.
@@ -73,14 +78,21 @@ impl<'a> Parser<'a> {
             return self.expected("`,` or `;` after an operand");
         }
         let end = self.bump();
-        let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
-        let whole = start.to(end.span);
-        if let Some((form, slot_mods)) = self.forms.get(&(whole_name, kinds.clone())) {
-            return Ok(Instruction { guard, opcode, form: *form, mods: slot_mods.clone(), operands });
+        let key = kinds_key(&operands);
+        if let Some(key) = key {
+            if let Some((form, slot_mods)) = self.forms.get(&(whole_name, key)) {
+                // `from_slice` copies; `clone` would push the modifiers one by one.
+                return Ok(Instruction { guard, opcode, form: *form, mods: SlotMods::from_slice(slot_mods), operands });
+            }
         }
-        match match_form(opcode, &mods, &kinds) {
+        let whole = start.to(end.span);
+        let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
+        let mods = &self.heads[whole_name].2;
+        match match_form(opcode, mods, &kinds) {
             Ok((form, slot_mods)) => {
-                self.forms.insert((whole_name, kinds), (form, slot_mods.clone()));
+                if let Some(key) = key {
+                    self.forms.insert((whole_name, key), (form, SlotMods::from_slice(&slot_mods)));
+                }
                 Ok(Instruction { guard, opcode, form, mods: slot_mods, operands })
             }
             Err(e) => {
@@ -364,3 +376,44 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The operand kinds of an instruction packed into one number, the key of
+/// [`Parser::forms`] beside the head (a vector of kinds would be allocated
+/// and copied for every instruction): two bits a kind and a leading 1 that
+/// marks the count. `None` past 31 operands (then the form is matched anew).
+pub(super) fn kinds_key(operands: &[Operand]) -> Option<u64> {
+    if operands.len() > 31 {
+        return None;
+    }
+    let mut key: u64 = 1;
+    for o in operands {
+        key = key << 2
+            | match o.parsed_kind() {
+                ParsedKind::Value => 0,
+                ParsedKind::Address => 1,
+                ParsedKind::List => 2,
+                ParsedKind::Either => 3,
+            };
+    }
+    Some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AddrBase, Address};
+
+    #[test]
+    fn kinds_keys_differ_by_kind_and_count() {
+        let v = || Operand::reg(RegId(0));
+        let a = || Operand::Addr(Box::new(Address { base: AddrBase::Reg(RegId(0)), offset: 0, unified: false, zero_written: false }));
+        let keys = [kinds_key(&[]), kinds_key(&[v()]), kinds_key(&[v(), v()]), kinds_key(&[a(), v()]), kinds_key(&[v(), a()]), kinds_key(&[Operand::List(Box::new([]))])];
+        for (i, x) in keys.iter().enumerate() {
+            assert!(x.is_some());
+            for y in &keys[i + 1..] {
+                assert_ne!(x, y);
+            }
+        }
+        assert_eq!(kinds_key(&vec![v(); 31]).map(|k| k >> 62), Some(1));
+        assert_eq!(kinds_key(&vec![v(); 32]), None);
+    }
+}

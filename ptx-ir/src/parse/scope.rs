@@ -70,6 +70,10 @@ struct Scope<'a> {
 impl Scope<'_> {
     /// The range of this scope that has `name` as a member.
     fn range_of(&self, name: &str) -> Option<&Range> {
+        // Most scopes declare no range: no need to split the name then.
+        if self.ranges.is_empty() {
+            return None;
+        }
         let (prefix, n) = range_member(name)?;
         self.ranges.get(prefix).filter(|r| n < r.count)
     }
