@@ -112,7 +112,10 @@ pub type GivenAnalyses<'a> = (&'a Cfg, &'a DomTree, &'a ValueView);
 pub fn optimize_with(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (Option<Function>, Report) {
     let mut report = Report::default();
     let g = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
-    (g, report)
+    // A function written back as it was is no change: the pass manager
+    // keeps the analyses of `f`, and an -O3 round in which no other pass
+    // changes anything is the last.
+    (g.filter(|g| g != f), report)
 }
 
 /// The clock egg reads for its statistics: a mock that never moves. egg

@@ -13,6 +13,7 @@ pub const PASS: Pass = Pass {
     description: "equality saturation over pure instructions: folding, GVN, dead values, strength reduction, lop3",
     run,
     preserves: Preserves::Nothing,
+    edit: None,
 };
 
 fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
@@ -26,10 +27,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     let given = analyses.values(f);
     let (g, report) = engine::optimize_with(f, &config, Some(given));
     analyses.engine_report = Some(report);
-    // A function written back as it was is no change: the pass manager
-    // keeps the analyses of `f`, and an -O3 round in which no other pass
-    // changes anything is the last.
-    g.filter(|g| g != f)
+    g
 }
 
 #[cfg(test)]
