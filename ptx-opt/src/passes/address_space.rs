@@ -53,6 +53,7 @@ pub const PASS: Pass = Pass {
     description: "generic ld/st/atom/red/prefetch whose address comes from cvta (through mov/add) become .global/.shared/.local/.const accesses",
     run,
     preserves: Preserves::Nothing,
+    edit: None,
 };
 
 /// Where a space address starts.

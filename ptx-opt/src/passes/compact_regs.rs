@@ -28,6 +28,7 @@ pub const PASS: Pass = Pass {
     description: "renumbers each register range densely in first-use order and declares exactly the registers used",
     run,
     preserves: Preserves::Cfg,
+    edit: None,
 };
 
 fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {

@@ -33,6 +33,7 @@ pub const PASS: Pass = Pass {
     description: "reads of a register copy (mov d, s) read the source when it still holds the copied value",
     run,
     preserves: Preserves::Cfg,
+    edit: Some(edit),
 };
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {

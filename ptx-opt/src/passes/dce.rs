@@ -29,6 +29,7 @@ pub const PASS: Pass = Pass {
     description: "removes instructions whose results are never read and that have no other effect (effects from the ISA tables; plain loads included)",
     run,
     preserves: Preserves::Nothing,
+    edit: Some(edit),
 };
 
 /// Modifiers that make a load observable (ordering, device registers).

@@ -24,6 +24,7 @@ pub const PASS: Pass = Pass {
     description: "removes unused .reg declarations, unused function-scope .local/.shared variables, and internal functions and variables nothing names",
     run,
     preserves: Preserves::Nothing,
+    edit: Some(edit),
 };
 
 fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {

@@ -38,6 +38,7 @@ pub const PASS: Pass = Pass {
     description: "a 32-bit fast path for 64-bit division and remainder by a run-time value",
     run,
     preserves: Preserves::Nothing,
+    edit: None,
 };
 
 /// The division this pass rewrites: (rem?, x, y, d).

@@ -31,6 +31,7 @@ pub const PASS: Pass = Pass {
     description: "add r, base, C feeding addresses: the access reads [base+C] (64-bit, signed 32-bit offsets)",
     run,
     preserves: Preserves::Cfg,
+    edit: None,
 };
 
 /// How many adds a chain is followed through.

@@ -44,6 +44,7 @@ pub const PASS: Pass = Pass {
     description: "a load of a location a register already holds (stored or loaded before, nothing written between) becomes a copy; kernel parameters are loaded once",
     run,
     preserves: Preserves::Cfg,
+    edit: None,
 };
 
 /// The spaces whose loads are forwarded: those ptxas cannot see through

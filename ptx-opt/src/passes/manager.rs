@@ -199,7 +199,7 @@ impl Pipeline {
                 // A pass with an in-place form edits the copy this run gives
                 // back, once a pass before it made one (the function given
                 // is left as it is: the first change makes the copy).
-                let changed: Option<bool> = match super::in_place(pass).filter(|_| cur.is_some()) {
+                let changed: Option<bool> = match pass.edit.filter(|_| cur.is_some()) {
                     Some(edit) => {
                         let g = cur.as_mut().expect("filtered above");
                         let before = obs.record_changes.then(|| g.clone());
@@ -418,7 +418,7 @@ mod tests {
         g.body.as_mut()?.retain(|s| !matches!(s, Stmt::Decl(_)));
         Some(g)
     }
-    static BROKEN: Pass = Pass { name: "broken", description: "drops declarations", run: drop_decls, preserves: Preserves::Nothing };
+    static BROKEN: Pass = Pass { name: "broken", description: "drops declarations", run: drop_decls, preserves: Preserves::Nothing, edit: None };
 
     const TEXT: &str = ".version 8.0\n.target sm_80\n.address_size 64\n.func (.param .b32 r) f(.param .b32 a)\n{\n\t.reg .b32 %r<2>;\n\tld.param.b32 %r1, [a];\n\tst.param.b32 [r], %r1;\n\tret;\n}\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<3>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n\tcvta.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmov.b32 %r0, %r1;\n\t{\n\t.param .b32 a0;\n\t.param .b32 r0;\n\tst.param.b32 [a0], %r1;\n\tcall.uni (r0), f, (a0);\n\tld.param.b32 %r2, [r0];\n\t}\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
 
@@ -507,7 +507,7 @@ mod tests {
             let ctx = ModuleContext::of_module(&m);
             for f in m.items.iter().filter_map(|i| if let Item::Func(f) = i { Some(f) } else { None }) {
                 for pass in PASSES {
-                    let Some(edit) = super::super::in_place(pass) else { continue };
+                    let Some(edit) = pass.edit else { continue };
                     let by_run = (pass.run)(f, &mut Analyses::default(), &ctx, OptLevel::O2);
                     let mut g = (**f).clone();
                     let changed = edit(&mut g, &mut Analyses::default(), &ctx, OptLevel::O2);

@@ -1,6 +1,6 @@
 //! The passes and the pipeline of each optimization level. One file per
 //! pass; a pass takes a function and gives the optimized function, or
-//! `None` when it changes nothing (some also edit in place: [`in_place`]).
+//! `None` when it changes nothing (some also edit in place: [`Pass::edit`]).
 //! [`manager`] runs them (analyses kept
 //! between passes, bisection, printing, validation and timing);
 //! [`analyses`] is the cache of what passes share.
@@ -42,26 +42,17 @@ pub struct Pass {
     pub run: fn(&Function, &mut Analyses, &ModuleContext, OptLevel) -> Option<Function>,
     /// What a change by this pass leaves valid.
     pub preserves: Preserves,
+    /// The in-place form, for passes that have one ([`Edit`]); it gives the
+    /// function `run` gives.
+    pub edit: Option<Edit>,
 }
 
 /// A pass's in-place form: edits the function (the one its analyses are
 /// of) and says whether it changed it; one that says no left it as it was.
-/// The pass manager runs a pass this way when it has one ([`in_place`]),
+/// The pass manager runs a pass this way when it has one ([`Pass::edit`]),
 /// on its own copy of the function: a change then costs no copy of the
 /// whole function (each `run` that changes something builds a new one).
 pub type Edit = fn(&mut Function, &mut Analyses, &ModuleContext, OptLevel) -> bool;
-
-/// The in-place form of `pass`, for the passes that have one (the others
-/// are run by [`Pass::run`]). Each gives the function its `run` gives.
-pub fn in_place(pass: &Pass) -> Option<Edit> {
-    match pass.name {
-        n if n == dce::PASS.name => Some(dce::edit),
-        n if n == copy_prop::PASS.name => Some(copy_prop::edit),
-        n if n == simplify_cfg::PASS.name => Some(simplify_cfg::edit),
-        n if n == dead_decls::PASS.name => Some(dead_decls::edit),
-        _ => None,
-    }
-}
 
 /// Every pass, by name, in the order `--list-passes` shows them.
 pub const PASSES: &[Pass] = &[

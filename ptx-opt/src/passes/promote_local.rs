@@ -59,6 +59,7 @@ pub const PASS: Pass = Pass {
     description: "function-scope .local variables (clang's __local_depot stack) whose address does not escape: slots accessed at one offset and size become registers",
     run,
     preserves: Preserves::Cfg,
+    edit: None,
 };
 
 /// Which address of a variable a register holds.

@@ -54,6 +54,7 @@ pub const PASS: Pass = Pass {
     description: "sparse conditional constant propagation: constants through merges, branches on constants folded",
     run,
     preserves: Preserves::Nothing,
+    edit: None,
 };
 
 /// The value of one version.

@@ -38,6 +38,7 @@ pub const PASS: Pass = Pass {
     description: "folds branches on constant predicates, removes unreachable code, branches to the next statement and unused labels",
     run,
     preserves: Preserves::Nothing,
+    edit: Some(edit),
 };
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {

@@ -40,6 +40,7 @@ pub const PASS: Pass = Pass {
     description: "straight-line strength reduction: (b+c)*s after (b+c±1)*s becomes an add of the stride",
     run,
     preserves: Preserves::Cfg,
+    edit: None,
 };
 
 /// A basis further back than this many statements is used only when it is

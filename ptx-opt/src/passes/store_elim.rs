@@ -25,6 +25,7 @@ pub const PASS: Pass = Pass {
     description: "removes a store that a later store to the same bytes overwrites before anything may read them",
     run,
     preserves: Preserves::Nothing,
+    edit: None,
 };
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {

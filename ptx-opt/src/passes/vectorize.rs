@@ -46,6 +46,7 @@ pub const PASS: Pass = Pass {
     description: "adjacent loads or stores of one base at consecutive offsets become one .v2/.v4 access when the address is proven aligned",
     run,
     preserves: Preserves::Nothing,
+    edit: None,
 };
 
 /// The spaces whose accesses are grouped. ptxas groups `.shared` accesses
