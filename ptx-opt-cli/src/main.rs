@@ -13,9 +13,12 @@ fn main() {
 /// The IR is many small allocations; mimalloc makes parse+print about a third faster than the system allocator.
 /// Built without transparent huge pages (`no_thp`, Cargo.toml): with them, every fresh 2 MiB page is zeroed
 /// whole, which was most of the time of small runs and a third more peak memory on large ones.
+/// (`--features system-alloc` keeps the system allocator, for heap profilers.)
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[cfg(not(feature = "system-alloc"))]
 extern "C" {
     /// mimalloc's option setter (`mi_option_set` in `mimalloc.h`; linked
     /// in by `libmimalloc-sys`, which declares it only under a feature that
@@ -25,6 +28,7 @@ extern "C" {
 
 /// `mi_option_purge_delay` in mimalloc 3's `mi_option_e` (the version
 /// `libmimalloc-sys` 0.1.49 builds by default; Cargo.lock pins it).
+#[cfg(not(feature = "system-alloc"))]
 const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 
 /// mimalloc 3 keeps freed pages for 1 s before returning them to the
@@ -33,6 +37,7 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 /// 3.8 MB renderer module at -O2 is 17 % lower, its time the same (paired
 /// runs; after 10 ms, 21 % lower but 13 % more CPU).
 fn return_freed_memory_sooner() {
+    #[cfg(not(feature = "system-alloc"))]
     // SAFETY: sets an integer option; mimalloc reads it at each purge.
     unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, 100) }
 }

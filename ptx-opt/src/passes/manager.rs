@@ -151,7 +151,9 @@ impl Pipeline {
                 .into_par_iter()
                 .map(|f| {
                     let mut child = watch.child();
-                    **f = self.run_function(f, &ctx, &mut child);
+                    if let Some(g) = self.run_function_changed(f, &ctx, &mut child) {
+                        **f = g;
+                    }
                     child
                 })
                 .collect();
@@ -162,7 +164,9 @@ impl Pipeline {
             for item in &mut module.items {
                 if let Item::Func(f) = item {
                     if f.body.is_some() {
-                        **f = self.run_function(f, &ctx, obs);
+                        if let Some(g) = self.run_function_changed(f, &ctx, obs) {
+                            **f = g;
+                        }
                     }
                 }
             }
@@ -177,13 +181,19 @@ impl Pipeline {
     /// Runs the pipeline over one function, giving a new one (the input is
     /// not changed, so the incremental database can keep it).
     pub fn run_function(&self, f: &Function, ctx: &ModuleContext, obs: &mut Observer) -> Function {
+        self.run_function_changed(f, ctx, obs).unwrap_or_else(|| f.clone())
+    }
+
+    /// [`Pipeline::run_function`], giving `None` when no pass changed the
+    /// function (a module's unchanged functions are not copied).
+    pub fn run_function_changed(&self, f: &Function, ctx: &ModuleContext, obs: &mut Observer) -> Option<Function> {
         let mut analyses = Analyses::default();
         let mut cur: Option<Function> = None;
         for _ in 0..self.rounds {
             let mut round_changed = false;
             for pass in &self.passes {
                 if obs.failure.is_some() {
-                    return cur.unwrap_or_else(|| f.clone());
+                    return cur;
                 }
                 obs.steps += 1;
                 let step = obs.steps;
@@ -256,7 +266,7 @@ impl Pipeline {
                 break;
             }
         }
-        cur.unwrap_or_else(|| f.clone())
+        cur
     }
 }
 
