@@ -81,13 +81,6 @@ pub struct ValueView {
     /// The registers with a φ at each block's entry (in register order:
     /// looked up by binary search).
     phis_in_block: Vec<Vec<RegId>>,
-    /// Each φ's inputs, as (predecessor, version at the predecessor's end),
-    /// one per reachable predecessor block: φ `i` of block `b` has
-    /// `phi_inputs[phi_input_start[phi_first[b] + i]..phi_input_start[phi_first[b] + i + 1]]`.
-    phi_inputs: Vec<(NodeIndex, VersionDef)>,
-    phi_input_start: Vec<u32>,
-    /// The number of the first φ of each block (φs numbered block by block).
-    phi_first: Vec<u32>,
     /// The end of each block's statement range (the last write of a
     /// register inside a block is found among its sorted `defs`).
     block_end: Vec<usize>,
@@ -177,17 +170,6 @@ impl ValueView {
         // (block, entered?) with the registers pushed in that block to pop on exit.
         let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
         let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
-        // φ numbers, block by block; inputs are gathered in walk order as
-        // (φ number, predecessor, version), then grouped by φ.
-        let mut phi_first: Vec<u32> = Vec::with_capacity(cfg.node_bound() + 1);
-        let mut nphis = 0u32;
-        for rs in &phi_blocks_of {
-            phi_first.push(nphis);
-            nphis += rs.len() as u32;
-        }
-        phi_first.push(nphis);
-        let mut gathered: Vec<(u32, NodeIndex, VersionDef)> = Vec::new();
-        let mut succs: SmallVec<[NodeIndex; 4]> = SmallVec::new();
         while let Some((b, done)) = walk.pop() {
             if done {
                 for r in pushed[b.index()].drain(..) {
@@ -213,38 +195,9 @@ impl ValueView {
                     pushed[b.index()].push(r);
                 }
             }
-            // The stacks now hold the versions at the end of `b`: what it
-            // brings to each φ of its successors (once per successor block).
-            succs.clear();
-            for s in cfg.graph.neighbors(b) {
-                if !succs.contains(&s) {
-                    succs.push(s);
-                }
-            }
-            for &s in &succs {
-                let first = phi_first[s.index()];
-                for (i, r) in phi_blocks_of[s.index()].iter().enumerate() {
-                    let v = *stacks[r.0 as usize].last().unwrap_or(&VersionDef::Entry);
-                    gathered.push((first + i as u32, b, v));
-                }
-            }
             for &c in dom.children(b).iter().rev() {
                 walk.push((c, false));
             }
-        }
-        // Group the φ inputs by φ (a counting sort; walk order kept within a φ).
-        let mut phi_input_start = vec![0u32; nphis as usize + 1];
-        for &(phi, _, _) in &gathered {
-            phi_input_start[phi as usize + 1] += 1;
-        }
-        for i in 1..phi_input_start.len() {
-            phi_input_start[i] += phi_input_start[i - 1];
-        }
-        let mut next = phi_input_start.clone();
-        let mut phi_inputs = vec![(cfg.entry, VersionDef::Entry); gathered.len()];
-        for (phi, p, v) in gathered {
-            phi_inputs[next[phi as usize] as usize] = (p, v);
-            next[phi as usize] += 1;
         }
         let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();
         let mut read_defs = vec![false; body.len()];
@@ -254,7 +207,7 @@ impl ValueView {
             }
         }
         let block_end = (0..cfg.node_bound()).map(|i| cfg.graph.node_weight(NodeIndex::new(i)).map_or(0, |b| b.stmts.end)).collect();
-        ValueView { reads, regs, phis_in_block: phi_blocks_of, phi_inputs, phi_input_start, phi_first, block_end, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+        ValueView { reads, regs, phis_in_block: phi_blocks_of, block_end, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
     }
 
     /// Makes this the view of `g`, a copy of the function it is of in which
@@ -304,9 +257,6 @@ impl ValueView {
         self.reads == other.reads
             && self.regs == other.regs
             && self.phis_in_block == other.phis_in_block
-            && self.phi_inputs == other.phi_inputs
-            && self.phi_input_start == other.phi_input_start
-            && self.phi_first == other.phi_first
             && self.block_end == other.block_end
             && self.block_of_stmt == other.block_of_stmt
             && self.read_defs == other.read_defs
@@ -388,12 +338,19 @@ impl ValueView {
         self.phis_in_block.get(b.index()).map_or(&[], |v| v.as_slice())
     }
 
-    /// The inputs of the `i`-th φ of block `b` ([`ValueView::phis`]): per
-    /// reachable predecessor block, the version it holds at its end (what
-    /// [`ValueView::version_at_end`] gives, found during the build).
-    pub fn phi_inputs(&self, b: NodeIndex, i: usize) -> &[(NodeIndex, VersionDef)] {
-        let phi = self.phi_first[b.index()] as usize + i;
-        &self.phi_inputs[self.phi_input_start[phi] as usize..self.phi_input_start[phi + 1] as usize]
+    /// The inputs of the φ of `reg` at block `b` (one of [`ValueView::phis`]):
+    /// per reachable predecessor block, once, the version it holds at its
+    /// end. Found when asked, not with the view: most φs of a function
+    /// (minimal SSA) are read by nothing, and only `sccp` asks, for the
+    /// ones that are.
+    pub fn phi_inputs(&self, cfg: &Cfg, b: NodeIndex, reg: RegId) -> SmallVec<[(NodeIndex, VersionDef); 4]> {
+        let mut inputs: SmallVec<[(NodeIndex, VersionDef); 4]> = SmallVec::new();
+        for p in cfg.graph.neighbors_directed(b, petgraph::Direction::Incoming) {
+            if self.reachable[p.index()] && !inputs.iter().any(|&(q, _)| q == p) {
+                inputs.push((p, self.version_at_end(reg, p)));
+            }
+        }
+        inputs
     }
 
     /// The block of statement `k`.
@@ -549,20 +506,37 @@ mod tests {
             st.global.u32 [%rd1], %r2;
             ret; }");
         let cfg = Cfg::build(&f);
-        let mut checked = 0;
+        let (r1, r2) = (reg(&f, "%r1"), reg(&f, "%r2"));
+        let body = f.body.as_ref().unwrap();
+        let at = |label: &str| body.iter().position(|s| matches!(s, Stmt::Label(l) if f.label_name(*l) == label)).unwrap();
+        let (head, skip) = (cfg.block_of_stmt[at("L")], cfg.block_of_stmt[at("SKIP")]);
+        // %r1: the load, then the `sub` in the loop; %r2: the `mov`, then the `add`.
+        let (load, sub) = (v.reg(r1).defs[0], v.reg(r1).defs[1]);
+        let (mov, add) = (v.reg(r2).defs[0], v.reg(r2).defs[1]);
+        let (entry, latch) = (cfg.block_of_stmt[load], cfg.block_of_stmt[sub]);
+        let inputs = |b, r| {
+            let mut got = v.phi_inputs(&cfg, b, r).to_vec();
+            got.sort();
+            got
+        };
+        let want = |pairs: &[(NodeIndex, VersionDef)]| {
+            let mut w = pairs.to_vec();
+            w.sort();
+            w
+        };
+        // Loop head: from the entry block and the back edge.
+        assert_eq!(inputs(head, r1), want(&[(entry, VersionDef::Def(load)), (latch, VersionDef::Def(sub))]));
+        assert_eq!(inputs(head, r2), want(&[(entry, VersionDef::Def(mov)), (latch, VersionDef::Def(add))]));
+        // SKIP: from the entry block (skipping the loop) and the loop's exit.
+        assert_eq!(inputs(skip, r2), want(&[(entry, VersionDef::Def(mov)), (latch, VersionDef::Def(add))]));
+        // Each input is what the predecessor holds at its end.
         for b in cfg.graph.node_indices() {
-            for (i, &r) in v.phis(b).iter().enumerate() {
-                let mut want: Vec<(NodeIndex, VersionDef)> = cfg.predecessors(b).map(|p| (p, v.version_at_end(r, p))).collect();
-                want.sort();
-                want.dedup();
-                let mut got = v.phi_inputs(b, i).to_vec();
-                got.sort();
-                assert_eq!(got, want, "φ of {} in block {b:?}", f.regs[r.0 as usize].name);
-                checked += 1;
+            for &r in v.phis(b) {
+                for (p, def) in v.phi_inputs(&cfg, b, r) {
+                    assert_eq!(def, v.version_at_end(r, p));
+                }
             }
         }
-        // %r1 and %r2 at the loop head and at SKIP, at least.
-        assert!(checked >= 4, "{checked} φs");
         for b in cfg.graph.node_indices() {
             assert!(v.phis(b).windows(2).all(|w| w[0] < w[1]), "φs of {b:?} in register order");
         }

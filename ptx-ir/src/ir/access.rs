@@ -155,7 +155,7 @@ impl Operand {
 
     /// This operand and every operand nested in it (vector and list
     /// elements, the first half of a pair, array indices), outermost first.
-    pub fn for_each_operand(&self, f: &mut impl FnMut(&Operand)) {
+    pub fn for_each_operand<'a>(&'a self, f: &mut impl FnMut(&'a Operand)) {
         f(self);
         match self {
             Operand::Vector(v) | Operand::List(v) | Operand::AddrList(v) => v.iter().for_each(|o| o.for_each_operand(f)),

@@ -15,7 +15,7 @@
 use super::operands::for_each_symbol;
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{Function, Name, Stmt};
+use ptx_ir::ir::{Function, Stmt};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -67,7 +67,7 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
     let body = f.body.as_ref()?;
     // Registers named, by id (their names are gathered after).
     let mut named = vec![false; f.regs.len()];
-    let mut syms: FxHashSet<Name> = FxHashSet::default();
+    let mut syms: FxHashSet<&str> = FxHashSet::default();
     for s in body {
         match s {
             Stmt::Instr(ins) => {
@@ -78,7 +78,7 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
                     }
                 });
                 for_each_symbol(ins, |n| {
-                    syms.insert(n.clone());
+                    syms.insert(n);
                 });
             }
             // Initializers of other variables may take a variable's address.
@@ -110,7 +110,7 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
             Some(count) => range_min.get(n.name.as_ref()).is_some_and(|&i| i < count),
             None => regs.contains(n.name.as_ref()),
         },
-        StateSpace::Local | StateSpace::Shared => syms.contains(&n.name),
+        StateSpace::Local | StateSpace::Shared => syms.contains(n.name.as_ref()),
         _ => true,
     };
     // Outermost-scope declarations with an unused name: none in most

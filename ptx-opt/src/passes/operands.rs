@@ -24,7 +24,7 @@ pub fn only_types(ins: &Instruction) -> bool {
 
 /// Calls `f` with every variable or function name an instruction's
 /// operands name (`x`, `[x+4]`, `x[i]`).
-pub fn for_each_symbol(ins: &Instruction, mut f: impl FnMut(&Name)) {
+pub fn for_each_symbol<'a>(ins: &'a Instruction, mut f: impl FnMut(&'a Name)) {
     for op in &ins.operands {
         op.for_each_operand(&mut |o| match o {
             Operand::Sym(n, _) => f(n),

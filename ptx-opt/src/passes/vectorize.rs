@@ -171,10 +171,10 @@ struct Scalar {
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
     let (cfg, dom, view) = analyses.values(f);
-    let align = Alignment::of(f, &view);
-    if align.regs.is_empty() && align.syms.is_empty() {
-        return None;
-    }
+    // The alignments, the costly part, are found when a first group is:
+    // most functions have none. Without any known alignment the pass
+    // changes nothing.
+    let mut align: Option<Alignment> = None;
     let syms = Symbols::of(f);
     let mut replaced: FxHashMap<usize, Option<Instruction>> = FxHashMap::default();
     for &b in &cfg.layout {
@@ -206,6 +206,10 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 let Some(group) = find_group(&scalars, &used, i, n) else { continue };
                 let first = &scalars[group[0]];
                 let bytes = first.at.size as u64 * n as u64;
+                let align = align.get_or_insert_with(|| Alignment::of(f, &view));
+                if align.regs.is_empty() && align.syms.is_empty() {
+                    return None;
+                }
                 if bytes > 16 || align.of_location(&first.at) < log2_of(bytes) || (first.at.offset as u64) % bytes != 0 {
                     continue;
                 }
