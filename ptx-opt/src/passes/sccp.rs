@@ -356,9 +356,10 @@ fn all_reads(ins: &Instruction, view: &ValueView, versions: &Versions, k: usize)
 }
 
 /// The φs whose values the solver needs, with their inputs. A φ is needed
-/// when an instruction reads its version (its guard included), when a
-/// guarded write keeps it as the old value, or when it is an input of a
-/// needed φ. The view is minimal SSA: most φs of a large function are of
+/// when a guard or a statement the solver evaluates reads its version, when
+/// a guarded write keeps it as the old value, or when it is an input of a
+/// needed φ (the rewrite asks for nothing else: a statement it may replace
+/// is one the solver evaluates). The view is minimal SSA: most φs of a large function are of
 /// registers dead at the merge and are none of these (on a 3.8 MB module,
 /// 3,468 of 274,850 are read); their inputs are never found, and they
 /// stay `Unknown`, which nothing reads.
@@ -388,21 +389,26 @@ impl PhiInputs {
             if !view.reachable(k) {
                 continue;
             }
-            // Every version the solver may ask for at `k`: what each
-            // register it reads (or names without writing) holds there, as
-            // `version_read` finds it.
-            ins.for_each_reg(|r, a| {
-                if a.read || !a.write {
-                    mark(versions.id(view, version_read(view, r, k)), &mut work);
-                }
-            });
+            // Every version the solver and the rewrite may ask for at `k`:
+            // the guard's, and for a statement it evaluates, the versions
+            // it reads (`Step::reads`, when they are all of its register
+            // sources; else what each register it names without writing
+            // holds there, as `version_read` finds it) and the old values
+            // a guarded write keeps.
             if let Some(g) = ins.guard {
                 mark(versions.id(view, version_read(view, g.reg, k)), &mut work);
             }
-            if let Some(step) = &steps[k] {
-                for &(_, _, before) in &step.writes {
-                    mark(before, &mut work);
-                }
+            let Some(step) = &steps[k] else { continue };
+            match &step.reads {
+                Some(reads) => reads.iter().for_each(|&id| mark(id, &mut work)),
+                None => ins.for_each_reg(|r, a| {
+                    if a.read || !a.write {
+                        mark(versions.id(view, version_read(view, r, k)), &mut work);
+                    }
+                }),
+            }
+            for &(_, _, before) in &step.writes {
+                mark(before, &mut work);
             }
         }
         let mut gathered: Vec<(u32, NodeIndex, u32)> = Vec::new();
