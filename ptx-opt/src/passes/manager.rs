@@ -151,9 +151,7 @@ impl Pipeline {
                 .into_par_iter()
                 .map(|f| {
                     let mut child = watch.child();
-                    if let Some(g) = self.run_function_changed(f, &ctx, &mut child) {
-                        **f = g;
-                    }
+                    self.run_function_in_place(f, &ctx, &mut child);
                     child
                 })
                 .collect();
@@ -164,9 +162,7 @@ impl Pipeline {
             for item in &mut module.items {
                 if let Item::Func(f) = item {
                     if f.body.is_some() {
-                        if let Some(g) = self.run_function_changed(f, &ctx, obs) {
-                            **f = g;
-                        }
+                        self.run_function_in_place(f, &ctx, obs);
                     }
                 }
             }
@@ -185,10 +181,27 @@ impl Pipeline {
     }
 
     /// [`Pipeline::run_function`], giving `None` when no pass changed the
-    /// function (a module's unchanged functions are not copied).
+    /// function.
     pub fn run_function_changed(&self, f: &Function, ctx: &ModuleContext, obs: &mut Observer) -> Option<Function> {
+        self.run_passes(f, None, ctx, obs)
+    }
+
+    /// Runs the pipeline over a function the caller owns (a module's), in
+    /// place: passes with an in-place form ([`Pass::edit`]) edit it from
+    /// the first pass on, so the first change costs no copy of the function.
+    pub fn run_function_in_place(&self, f: &mut Function, ctx: &ModuleContext, obs: &mut Observer) {
+        // `f` becomes an empty function of the same name (what steps are
+        // logged under) while the passes own its body.
+        let mut owned = Function::new(f.kind, &f.name);
+        std::mem::swap(f, &mut owned);
+        *f = self.run_passes(f, Some(owned), ctx, obs).expect("the passes start from a function of their own");
+    }
+
+    /// The passes over `f`, or over `cur` when the caller gives one of its
+    /// own (then `f` is only its name): the function they leave when some
+    /// pass changed it or `cur` was given, else `None`.
+    fn run_passes(&self, f: &Function, mut cur: Option<Function>, ctx: &ModuleContext, obs: &mut Observer) -> Option<Function> {
         let mut analyses = Analyses::default();
-        let mut cur: Option<Function> = None;
         for _ in 0..self.rounds {
             let mut round_changed = false;
             for pass in &self.passes {
