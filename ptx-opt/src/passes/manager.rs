@@ -548,6 +548,29 @@ mod tests {
     }
 
     #[test]
+    fn a_function_optimized_in_place_is_the_one_optimized_from_a_reference() {
+        let dead = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry d(.param .u64 p)\n{\n\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<3>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tmov.u32 %r2, %r1;\n\tadd.s32 %r3, %r2, 1;\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n";
+        let mut changed = 0;
+        for text in [TEXT, REDUNDANT, dead] {
+            let m = ptx_ir::parse_str(text).unwrap();
+            let ctx = ModuleContext::of_module(&m);
+            for f in m.items.iter().filter_map(|i| if let Item::Func(f) = i { Some(f) } else { None }) {
+                for level in [OptLevel::O1, OptLevel::O2, OptLevel::O3] {
+                    let pipeline = Pipeline::of_level(level);
+                    let given = (**f).clone();
+                    let by_ref = pipeline.run_function_changed(&given, &ctx, &mut Observer::default());
+                    assert_eq!(&given, &**f, "the function given is left as it was");
+                    let mut own = (**f).clone();
+                    pipeline.run_function_in_place(&mut own, &ctx, &mut Observer::default());
+                    assert_eq!(&own, by_ref.as_ref().unwrap_or(f), "{} at {level:?}", f.name);
+                    changed += usize::from(by_ref.is_some());
+                }
+            }
+        }
+        assert!(changed >= 3, "some pipeline changed something: {changed}");
+    }
+
+    #[test]
     fn analyses_are_reused_until_a_pass_changes_the_function() {
         let m = ptx_ir::parse_str(TEXT).unwrap();
         let Some(Item::Func(f)) = m.items.iter().find(|i| matches!(i, Item::Func(f) if f.name.as_ref() == "k")) else { panic!() };
