@@ -99,25 +99,24 @@ impl Liveness {
         }
         let mut live_in = uses.clone();
         let mut live_out = vec![BitSet::new(m); n];
+        // One block's sets at a time, in two buffers kept across blocks.
+        let mut out = BitSet::new(m);
         let mut changed = true;
         while changed {
             changed = false;
             for &b in cfg.layout.iter().rev() {
-                let mut out = BitSet::new(m);
+                out.words.fill(0);
                 for s in cfg.successors(b) {
                     out.union_with(&live_in[s.index()]);
                 }
-                // in = uses ∪ (out − defs)
-                let mut inn = out.clone();
-                for (w, d) in inn.words.iter_mut().zip(&defs[b.index()].words) {
-                    *w &= !d;
+                // in = uses ∪ (out − defs), word by word.
+                let (u, d, inn) = (&uses[b.index()].words, &defs[b.index()].words, &mut live_in[b.index()].words);
+                for (((i, &o), &d), &u) in inn.iter_mut().zip(&out.words).zip(d).zip(u) {
+                    let w = u | (o & !d);
+                    changed |= w != *i;
+                    *i = w;
                 }
-                inn.union_with(&uses[b.index()]);
-                if inn != live_in[b.index()] {
-                    live_in[b.index()] = inn;
-                    changed = true;
-                }
-                live_out[b.index()] = out;
+                live_out[b.index()].words.copy_from_slice(&out.words);
             }
         }
         Liveness { live_in, live_out }
