@@ -47,7 +47,7 @@ use super::{arity, Eval, EvalError, EvalResult, Quality, Val};
 use crate::ir::Instruction;
 use crate::isa::{Mod, Opcode, Rounding, ScalarType, SlotRole};
 use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
-use rustc_apfloat::{Float, FloatConvert, Round, Status, StatusAnd};
+use rustc_apfloat::{Float, FloatConvert, Round, StatusAnd};
 use std::cmp::Ordering;
 
 /// The opcodes this family evaluates.
@@ -68,7 +68,7 @@ pub fn eval(ins: &Instruction, srcs: &[u128], _carry_in: bool) -> Option<EvalRes
 /// 8/6/4-bit formats a meaning).
 pub fn f64_to_format_bits(v: f64, ty: ScalarType) -> u16 {
     let t = if ty == ScalarType::Bf16 { ScalarType::Bf16 } else { ScalarType::F16 };
-    from_double(Double::from_bits(v.to_bits() as u128), t, Round::NearestTiesToEven).0 as u16
+    from_double(Double::from_bits(v.to_bits() as u128), t, Round::NearestTiesToEven) as u16
 }
 
 // ---------------------------------------------------------------------------
@@ -277,8 +277,17 @@ fn sat_float(b: u128, f: Fmt) -> Val {
     }
 }
 
-/// A value of `.f16 .bf16 .f32 .f64` as an (exact) double.
+/// A value of `.f16 .bf16 .f32 .f64` as an (exact) double: on the bits
+/// ([`super::ieee_bits`]), NaNs through `rustc_apfloat`.
 fn to_double(b: u128, t: ScalarType) -> Double {
+    match super::ieee_bits::to_f64(b, t) {
+        Some(x) => Double::from_bits(x.to_bits() as u128),
+        None => to_double_apfloat(b, t),
+    }
+}
+
+/// [`to_double`] through `rustc_apfloat` (what the bit algorithm is checked against).
+pub(super) fn to_double_apfloat(b: u128, t: ScalarType) -> Double {
     let mut lost = false;
     match t {
         T::F16 => {
@@ -297,28 +306,46 @@ fn to_double(b: u128, t: ScalarType) -> Double {
     }
 }
 
-/// Rounds a double into `.f16 .bf16 .f32 .f64`.
-fn from_double(x: Double, t: ScalarType, r: Round) -> (u128, Status) {
+/// Rounds a double into `.f16 .bf16 .f32 .f64`: on the bits
+/// ([`super::ieee_bits`]), NaNs through `rustc_apfloat`.
+fn from_double(x: Double, t: ScalarType, r: Round) -> u128 {
+    match super::ieee_bits::from_f64(f64::from_bits(x.to_bits() as u64), t, r) {
+        Some(b) => b,
+        None => from_double_apfloat(x, t, r),
+    }
+}
+
+/// [`from_double`] through `rustc_apfloat`.
+pub(super) fn from_double_apfloat(x: Double, t: ScalarType, r: Round) -> u128 {
     let mut lost = false;
     match t {
         T::F16 => {
             let v: StatusAnd<Half> = x.convert_r(r, &mut lost);
-            (v.value.to_bits(), v.status)
+            v.value.to_bits()
         }
         T::Bf16 => {
             let v: StatusAnd<BFloat> = x.convert_r(r, &mut lost);
-            (v.value.to_bits(), v.status)
+            v.value.to_bits()
         }
         T::F32 => {
             let v: StatusAnd<Single> = x.convert_r(r, &mut lost);
-            (v.value.to_bits(), v.status)
+            v.value.to_bits()
         }
-        _ => (x.to_bits(), Status::OK),
+        _ => x.to_bits(),
     }
 }
 
-/// Rounds an integer into `.f16 .bf16 .f32 .f64`.
+/// Rounds an integer into `.f16 .bf16 .f32 .f64`: on the bits up to 2^53
+/// ([`super::ieee_bits`]), beyond through `rustc_apfloat`.
 fn from_int(v: i128, t: ScalarType, r: Round) -> u128 {
+    match super::ieee_bits::from_i128(v, t, r) {
+        Some(b) => b,
+        None => from_int_apfloat(v, t, r),
+    }
+}
+
+/// [`from_int`] through `rustc_apfloat`.
+pub(super) fn from_int_apfloat(v: i128, t: ScalarType, r: Round) -> u128 {
     match t {
         T::F16 => Half::from_i128_r(v, r).value.to_bits(),
         T::Bf16 => BFloat::from_i128_r(v, r).value.to_bits(),
@@ -337,7 +364,7 @@ fn lt(a: Double, b: Double) -> bool {
 
 /// Does an IEEE format with infinities overflow to infinity (rather than to
 /// its largest finite value) in this rounding mode?
-fn overflows_to_inf(r: Round, neg: bool) -> bool {
+pub(super) fn overflows_to_inf(r: Round, neg: bool) -> bool {
     match r {
         Round::NearestTiesToEven | Round::NearestTiesToAway => true,
         Round::TowardZero => false,
@@ -356,7 +383,7 @@ fn overflows_to_inf(r: Round, neg: bool) -> bool {
 /// exponent `<< man | mantissa`, biased exponent 0 for subnormals; larger
 /// than the format's largest code on overflow) and whether it is inexact.
 /// The directed modes use the sign of `x`.
-fn round_mag(x: f64, man: u32, emin: i32, r: Round) -> (u64, bool) {
+pub(super) fn round_mag(x: f64, man: u32, emin: i32, r: Round) -> (u64, bool) {
     let bits = x.to_bits();
     let neg = bits >> 63 == 1;
     let b = bits & !(1u64 << 63);
@@ -493,7 +520,7 @@ fn to_small(x: f64, s: Small, relu: bool) -> Val {
 fn small_to_f16(code: u32, s: Small, relu_: bool) -> Val {
     let b = match s.decode(code) {
         None => return any_nan(Fmt::HALF.nan()),
-        Some(v) => from_double(Double::from_bits(v.to_bits() as u128), T::F16, NTE).0,
+        Some(v) => from_double(Double::from_bits(v.to_bits() as u128), T::F16, NTE),
     };
     if relu_ {
         relu(b, Fmt::HALF)
@@ -634,7 +661,7 @@ fn rs_lane(x: u128, rb: u128, t: ScalarType, m: &Mods) -> Val {
 }
 
 fn to_f32_bits(b: u128, t: ScalarType) -> u128 {
-    from_double(to_double(b, t), T::F32, NTE).0
+    from_double(to_double(b, t), T::F32, NTE)
 }
 
 // ---------------------------------------------------------------------------
@@ -934,7 +961,7 @@ fn f2f_lane(a: u128, a_ty: ScalarType, d: ScalarType, r: Round, irnd: bool, m: &
     if m.satfinite && gt(x.abs(), to_double(fd.max(), d)) {
         return post(sign | fd.max());
     }
-    let (mut b, _) = if irnd { from_double(x.round_to_integral(r).value, d, NTE) } else { from_double(x, d, r) };
+    let mut b = if irnd { from_double(x.round_to_integral(r).value, d, NTE) } else { from_double(x, d, r) };
     let mut q = Quality::Exact;
     if m.ftz && d == T::F32 {
         if fd.is_subnormal(b) {
@@ -985,6 +1012,7 @@ fn cvt_pack(ins: &Instruction, srcs: &[u128]) -> EvalResult {
 mod tests {
     use super::*;
     use rustc_apfloat::ieee::{Float8E4M3FN, Float8E5M2};
+    use rustc_apfloat::Status;
 
     // ------------------------------------------------------------------
     // Helpers
@@ -1951,7 +1979,7 @@ mod tests {
                 let h = eval(&to16, &[c << step | c], false).unwrap().unwrap().dests[0];
                 assert!(h.is_exact(), "{name} {c:#x}");
                 let x = to_double(h.bits & 0xffff, T::F16);
-                let xf = f32::from_bits(from_double(x, T::F32, NTE).0 as u32);
+                let xf = f32::from_bits(from_double(x, T::F32, NTE) as u32);
                 let back = eval(&from32, &[f(xf), f(xf)], false).unwrap().unwrap().dests[0];
                 assert_eq!(back, Val::exact(c << step | c), "{name} {c:#x}");
             }
@@ -2027,7 +2055,7 @@ mod tests {
             for _ in 0..20000 {
                 let x = rng.double(lo, hi);
                 for r in modes {
-                    let want = from_double(Double::from_bits(d(x)), t, r).0;
+                    let want = from_double(Double::from_bits(d(x)), t, r);
                     assert_eq!(hand_ieee(x, fm, r), want, "{t:?} {r:?} {x:e}");
                 }
             }

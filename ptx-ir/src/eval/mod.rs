@@ -45,6 +45,7 @@ mod compare;
 mod convert;
 pub mod dialect;
 mod float;
+mod ieee_bits;
 mod int;
 mod logic;
 #[cfg(test)]

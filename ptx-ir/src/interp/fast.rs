@@ -11,7 +11,7 @@
 
 use super::decode::{result_quality, Addr, Dst, Op, Src};
 use super::exec::{Cta, Frame, Thread};
-use super::memory::{worst, Flat, Global, Space};
+use super::memory::{worst, worst_of, Flat, Global, Space};
 use super::program::FuncLayout;
 use super::special::ThreadIds;
 use crate::eval::{self, Quality, Val};
@@ -78,28 +78,59 @@ struct Mem<'a> {
 }
 
 impl Mem<'_> {
+    /// The value (little-endian) and worst quality of `size` bytes at `a`;
+    /// `None` where the reference path's read faults.
     #[inline]
-    fn read(&self, sp: Space, a: u64, out: &mut [u8]) -> Option<Quality> {
-        match sp {
-            Space::Global => self.global.read(a, out),
-            Space::Const => self.constant.read(a, out),
-            Space::Shared => self.shared.read(a, out),
-            Space::Local => self.local.read(a, out),
-            Space::Param => self.params.read(a, out),
-        }
-        .ok()
+    fn read(&self, sp: Space, a: u64, size: usize) -> Option<Val> {
+        let (bytes, qs) = match sp {
+            Space::Global => self.global.range(a, size),
+            Space::Const => self.constant.range(a, size),
+            Space::Shared => self.shared.range(a, size),
+            Space::Local => self.local.range(a, size),
+            Space::Param => self.params.range(a, size),
+        }?;
+        Some(Val { bits: load_le(bytes), quality: worst_of(qs) })
     }
 
+    /// Writes the low `size` bytes of `v` at `a`; `None` (having written
+    /// nothing) where the reference path's write faults.
     #[inline]
-    fn write(&mut self, sp: Space, a: u64, data: &[u8], q: Quality) -> Option<()> {
-        match sp {
-            Space::Global => self.global.write(a, data, q),
+    fn write(&mut self, sp: Space, a: u64, size: usize, v: Val) -> Option<()> {
+        let (bytes, qs) = match sp {
+            Space::Global => self.global.range_mut(a, size),
             Space::Const => return None,
-            Space::Shared => self.shared.write(a, data, q),
-            Space::Local => self.local.write(a, data, q),
-            Space::Param => self.params.write(a, data, q),
-        }
-        .ok()
+            Space::Shared => self.shared.range_mut(a, size),
+            Space::Local => self.local.range_mut(a, size),
+            Space::Param => self.params.range_mut(a, size),
+        }?;
+        store_le(bytes, v.bits);
+        qs.fill(v.quality);
+        Some(())
+    }
+}
+
+/// The little-endian value of 1 to 16 bytes (the common widths without a
+/// copy through a buffer).
+#[inline]
+fn load_le(b: &[u8]) -> u128 {
+    match b.len() {
+        1 => b[0] as u128,
+        2 => u16::from_le_bytes([b[0], b[1]]) as u128,
+        4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u128,
+        8 => u64::from_le_bytes(b.try_into().unwrap()) as u128,
+        _ => super::memory::from_bytes(b),
+    }
+}
+
+/// Stores the low `b.len()` (1 to 16) bytes of `v`, little-endian.
+#[inline]
+fn store_le(b: &mut [u8], v: u128) {
+    match b.len() {
+        1 => b[0] = v as u8,
+        2 => b.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => b.copy_from_slice(&(v as u64).to_le_bytes()),
+        n => b.copy_from_slice(&v.to_le_bytes()[..n]),
     }
 }
 
@@ -246,10 +277,8 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
                 return None;
             }
             let mut vals = [Val::exact(0); 8];
-            let mut buf = [0u8; 16];
             for (k, v) in vals.iter_mut().enumerate().take(n) {
-                let quality = mem.read(sp, a.wrapping_add((k * size) as u64), &mut buf[..size])?;
-                *v = Val { bits: u128::from_le_bytes(buf), quality };
+                *v = mem.read(sp, a.wrapping_add((k * size) as u64), size)?;
             }
             for (d, v) in dsts.iter().zip(&vals[..n]) {
                 if let Some(d) = d {
@@ -269,9 +298,8 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
             }
             for (k, s) in srcs.iter().enumerate() {
                 let v = read(regs, s);
-                let bytes = v.bits.to_le_bytes();
                 // A fault after some elements were written: `step` writes them again.
-                mem.write(sp, a.wrapping_add((k * size) as u64), &bytes[..size], v.quality)?;
+                mem.write(sp, a.wrapping_add((k * size) as u64), size, v)?;
             }
         }
         Op::Branch { target } => return Some(*target as usize),
@@ -457,8 +485,7 @@ L:
         l.buffers.push(vec![0; 40 * 16]);
         l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: 5 }];
         // `mov` of special registers and addresses, and `cvta`, are pre-decoded.
-        let lines = crate::source::LineIndex::new(text.as_bytes());
-        let prog = crate::interp::program::Program::new(&parsed.module, &parsed.source_map, "k.ptx", &lines, &l).unwrap();
+        let prog = crate::interp::program::Program::new(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l).unwrap();
         let layout = &prog.funcs[prog.kernel];
         for (s, fi) in layout.f.body.as_ref().unwrap().iter().zip(&layout.fast) {
             if let crate::ir::Stmt::Instr(i) = s {

@@ -70,6 +70,7 @@ pub struct Allocation {
 }
 
 /// The less reliable of two qualities: `Exact` < `Approx` < `AnyNan` < `Unspecified`.
+#[inline]
 pub fn worst(a: Quality, b: Quality) -> Quality {
     let rank = |q: Quality| match q {
         Quality::Exact => 0,
@@ -84,7 +85,9 @@ pub fn worst(a: Quality, b: Quality) -> Quality {
     }
 }
 
-fn worst_of(qs: &[Quality]) -> Quality {
+/// The worst quality of a run of bytes.
+#[inline]
+pub fn worst_of(qs: &[Quality]) -> Quality {
     qs.iter().fold(Quality::Exact, |a, q| worst(a, *q))
 }
 
@@ -138,6 +141,26 @@ impl Global {
         Ok(worst_of(&a.quality[off..off + out.len()]))
     }
 
+    /// The bytes and qualities of `len` bytes at `addr`, for the fast
+    /// path's loads and stores: `None` exactly where [`Global::read`] and
+    /// [`Global::write`] fault (the reference path then says why).
+    #[inline]
+    pub fn range(&self, addr: u64, len: usize) -> Option<(&[u8], &[Quality])> {
+        let rel = addr.checked_sub(GLOBAL_BASE)?;
+        let a = self.allocs.get((rel / GLOBAL_SLOT) as usize)?;
+        let off = (rel % GLOBAL_SLOT) as usize;
+        Some((a.bytes.get(off..off + len)?, a.quality.get(off..off + len)?))
+    }
+
+    /// [`Global::range`], to write.
+    #[inline]
+    pub fn range_mut(&mut self, addr: u64, len: usize) -> Option<(&mut [u8], &mut [Quality])> {
+        let rel = addr.checked_sub(GLOBAL_BASE)?;
+        let a = self.allocs.get_mut((rel / GLOBAL_SLOT) as usize)?;
+        let off = (rel % GLOBAL_SLOT) as usize;
+        Some((a.bytes.get_mut(off..off + len)?, a.quality.get_mut(off..off + len)?))
+    }
+
     pub fn write(&mut self, addr: u64, data: &[u8], q: Quality) -> Result<(), Fault> {
         let (k, off) = self.locate(addr, data.len())?;
         let a = &mut self.allocs[k];
@@ -179,6 +202,24 @@ impl Flat {
             return Err(Fault { message: format!("{len}-byte {} access at offset {addr} is out of bounds ({} bytes){note}", self.name, self.bytes.len()) });
         }
         Ok(a)
+    }
+
+    /// The bytes and qualities of `len` bytes at `addr`, for the fast
+    /// path's loads and stores: `None` exactly where [`Flat::read`] and
+    /// [`Flat::write`] fault.
+    #[inline]
+    pub fn range(&self, addr: u64, len: usize) -> Option<(&[u8], &[Quality])> {
+        let a = usize::try_from(addr).ok()?;
+        let end = a.checked_add(len)?;
+        Some((self.bytes.get(a..end)?, self.quality.get(a..end)?))
+    }
+
+    /// [`Flat::range`], to write.
+    #[inline]
+    pub fn range_mut(&mut self, addr: u64, len: usize) -> Option<(&mut [u8], &mut [Quality])> {
+        let a = usize::try_from(addr).ok()?;
+        let end = a.checked_add(len)?;
+        Some((self.bytes.get_mut(a..end)?, self.quality.get_mut(a..end)?))
     }
 
     /// Reads `out.len()` bytes; gives the worst quality among them.

@@ -55,7 +55,6 @@ use crate::eval::Quality;
 use crate::ir::Module;
 use crate::isa::ScalarType;
 use crate::parse::SourceMap;
-use crate::source::LineIndex;
 use std::fmt;
 
 /// One kernel argument.
@@ -188,16 +187,14 @@ impl std::error::Error for RunError {}
 /// Runs `launch.kernel` of a parsed module. `file` and `text` give
 /// positions in error messages.
 pub fn run(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
-    let lines = LineIndex::new(text);
-    let prog = program::Program::new(module, source_map, file, &lines, launch)?;
+    let prog = program::Program::new(module, source_map, file, text, launch)?;
     prog.run(launch)
 }
 
 /// [`run`] with every instruction through the reference path (no
 /// pre-decoded fast path): what the fast path is checked against.
 pub fn run_without_fast_path(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
-    let lines = LineIndex::new(text);
-    let mut prog = program::Program::new(module, source_map, file, &lines, launch)?;
+    let mut prog = program::Program::new(module, source_map, file, text, launch)?;
     prog.fast_path = false;
     prog.run(launch)
 }

@@ -96,7 +96,10 @@ pub struct Program<'m> {
     /// Does the module declare `.extern .shared` arrays (dynamic shared memory)?
     pub has_dynamic_shared: bool,
     pub file: String,
-    pub lines: &'m LineIndex,
+    /// The module's text, and its line index, made on the first message
+    /// that needs a position (most runs need none).
+    pub text: &'m [u8],
+    lines: std::cell::OnceCell<LineIndex>,
     /// Allocation index of each launch buffer.
     pub buffer_allocs: Vec<usize>,
     pub kernel: usize,
@@ -111,7 +114,7 @@ pub struct Program<'m> {
 }
 
 impl<'m> Program<'m> {
-    pub fn new(module: &'m Module, map: &'m SourceMap, file: &str, lines: &'m LineIndex, launch: &Launch) -> Result<Program<'m>, RunError> {
+    pub fn new(module: &'m Module, map: &'m SourceMap, file: &str, text: &'m [u8], launch: &Launch) -> Result<Program<'m>, RunError> {
         let mut p = Program {
             module,
             dialect: crate::eval::Dialect::of_module(module),
@@ -125,7 +128,8 @@ impl<'m> Program<'m> {
             dynamic_shared_at: 0,
             has_dynamic_shared: false,
             file: file.to_string(),
-            lines,
+            text,
+            lines: std::cell::OnceCell::new(),
             buffer_allocs: Vec::new(),
             kernel: 0,
             fast_path: true,
@@ -326,7 +330,7 @@ impl<'m> Program<'m> {
     /// `file:line:col` of a statement.
     pub fn position(&self, func: usize, stmt: usize) -> String {
         let span = self.funcs[func].spans.get(stmt).copied().unwrap_or_default();
-        let (l, c) = self.lines.line_col(span.start);
+        let (l, c) = self.lines.get_or_init(|| LineIndex::new(self.text)).line_col(span.start);
         format!("{}:{l}:{c}", self.file)
     }
 
