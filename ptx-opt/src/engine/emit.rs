@@ -374,7 +374,7 @@ impl<'a> Emitter<'a> {
         if let Some(&b) = self.can_memo.get(&class) {
             return b;
         }
-        if self.available(class).is_some() || self.eg()[class].data.constant.is_some() {
+        if self.eg()[class].data.constant.is_some() || self.available(class).is_some() {
             self.can_memo.insert(class, true);
             return true;
         }
@@ -514,9 +514,8 @@ impl<'a> Emitter<'a> {
         let mine = Node::Op(input.shape, kids.clone());
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
-        let chosen = self.choice.node(self.eg(), class).cloned().filter(|_| !self.rewritten_as_input(class));
-        if let Some(c) = chosen {
-            if c != mine && self.node_cost_here(&mine, 3) > self.node_cost_here(&c, 3) {
+        if let Some(c) = self.choice.node(self.eg(), class) {
+            if *c != mine && !self.rewritten_as_input(class) && self.node_cost_here(&mine, 3) > self.node_cost_here(c, 3) {
                 return None;
             }
         }
@@ -548,13 +547,14 @@ impl<'a> Emitter<'a> {
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
-            let from_register = as_input.is_some_and(|w| !w[k].imm) && self.available(*kid).is_some();
             let own = as_input.and_then(|w| w[k].reg).filter(|r| self.holds(*r, *kid));
             if let Some(r) = own {
                 let r = self.coerce(r, src.ty, kd.width)?;
                 srcs.push(Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None }));
                 continue;
             }
+            // Asked only where it decides something: a constant operand.
+            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| !w[k].imm) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
