@@ -38,6 +38,22 @@ use smallvec::SmallVec;
 /// computed once (see `Emitter::worth_reusing`).
 const REUSE_COST: u64 = 8;
 
+/// One statement of the output: the input's statement `k` as it was
+/// (copied only when the output is made: a function written back as it was
+/// is never copied), or a new one.
+enum Out {
+    Input(usize),
+    New(Stmt),
+}
+
+/// What the walk gives.
+pub enum Emitted {
+    /// Every input statement in its place, as it was, and no new register:
+    /// the input itself.
+    Unchanged,
+    Changed(Function),
+}
+
 /// A position of the output: block, and order within the block's emission.
 #[derive(Clone, Copy, Debug)]
 struct Point {
@@ -138,7 +154,7 @@ pub struct Emitter<'a> {
     dom: &'a DomTree,
     demanded: FxHashSet<Id>,
     avail: FxHashMap<Id, SmallVec<[Avail; 2]>>,
-    out: Vec<Stmt>,
+    out: Vec<Out>,
     /// The original statement the walk is before.
     here: usize,
     point: Point,
@@ -364,7 +380,13 @@ impl<'a> Emitter<'a> {
     }
 
     fn push(&mut self, s: Stmt) {
-        self.out.push(s);
+        self.out.push(Out::New(s));
+        self.point.seq += 1;
+    }
+
+    /// Writes the input's statement `k` as it was.
+    fn push_input(&mut self, k: usize) {
+        self.out.push(Out::Input(k));
         self.point.seq += 1;
     }
 
@@ -542,6 +564,11 @@ impl<'a> Emitter<'a> {
     /// when there is one.
     fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[Written]>) -> Option<RegId> {
         let shape = self.eg().analysis.shapes.get(s);
+        // Whether the instruction is the input's statement here as it was:
+        // written into the input's register (`into`, given only for the
+        // statement being walked), every source the input's register or
+        // literal (the shape is the input's template, so the rest is too).
+        let mut same = as_input.is_some() && into.is_some();
         // Operands first (they may emit instructions).
         let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
@@ -549,8 +576,9 @@ impl<'a> Emitter<'a> {
             let kd = self.eg()[self.find(*kid)].data;
             let own = as_input.and_then(|w| w[k].reg).filter(|r| self.holds(*r, *kid));
             if let Some(r) = own {
-                let r = self.coerce(r, src.ty, kd.width)?;
-                srcs.push(Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None }));
+                let coerced = self.coerce(r, src.ty, kd.width)?;
+                same &= coerced == r;
+                srcs.push(Operand::Reg(RegOperand { reg: coerced, prefix: src.prefix, sel: None }));
                 continue;
             }
             // Asked only where it decides something: a constant operand.
@@ -565,8 +593,12 @@ impl<'a> Emitter<'a> {
             let literal = as_input.and_then(|w| w[k].literal.clone()).filter(|_| imm.is_some());
             let op = match (imm, literal) {
                 (Some(_), Some(l)) => Operand::Imm(l),
-                (Some(i), None) => i,
+                (Some(i), None) => {
+                    same = false;
+                    i
+                }
                 (None, _) => {
+                    same = false;
                     let r = self.elaborate(*kid, None)?;
                     let r = self.coerce(r, src.ty, kd.width)?;
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
@@ -579,6 +611,11 @@ impl<'a> Emitter<'a> {
             Some(_) => return None,
             None => self.new_reg(temp_type(width)),
         };
+        if same && !cfg!(debug_assertions) {
+            self.push_input(self.here);
+            self.emitted += 1;
+            return Some(d);
+        }
         // The shape's instruction with its placeholders filled in.
         let mut srcs = srcs.into_iter();
         let mut fill = |o: &Operand| match o {
@@ -602,7 +639,13 @@ impl<'a> Emitter<'a> {
             })
             .collect();
         let ins = Instruction { guard: shape.ins.guard, opcode: shape.ins.opcode, form: shape.ins.form, mods: shape.ins.mods.clone(), operands };
-        self.push(Stmt::Instr(Box::new(ins)));
+        if same {
+            // Checked with debug assertions only (elsewhere not built).
+            debug_assert!(matches!(&self.f.body.as_deref().unwrap_or(&[])[self.here], Stmt::Instr(i) if **i == ins), "an input instruction written back differs from the input: {ins:?}");
+            self.push_input(self.here);
+        } else {
+            self.push(Stmt::Instr(Box::new(ins)));
+        }
         self.emitted += 1;
         Some(d)
     }
@@ -641,8 +684,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Runs the walk and gives the new function.
-    pub fn run(mut self) -> Option<Function> {
+    /// Runs the walk and gives the new function; `None` if the chosen
+    /// program cannot be written back.
+    pub fn run(mut self) -> Option<Emitted> {
         let body = self.f.body.as_deref()?;
         // Blocks are emitted dominators first (a value placed in a block is
         // available in the blocks it dominates, wherever they are laid out),
@@ -654,7 +698,7 @@ impl<'a> Emitter<'a> {
             stack.extend(self.dom.children(b).iter().rev().copied());
         }
         order.extend(self.cfg.layout.iter().copied().filter(|b| !self.dom.contains(*b)));
-        let mut outputs: Vec<Vec<Stmt>> = vec![Vec::new(); self.cfg.node_bound()];
+        let mut outputs: Vec<Vec<Out>> = std::iter::repeat_with(Vec::new).take(self.cfg.node_bound()).collect();
         for b in order {
             self.out = std::mem::take(&mut outputs[b.index()]);
             self.point = Point { block: b, seq: 0 };
@@ -664,15 +708,11 @@ impl<'a> Emitter<'a> {
                 self.can_memo.clear();
                 let stmt = &body[k];
                 if !reachable {
-                    let s = self.input_stmt(k);
-                    self.push(s);
+                    self.push_input(k);
                     continue;
                 }
                 match &self.built.plans[k] {
-                    Plan::Keep => {
-                        let s = self.input_stmt(k);
-                        self.push(s);
-                    }
+                    Plan::Keep => self.push_input(k),
                     Plan::Value { class, dest, physical, input } => {
                         let (class, dest, physical) = (*class, *dest, *physical);
                         if physical {
@@ -704,23 +744,25 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     Plan::Skeleton { reads } => {
-                        let Stmt::Instr(_) = stmt else { return None };
-                        let Stmt::Instr(mut ins) = self.input_stmt(k) else { return None };
+                        let Stmt::Instr(input) = stmt else { return None };
                         let mut map: SmallVec<[(RegId, RegId); 4]> = SmallVec::new();
                         for &(r, class) in reads.iter() {
                             // The register the input reads, when it holds the value here.
                             let have = if self.holds(r, class) { r } else { self.elaborate(class, None)? };
                             if have != r {
                                 let got = self.out_f.regs[have.0 as usize].ty;
-                                let fits = read_types(self.f, &ins, r).iter().all(|t| compatible(got, *t));
+                                let fits = read_types(self.f, input, r).iter().all(|t| compatible(got, *t));
                                 let have = if fits { have } else { self.cast_to(have, self.f.regs[r.0 as usize].ty)? };
                                 map.push((r, have));
                             }
                         }
-                        if !map.is_empty() {
+                        if map.is_empty() {
+                            self.push_input(k);
+                        } else {
+                            let Stmt::Instr(mut ins) = self.input_stmt(k) else { return None };
                             replace_reads(&mut ins, &map);
+                            self.push(Stmt::Instr(ins));
                         }
-                        self.push(Stmt::Instr(ins));
                     }
                 }
             }
@@ -729,6 +771,23 @@ impl<'a> Emitter<'a> {
         for &b in &self.cfg.layout {
             self.out.append(&mut outputs[b.index()]);
         }
+        // (A new statement equal to the input's there, such as the `mov` of
+        // a special register written again, is that statement.)
+        let same = |(i, o): (usize, &Out)| match o {
+            Out::Input(k) => *k == i,
+            Out::New(s) => *s == body[i],
+        };
+        if self.out_f.body.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
+            return Some(Emitted::Unchanged);
+        }
+        let out = std::mem::take(&mut self.out);
+        let mut out: Vec<Stmt> = out
+            .into_iter()
+            .map(|o| match o {
+                Out::Input(k) => self.input_stmt(k),
+                Out::New(s) => s,
+            })
+            .collect();
         let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - body.len());
         let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
         // A fresh declaration the input had already (an earlier pass made
@@ -741,7 +800,7 @@ impl<'a> Emitter<'a> {
                 _ => None,
             })
             .collect();
-        for s in &mut self.out {
+        for s in &mut out {
             if let Stmt::Decl(d) = s {
                 if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
                     if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
@@ -753,9 +812,9 @@ impl<'a> Emitter<'a> {
             }
         }
         new_body.truncate(fresh_decls);
-        new_body.extend(self.out);
+        new_body.extend(out);
         self.out_f.body = Some(new_body);
-        Some(self.out_f)
+        Some(Emitted::Changed(self.out_f))
     }
 
     /// After a physical write at the current statement, the register holds `class`.

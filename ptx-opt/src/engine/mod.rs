@@ -131,6 +131,7 @@ fn egg_clock() -> &'static quanta::Clock {
 
 fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report) -> Option<Function> {
     f.body.as_ref()?;
+    let input = f;
     // Values move between blocks, so a name must mean the same register
     // wherever a value goes. Registers of `{ }` blocks that shadow nothing
     // stay where they are declared and the instructions naming them stay
@@ -236,9 +237,19 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
     let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, demanded);
-    let Some(out) = emitter.run() else {
-        report.declined = Some("the chosen program could not be written back".to_string());
-        return None;
+    let out = match emitter.run() {
+        Some(emit::Emitted::Changed(out)) => out,
+        // Written back as it was: no copy is made. A function renamed
+        // first (`flat`) is the renamed one.
+        Some(emit::Emitted::Unchanged) => {
+            report.instructions_emitted = f.instructions().count();
+            report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
+            return if std::ptr::eq(f, input) { None } else { Some(f.clone()) };
+        }
+        None => {
+            report.declined = Some("the chosen program could not be written back".to_string());
+            return None;
+        }
     };
     report.instructions_emitted = out.instructions().count();
     report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
