@@ -20,6 +20,13 @@
 //! extracted node if its operands can be had here, else another node of the
 //! class whose operands can (the input's own node always can at its anchor).
 //! Physical registers get their writes back at their original places.
+//!
+//! An input statement written back as it was (a skeleton statement whose
+//! reads stay, a value statement rebuilt from its own registers and
+//! literals) is a marker for that statement ([`Out::Input`]), copied only
+//! when the output is made; when every statement is in its place as it was
+//! and no register was made, the walk gives [`Emitted::Unchanged`] and
+//! nothing is copied (most functions the engine sees at `-O2`).
 
 use super::build::{Built, InputNode, LeafHome, Plan};
 use super::extract::Choice;
