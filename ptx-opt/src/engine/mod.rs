@@ -338,7 +338,8 @@ mod tests {
             ld.global.u32 %r1, [%rd1+4];
             st.global.u32 [%rd1+8], %r1;
             }
-            st.global.u32 [%rd1+12], %r1;
+            add.u32 %r2, %r1, 1;
+            st.global.u32 [%rd1+12], %r2;
             ret;");
         let g = g.expect("renamed");
         assert_ne!(g, f);
