@@ -315,20 +315,43 @@ pub(super) fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
 /// marks (instructions naming registers of `{ }` blocks) stay skeleton.
 pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect, sm: u32, pinned: &[bool]) -> Built {
     let body = f.body.as_deref().unwrap_or(&[]);
-    // Instructions naming variables of nested blocks are never moved.
+    // Instructions naming variables of nested blocks are never moved. A
+    // value statement names variables only as `Sym` operands (`as_value`
+    // takes no address or array element): the scope walk that finds them
+    // runs only when one has such an operand.
     let lead = body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count();
-    let any_block_vars = body[lead..].iter().any(|s| matches!(s, Stmt::Decl(d) if d.space != ptx_ir::isa::StateSpace::Reg));
-    let mut block_vars = if any_block_vars { ptx_ir::ir::scopes::block_variable_users(f) } else { vec![false; body.len()] };
-    for (b, p) in block_vars.iter_mut().zip(pinned) {
-        *b |= *p;
+    // Only a name some such declaration declares can mean a block's
+    // variable (`None`: a declaration of a range of names, `p<4>`, where
+    // every name is looked up).
+    let mut block_var_names: Option<FxHashSet<&str>> = Some(FxHashSet::default());
+    for s in &body[lead..] {
+        if let Stmt::Decl(d) = s {
+            if d.space != ptx_ir::isa::StateSpace::Reg {
+                for n in &d.names {
+                    match (&mut block_var_names, n.range) {
+                        (Some(set), None) => {
+                            set.insert(&*n.name);
+                        }
+                        _ => block_var_names = None,
+                    }
+                }
+            }
+        }
     }
+    let any_block_vars = body[lead..].iter().any(|s| matches!(s, Stmt::Decl(d) if d.space != ptx_ir::isa::StateSpace::Reg));
+    let mut block_vars: Option<Vec<bool>> = None;
+    let mut names_block_var = |k: usize, ins: &Instruction| -> bool {
+        any_block_vars
+            && ins.operands.iter().any(|o| matches!(o, Operand::Sym(name, _) if block_var_names.as_ref().is_none_or(|set| set.contains(&**name))))
+            && block_vars.get_or_insert_with(|| ptx_ir::ir::scopes::block_variable_users(f)).get(k).copied().unwrap_or(true)
+    };
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
     let mut physical: FxHashSet<RegId> = FxHashSet::default();
     let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
     for (k, s) in body.iter().enumerate() {
         let v = match s {
-            Stmt::Instr(ins) if view.reachable(k) && !block_vars.get(k).copied().unwrap_or(true) => as_value(f, ins),
+            Stmt::Instr(ins) if view.reachable(k) && !pinned.get(k).copied().unwrap_or(false) => as_value(f, ins).filter(|_| !names_block_var(k, ins)),
             _ => None,
         };
         if v.is_none() {

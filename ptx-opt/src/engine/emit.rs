@@ -20,6 +20,13 @@
 //! extracted node if its operands can be had here, else another node of the
 //! class whose operands can (the input's own node always can at its anchor).
 //! Physical registers get their writes back at their original places.
+//!
+//! An input statement written back as it was (a skeleton statement whose
+//! reads stay, a value statement rebuilt from its own registers and
+//! literals) is a marker for that statement ([`Out::Input`]), copied only
+//! when the output is made; when every statement is in its place as it was
+//! and no register was made, the walk gives [`Emitted::Unchanged`] and
+//! nothing is copied (most functions the engine sees at `-O2`).
 
 use super::build::{Built, InputNode, LeafHome, Plan};
 use super::extract::Choice;
@@ -37,6 +44,22 @@ use smallvec::SmallVec;
 /// SASS instructions from which a value computed twice by the input is
 /// computed once (see `Emitter::worth_reusing`).
 const REUSE_COST: u64 = 8;
+
+/// One statement of the output: the input's statement `k` as it was
+/// (copied only when the output is made: a function written back as it was
+/// is never copied), or a new one.
+enum Out {
+    Input(usize),
+    New(Stmt),
+}
+
+/// What the walk gives.
+pub enum Emitted {
+    /// Every input statement in its place, as it was, and no new register:
+    /// the input itself.
+    Unchanged,
+    Changed(Function),
+}
 
 /// A position of the output: block, and order within the block's emission.
 #[derive(Clone, Copy, Debug)]
@@ -138,7 +161,7 @@ pub struct Emitter<'a> {
     dom: &'a DomTree,
     demanded: FxHashSet<Id>,
     avail: FxHashMap<Id, SmallVec<[Avail; 2]>>,
-    out: Vec<Stmt>,
+    out: Vec<Out>,
     /// The original statement the walk is before.
     here: usize,
     point: Point,
@@ -364,7 +387,13 @@ impl<'a> Emitter<'a> {
     }
 
     fn push(&mut self, s: Stmt) {
-        self.out.push(s);
+        self.out.push(Out::New(s));
+        self.point.seq += 1;
+    }
+
+    /// Writes the input's statement `k` as it was.
+    fn push_input(&mut self, k: usize) {
+        self.out.push(Out::Input(k));
         self.point.seq += 1;
     }
 
@@ -374,7 +403,7 @@ impl<'a> Emitter<'a> {
         if let Some(&b) = self.can_memo.get(&class) {
             return b;
         }
-        if self.available(class).is_some() || self.eg()[class].data.constant.is_some() {
+        if self.eg()[class].data.constant.is_some() || self.available(class).is_some() {
             self.can_memo.insert(class, true);
             return true;
         }
@@ -514,9 +543,8 @@ impl<'a> Emitter<'a> {
         let mine = Node::Op(input.shape, kids.clone());
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
-        let chosen = self.choice.node(self.eg(), class).cloned().filter(|_| !self.rewritten_as_input(class));
-        if let Some(c) = chosen {
-            if c != mine && self.node_cost_here(&mine, 3) > self.node_cost_here(&c, 3) {
+        if let Some(c) = self.choice.node(self.eg(), class) {
+            if *c != mine && !self.rewritten_as_input(class) && self.node_cost_here(&mine, 3) > self.node_cost_here(c, 3) {
                 return None;
             }
         }
@@ -543,18 +571,25 @@ impl<'a> Emitter<'a> {
     /// when there is one.
     fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[Written]>) -> Option<RegId> {
         let shape = self.eg().analysis.shapes.get(s);
+        // Whether the instruction is the input's statement here as it was:
+        // written into the input's register (`into`, given only for the
+        // statement being walked), every source the input's register or
+        // literal (the shape is the input's template, so the rest is too).
+        let mut same = as_input.is_some() && into.is_some();
         // Operands first (they may emit instructions).
         let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
-            let from_register = as_input.is_some_and(|w| !w[k].imm) && self.available(*kid).is_some();
             let own = as_input.and_then(|w| w[k].reg).filter(|r| self.holds(*r, *kid));
             if let Some(r) = own {
-                let r = self.coerce(r, src.ty, kd.width)?;
-                srcs.push(Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None }));
+                let coerced = self.coerce(r, src.ty, kd.width)?;
+                same &= coerced == r;
+                srcs.push(Operand::Reg(RegOperand { reg: coerced, prefix: src.prefix, sel: None }));
                 continue;
             }
+            // Asked only where it decides something: a constant operand.
+            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| !w[k].imm) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
@@ -565,8 +600,12 @@ impl<'a> Emitter<'a> {
             let literal = as_input.and_then(|w| w[k].literal.clone()).filter(|_| imm.is_some());
             let op = match (imm, literal) {
                 (Some(_), Some(l)) => Operand::Imm(l),
-                (Some(i), None) => i,
+                (Some(i), None) => {
+                    same = false;
+                    i
+                }
                 (None, _) => {
+                    same = false;
                     let r = self.elaborate(*kid, None)?;
                     let r = self.coerce(r, src.ty, kd.width)?;
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
@@ -579,6 +618,11 @@ impl<'a> Emitter<'a> {
             Some(_) => return None,
             None => self.new_reg(temp_type(width)),
         };
+        if same && !cfg!(debug_assertions) {
+            self.push_input(self.here);
+            self.emitted += 1;
+            return Some(d);
+        }
         // The shape's instruction with its placeholders filled in.
         let mut srcs = srcs.into_iter();
         let mut fill = |o: &Operand| match o {
@@ -602,7 +646,13 @@ impl<'a> Emitter<'a> {
             })
             .collect();
         let ins = Instruction { guard: shape.ins.guard, opcode: shape.ins.opcode, form: shape.ins.form, mods: shape.ins.mods.clone(), operands };
-        self.push(Stmt::Instr(Box::new(ins)));
+        if same {
+            // Checked with debug assertions only (elsewhere not built).
+            debug_assert!(matches!(&self.f.body.as_deref().unwrap_or(&[])[self.here], Stmt::Instr(i) if **i == ins), "an input instruction written back differs from the input: {ins:?}");
+            self.push_input(self.here);
+        } else {
+            self.push(Stmt::Instr(Box::new(ins)));
+        }
         self.emitted += 1;
         Some(d)
     }
@@ -641,8 +691,9 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Runs the walk and gives the new function.
-    pub fn run(mut self) -> Option<Function> {
+    /// Runs the walk and gives the new function; `None` if the chosen
+    /// program cannot be written back.
+    pub fn run(mut self) -> Option<Emitted> {
         let body = self.f.body.as_deref()?;
         // Blocks are emitted dominators first (a value placed in a block is
         // available in the blocks it dominates, wherever they are laid out),
@@ -654,7 +705,7 @@ impl<'a> Emitter<'a> {
             stack.extend(self.dom.children(b).iter().rev().copied());
         }
         order.extend(self.cfg.layout.iter().copied().filter(|b| !self.dom.contains(*b)));
-        let mut outputs: Vec<Vec<Stmt>> = vec![Vec::new(); self.cfg.node_bound()];
+        let mut outputs: Vec<Vec<Out>> = std::iter::repeat_with(Vec::new).take(self.cfg.node_bound()).collect();
         for b in order {
             self.out = std::mem::take(&mut outputs[b.index()]);
             self.point = Point { block: b, seq: 0 };
@@ -664,15 +715,11 @@ impl<'a> Emitter<'a> {
                 self.can_memo.clear();
                 let stmt = &body[k];
                 if !reachable {
-                    let s = self.input_stmt(k);
-                    self.push(s);
+                    self.push_input(k);
                     continue;
                 }
                 match &self.built.plans[k] {
-                    Plan::Keep => {
-                        let s = self.input_stmt(k);
-                        self.push(s);
-                    }
+                    Plan::Keep => self.push_input(k),
                     Plan::Value { class, dest, physical, input } => {
                         let (class, dest, physical) = (*class, *dest, *physical);
                         if physical {
@@ -704,23 +751,25 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     Plan::Skeleton { reads } => {
-                        let Stmt::Instr(_) = stmt else { return None };
-                        let Stmt::Instr(mut ins) = self.input_stmt(k) else { return None };
+                        let Stmt::Instr(input) = stmt else { return None };
                         let mut map: SmallVec<[(RegId, RegId); 4]> = SmallVec::new();
                         for &(r, class) in reads.iter() {
                             // The register the input reads, when it holds the value here.
                             let have = if self.holds(r, class) { r } else { self.elaborate(class, None)? };
                             if have != r {
                                 let got = self.out_f.regs[have.0 as usize].ty;
-                                let fits = read_types(self.f, &ins, r).iter().all(|t| compatible(got, *t));
+                                let fits = read_types(self.f, input, r).iter().all(|t| compatible(got, *t));
                                 let have = if fits { have } else { self.cast_to(have, self.f.regs[r.0 as usize].ty)? };
                                 map.push((r, have));
                             }
                         }
-                        if !map.is_empty() {
+                        if map.is_empty() {
+                            self.push_input(k);
+                        } else {
+                            let Stmt::Instr(mut ins) = self.input_stmt(k) else { return None };
                             replace_reads(&mut ins, &map);
+                            self.push(Stmt::Instr(ins));
                         }
-                        self.push(Stmt::Instr(ins));
                     }
                 }
             }
@@ -729,6 +778,23 @@ impl<'a> Emitter<'a> {
         for &b in &self.cfg.layout {
             self.out.append(&mut outputs[b.index()]);
         }
+        // (A new statement equal to the input's there, such as the `mov` of
+        // a special register written again, is that statement.)
+        let same = |(i, o): (usize, &Out)| match o {
+            Out::Input(k) => *k == i,
+            Out::New(s) => *s == body[i],
+        };
+        if self.out_f.body.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
+            return Some(Emitted::Unchanged);
+        }
+        let out = std::mem::take(&mut self.out);
+        let mut out: Vec<Stmt> = out
+            .into_iter()
+            .map(|o| match o {
+                Out::Input(k) => self.input_stmt(k),
+                Out::New(s) => s,
+            })
+            .collect();
         let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - body.len());
         let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
         // A fresh declaration the input had already (an earlier pass made
@@ -741,7 +807,7 @@ impl<'a> Emitter<'a> {
                 _ => None,
             })
             .collect();
-        for s in &mut self.out {
+        for s in &mut out {
             if let Stmt::Decl(d) = s {
                 if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
                     if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
@@ -753,9 +819,9 @@ impl<'a> Emitter<'a> {
             }
         }
         new_body.truncate(fresh_decls);
-        new_body.extend(self.out);
+        new_body.extend(out);
         self.out_f.body = Some(new_body);
-        Some(self.out_f)
+        Some(Emitted::Changed(self.out_f))
     }
 
     /// After a physical write at the current statement, the register holds `class`.

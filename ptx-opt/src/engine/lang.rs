@@ -225,9 +225,9 @@ pub fn extend(bits: u128, ty: Option<ScalarType>, width: u8) -> u128 {
 #[derive(Default)]
 pub struct ShapeTable {
     shapes: Vec<Shape>,
-    /// Per instruction template, its shape at each destination width
-    /// (keyed by the template alone so that a lookup needs no copy of it).
-    index: FxHashMap<Instruction, SmallVec<[(u8, ShapeId); 1]>>,
+    /// The shapes of each [`shape_key`] (a hash of the template and the
+    /// width; a lookup compares the template itself among them).
+    index: FxHashMap<u64, SmallVec<[ShapeId; 1]>>,
     /// Shapes made from text by rules: (head, number of sources) -> shape.
     by_text: FxHashMap<(&'static str, u8), ShapeId>,
     /// Whether each shape was first made by a rule (not taken from the input).
@@ -235,16 +235,24 @@ pub struct ShapeTable {
 }
 
 impl ShapeTable {
+    fn lookup_keyed(&self, key: u64, ins: &Instruction, width: u8) -> Option<ShapeId> {
+        self.index.get(&key)?.iter().copied().find(|s| {
+            let shape = &self.shapes[s.0 as usize];
+            shape.width == width && shape.ins == *ins
+        })
+    }
+
     fn lookup(&self, ins: &Instruction, width: u8) -> Option<ShapeId> {
-        self.index.get(ins)?.iter().find(|(w, _)| *w == width).map(|(_, s)| *s)
+        self.lookup_keyed(shape_key(ins, width), ins, width)
     }
 
     pub fn intern(&mut self, ins: Instruction, width: u8) -> ShapeId {
-        if let Some(s) = self.lookup(&ins, width) {
+        let key = shape_key(&ins, width);
+        if let Some(s) = self.lookup_keyed(key, &ins, width) {
             return s;
         }
         let id = ShapeId(self.shapes.len() as u32);
-        self.index.entry(ins.clone()).or_default().push((width, id));
+        self.index.entry(key).or_default().push(id);
         self.shapes.push(Shape::new(ins, width));
         self.by_rule.push(false);
         id
@@ -297,6 +305,38 @@ impl ShapeTable {
         self.by_text.insert((head, n), id);
         id
     }
+}
+
+/// A hash of a template at a destination width: what tells templates
+/// apart (opcode, form, modifiers, and per operand its kind, prefix,
+/// selector and placeholder), cheaper than hashing the whole
+/// [`Instruction`] (equal templates hash equally: [`ShapeTable`] compares
+/// the templates of equal keys).
+fn shape_key(ins: &Instruction, width: u8) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    fn operand(h: &mut rustc_hash::FxHasher, o: &Operand) {
+        match o {
+            Operand::Reg(r) => {
+                h.write_u32(r.reg.0);
+                h.write_u8(r.prefix as u8);
+                r.sel.hash(h);
+            }
+            Operand::Vector(v) => {
+                h.write_usize(v.len());
+                v.iter().for_each(|e| operand(h, e));
+            }
+            o => o.hash(h),
+        }
+    }
+    h.write_u8(width);
+    ins.opcode.hash(&mut h);
+    ins.form.hash(&mut h);
+    ins.guard.hash(&mut h);
+    ins.mods.hash(&mut h);
+    h.write_usize(ins.operands.len());
+    ins.operands.iter().for_each(|o| operand(&mut h, o));
+    h.finish()
 }
 
 /// `head` (`add.u32`, `setp.lt.s32`) as an instruction over placeholders:

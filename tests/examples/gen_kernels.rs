@@ -1,0 +1,25 @@
+//! Writes generated kernels ([`ptx_tests::gen::kernel`]) to files, for
+//! comparing two `ptx-opt` binaries on them (`DIR/SEED.ptx`):
+//! `cargo run --release -p ptx-tests --example gen_kernels -- DIR FIRST COUNT`.
+//! Seeds alternate between the default, small and straight-line options.
+
+use ptx_tests::gen::{kernel, GenOptions};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (Some(dir), Some(first), Some(count)) = (args.get(1), args.get(2).and_then(|s| s.parse::<u64>().ok()), args.get(3).and_then(|s| s.parse::<u64>().ok())) else {
+        eprintln!("usage: gen_kernels DIR FIRST_SEED COUNT");
+        std::process::exit(2);
+    };
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    for seed in first..first + count {
+        let opts = match seed % 3 {
+            0 => GenOptions::default(),
+            1 => GenOptions::small(),
+            _ => GenOptions::straight_line(),
+        };
+        let k = kernel(seed, &opts);
+        let path = format!("{dir}/{seed}.ptx");
+        std::fs::write(&path, k.text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    }
+}
