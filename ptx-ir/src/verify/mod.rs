@@ -401,6 +401,10 @@ impl<'a> Verifier<'a> {
         debug_assert!(!scopes_ok || declared::registers_declared(f).is_empty(), "the scope check missed {:?}", declared::registers_declared(f));
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
+                // Most declarations are plain registers: nothing to check.
+                if d.names.iter().all(|n| n.init.is_none() && n.dims.is_empty()) {
+                    continue;
+                }
                 self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
                 for n in &d.names {
                     if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {
@@ -614,6 +618,10 @@ impl<'a> Verifier<'a> {
     /// immediate address needs `.local`; in a 64-bit module global and
     /// generic addresses are 64-bit.
     fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &dyn Fn(&str) -> Option<StateSpace>, at: Span) {
+        // Most instructions access no memory: nothing to check.
+        if !ins.form.operands().iter().any(|spec| spec.mem.is_some()) {
+            return;
+        }
         let spaces = ins.spaces();
         let mut mem_k = 0;
         for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
