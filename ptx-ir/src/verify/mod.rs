@@ -587,6 +587,11 @@ impl<'a> Verifier<'a> {
     fn vector_widths(&mut self, f: &Function, ins: &Instruction, at: Span) {
         // ptxas: "Unknown video selector": `.x` ... name lanes of vector registers only.
         for op in &ins.operands {
+            // Only registers with a selector matter; most operands are
+            // plain registers, immediates or addresses, with nothing inside.
+            if matches!(op, Operand::Reg(r) if r.sel.is_none()) || matches!(op, Operand::Imm(_) | Operand::Addr(_) | Operand::Sym(..) | Operand::Label(_) | Operand::SReg(..) | Operand::Sink | Operand::RegOffset(..)) {
+                continue;
+            }
             op.walk(&mut |o| {
                 if let Operand::Reg(r) = o {
                     if r.sel.is_some_and(|s| s.lane().is_some()) && f.reg(r.reg).vector.is_none() {
