@@ -177,6 +177,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token; `Eof` at the end (and again if called after it).
+    #[inline]
     pub fn next_token(&mut self) -> Result<Token, LexError> {
         let src = self.src;
         let n = src.len();

@@ -47,6 +47,9 @@ pub struct Parser<'a> {
     pub heads: FxHashMap<&'a str, (Opcode, usize, SmallVec<[Mod; 8]>)>,
     /// Matched forms by head and operand kinds (see [`super::instruction::KindsKey`]).
     pub forms: FxHashMap<(&'a str, u64), (FormId, SlotMods)>,
+    /// Take the fast paths for plain declarations and lone literals (off
+    /// only in tests, which check they give what the general parser gives).
+    pub fast_paths: bool,
 }
 
 /// How many tokens the parser can look ahead.
@@ -80,6 +83,7 @@ impl<'a> Parser<'a> {
             header_end: Span::default(),
             heads: FxHashMap::default(),
             forms: FxHashMap::default(),
+            fast_paths: true,
         };
         for k in 0..LOOKAHEAD {
             p.look[k] = p.lex_next();
@@ -88,6 +92,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Pulls one token from the lexer; a lexing error becomes an `Error` token.
+    #[inline(never)]
     fn lex_next(&mut self) -> Token {
         if self.lex_error.is_some() {
             let sp = self.lex_error.as_ref().unwrap().span;

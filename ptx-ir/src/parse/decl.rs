@@ -7,6 +7,7 @@ use super::expr::{eval_int, MAX_EXPR_DEPTH};
 use crate::ir::{Attribute, Declarator, Initializer, IntList, IntListBuilder, PtrAttr, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::lexer::TokenKind;
+use crate::source::Span;
 
 /// Where a declaration appears; decides what it may contain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +44,11 @@ impl<'a> Parser<'a> {
         let Some(space) = (if t.kind == TokenKind::DotWord { decl_space(self.text(t)) } else { None }) else {
             return self.expected("a state space (`.reg`, `.param`, `.global` ...)");
         };
+        if ctx == DeclCtx::Body && self.fast_paths {
+            if let Some(d) = self.plain_body_decl(space) {
+                return d;
+            }
+        }
         self.bump();
         let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Vec::with_capacity(1) };
         let mut ty = None;
@@ -104,6 +110,64 @@ impl<'a> Parser<'a> {
             self.expect(TokenKind::Semi, "`;` after a declaration")?;
         }
         Ok(decl)
+    }
+
+    /// `name` declared again in a scope that declares it at `prev`.
+    #[cold]
+    fn redeclared<T>(&self, name: &str, span: Span, prev: Span) -> PResult<T> {
+        let (l, c) = self.lines().line_col(prev.start);
+        self.error_at(span, format!("`{name}` is already declared in this scope (at {l}:{c})"))
+    }
+
+    /// The fast path for the commonest body declaration, one plain name
+    /// of a scalar type (`.reg .u32 %r1;`, `.local .b32 x;`; a kernel of
+    /// machine-made PTX has tens of thousands): read from the three tokens
+    /// the cursor already holds and the bytes up to the `;`, without the
+    /// general loop over modifiers and declarator parts. `None` (nothing
+    /// consumed) for anything else: another modifier, a vector, `<N>`, an
+    /// array, an initializer, several names, `_`, a comment before the `;`;
+    /// the general parser reads those. Gives the general parser's IR,
+    /// bindings and errors (tested against it).
+    fn plain_body_decl(&mut self, space: StateSpace) -> Option<PResult<VarDecl>> {
+        let (ty_tok, name_tok) = (self.peek_at(1), self.peek_at(2));
+        if ty_tok.kind != TokenKind::DotWord || name_tok.kind != TokenKind::Ident {
+            return None;
+        }
+        let ty = ScalarType::from_text(self.text(ty_tok))?;
+        let name = self.text(name_tok);
+        if name == "_" {
+            return None;
+        }
+        // The token after the name must be `;`: only whitespace between.
+        let rest = &self.src[name_tok.span.end as usize..];
+        let semi = rest.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))?;
+        if rest[semi] != b';' {
+            return None;
+        }
+        self.bump();
+        self.bump();
+        self.bump();
+        let span = name_tok.span;
+        let f = self.func.as_mut().expect("body declarations are parsed inside a function");
+        let bound = if space == StateSpace::Reg {
+            f.declare_new_reg(name, ty, None, span).map(|_| ())
+        } else {
+            match f.declared_here(name) {
+                Some(prev) => Err(prev),
+                None => {
+                    f.declare_var(name, span);
+                    Ok(())
+                }
+            }
+        };
+        if let Err(prev) = bound {
+            return Some(self.redeclared(name, span, prev));
+        }
+        let semi = self.bump();
+        debug_assert_eq!(semi.kind, TokenKind::Semi);
+        let mut names = Vec::with_capacity(1);
+        names.push(Declarator { name: name.into(), range: None, dims: Vec::new(), init: None });
+        Some(Ok(VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty, names }))
     }
 
     fn attributes(&mut self) -> PResult<Vec<Attribute>> {
@@ -180,9 +244,14 @@ impl<'a> Parser<'a> {
             DeclCtx::Body | DeclCtx::Param => {
                 if name != "_" {
                     let f = self.func.as_mut().expect("body declarations are parsed inside a function");
+                    if decl.space == StateSpace::Reg && d.range.is_none() {
+                        if let Err(prev) = f.declare_new_reg(name, decl.ty, decl.vector, span) {
+                            return self.redeclared(name, span, prev);
+                        }
+                        return Ok(d);
+                    }
                     if let Some(prev) = f.declared_here(name) {
-                        let (l, c) = self.lines().line_col(prev.start);
-                        return self.error_at(span, format!("`{name}` is already declared in this scope (at {l}:{c})"));
+                        return self.redeclared(name, span, prev);
                     }
                     let f = self.func.as_mut().unwrap();
                     if decl.space == StateSpace::Reg {

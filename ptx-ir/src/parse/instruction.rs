@@ -147,6 +147,10 @@ impl<'a> Parser<'a> {
             return self.error_at(self.peek().span, "operands nested too deeply");
         }
         let t = self.peek();
+        if let Some(imm) = self.lone_literal(t) {
+            self.bump();
+            return Ok(Operand::Imm(imm));
+        }
         match t.kind {
             TokenKind::LBrace => {
                 self.bump();
@@ -260,6 +264,30 @@ impl<'a> Parser<'a> {
         Ok(Operand::Sym(name.into(), off))
     }
 
+    /// The fast path for the commonest constant expression, a lone literal
+    /// `t` that the next token ends (`,`, `;`, `}`, `]`, `)`): its
+    /// immediate, as [`to_imm`] gives it for the expression. `None` for
+    /// anything else, and for a literal that does not fit (the general
+    /// path reports it).
+    #[inline]
+    fn lone_literal(&self, t: Token) -> Option<Imm> {
+        if !matches!(t.kind, TokenKind::Int | TokenKind::Float | TokenKind::HexF32 | TokenKind::HexF64) || !self.fast_paths {
+            return None;
+        }
+        if !matches!(self.peek_at(1).kind, TokenKind::Comma | TokenKind::Semi | TokenKind::RBrace | TokenKind::RBracket | TokenKind::RParen) {
+            return None;
+        }
+        self.literal_imm(t)
+    }
+
+    fn literal_imm(&self, t: Token) -> Option<Imm> {
+        match t.kind {
+            TokenKind::Int => super::expr::int_literal(self.text(t)).map(Imm::Int),
+            TokenKind::Float | TokenKind::HexF32 | TokenKind::HexF64 => super::expr::float_literal(t.kind, self.text(t)).map(Imm::Float),
+            _ => None,
+        }
+    }
+
     /// `reg+imm` inside an array index.
     fn maybe_offset(&mut self, index: Operand) -> PResult<Operand> {
         if let Operand::Reg(r) = &index {
@@ -280,6 +308,11 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let t = self.peek();
+        if let Some(Imm::Int(l)) = self.lone_literal(t) {
+            self.bump();
+            let v = l.value as i64;
+            return Ok(if neg { v.wrapping_neg() } else { v });
+        }
         let e = self.offset_expr()?;
         match super::expr::eval_int(&e) {
             Ok(v) => Ok(if neg { v.wrapping_neg() } else { v }),

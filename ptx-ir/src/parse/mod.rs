@@ -100,6 +100,19 @@ pub fn parse(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
     parse_in_one_pass(file, text)
 }
 
+/// [`parse_in_one_pass`] without the fast paths (plain declarations, lone
+/// literals), which must give exactly what it gives.
+#[cfg(test)]
+fn parse_without_fast_paths(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
+    let mut p = cursor::Parser::new(file, text);
+    p.fast_paths = false;
+    let (module, source_map) = p.module()?;
+    Ok(Parsed { module, source_map })
+}
+
+#[cfg(test)]
+mod fast_path_tests;
+
 /// Parses a PTX module from start to end on this thread.
 pub fn parse_in_one_pass(file: &str, text: &[u8]) -> Result<Parsed, Diagnostic> {
     let mut p = cursor::Parser::new(file, text);

@@ -154,6 +154,29 @@ impl<'a> FuncState<'a> {
         id
     }
 
+    /// Declares a register in the innermost scope unless that scope already
+    /// declares the name ([`FuncState::declared_here`]): then `Err` with
+    /// where. One hash of the name in the common case (a scope without
+    /// ranges or labels), not one to check and one to declare.
+    pub fn declare_new_reg(&mut self, name: &'a str, ty: ScalarType, vector: Option<u8>, span: Span) -> Result<RegId, Span> {
+        let s = self.scopes.last_mut().unwrap();
+        if !s.ranges.is_empty() || !s.labels.is_empty() {
+            if let Some(prev) = self.declared_here(name) {
+                return Err(prev);
+            }
+            return Ok(self.declare_reg(name, ty, vector, span));
+        }
+        match s.names.entry(name) {
+            std::collections::hash_map::Entry::Occupied(e) => Err(e.get().1),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let id = RegId(self.regs.len() as u32);
+                e.insert((Binding::Reg(id), span));
+                self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
+                Ok(id)
+            }
+        }
+    }
+
     /// Declares `prefix<count>`; registers are created on first use.
     pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
         self.scopes.last_mut().unwrap().ranges.insert(prefix, Range { count, ty, vector, span });

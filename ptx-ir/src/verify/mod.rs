@@ -401,6 +401,10 @@ impl<'a> Verifier<'a> {
         debug_assert!(!scopes_ok || declared::registers_declared(f).is_empty(), "the scope check missed {:?}", declared::registers_declared(f));
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
+                // Most declarations are plain registers: nothing to check.
+                if d.names.iter().all(|n| n.init.is_none() && n.dims.is_empty()) {
+                    continue;
+                }
                 self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
                 for n in &d.names {
                     if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {
@@ -583,6 +587,11 @@ impl<'a> Verifier<'a> {
     fn vector_widths(&mut self, f: &Function, ins: &Instruction, at: Span) {
         // ptxas: "Unknown video selector": `.x` ... name lanes of vector registers only.
         for op in &ins.operands {
+            // Only registers with a selector matter; most operands are
+            // plain registers, immediates or addresses, with nothing inside.
+            if matches!(op, Operand::Reg(r) if r.sel.is_none()) || matches!(op, Operand::Imm(_) | Operand::Addr(_) | Operand::Sym(..) | Operand::Label(_) | Operand::SReg(..) | Operand::Sink | Operand::RegOffset(..)) {
+                continue;
+            }
             op.walk(&mut |o| {
                 if let Operand::Reg(r) = o {
                     if r.sel.is_some_and(|s| s.lane().is_some()) && f.reg(r.reg).vector.is_none() {
@@ -614,6 +623,10 @@ impl<'a> Verifier<'a> {
     /// immediate address needs `.local`; in a 64-bit module global and
     /// generic addresses are 64-bit.
     fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &dyn Fn(&str) -> Option<StateSpace>, at: Span) {
+        // Most instructions access no memory: nothing to check.
+        if !ins.form.operands().iter().any(|spec| spec.mem.is_some()) {
+            return;
+        }
         let spaces = ins.spaces();
         let mut mem_k = 0;
         for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {

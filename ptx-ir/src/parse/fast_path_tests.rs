@@ -1,0 +1,91 @@
+//! The parser's fast paths (plain body declarations in `decl.rs`, lone
+//! literal operands and offsets in `instruction.rs`) against the general
+//! parser: the same module, the same positions, the same first error, on
+//! inputs that take them, that just miss them, and that fail at each point.
+
+use super::{parse_in_one_pass, parse_without_fast_paths};
+
+/// Parses `body` as a kernel body both ways and checks the results agree.
+fn same(body: &str) {
+    let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}\n");
+    let fast = parse_in_one_pass("t.ptx", text.as_bytes());
+    let general = parse_without_fast_paths("t.ptx", text.as_bytes());
+    match (&fast, &general) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{body}"),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{body}"),
+        _ => panic!("one path failed, the other did not, on\n{body}\nfast: {fast:?}\ngeneral: {general:?}"),
+    }
+}
+
+#[test]
+fn plain_declarations_give_the_general_parsers_ir() {
+    for body in [
+        ".reg .u32 %r1;\nmov.u32 %r1, 0;\nret;",
+        ".reg .u32 %r1 ;\n.reg .pred\t%p1\n;\nret;",
+        "\t.reg .f32 %f1;\n\t.reg .b64 %rd1;\n\t.local .b32 x;\n\t.shared .u8 s;\n\tld.param.u64 %rd1, [p];\n\tret;",
+        // Just missing the fast path: other modifiers, vectors, ranges,
+        // arrays, initializers, several names, `_`, comments.
+        ".reg .v2 .u32 %v;\n.reg .u32 %r<10>;\nmov.u32 %r9, %v.x;\nret;",
+        ".local .align 8 .b8 buf[16];\n.local .u32 a[2] = {1, 2};\n.reg .u32 x, y;\n.reg .b32 _;\nret;",
+        ".reg .u32 %r1 /* c */;\n.reg /* c */ .u32 %r2;\n.reg .u32 // c\n%r3;\nret;",
+        ".reg .u32 %r1, %r2;\n.reg .u32 %q = 1;\nret;",
+        // Shadowing in a nested block, range members, labels.
+        ".reg .u32 %r1;\n{\n.reg .u32 %r1;\nmov.u32 %r1, 1;\n}\nret;",
+        ".reg .u32 %r<4>;\n{\n.reg .u32 %r2;\nadd.u32 %r2, %r2, %r3;\n}\nret;",
+        "L1:\n{\n.reg .u32 L1;\n}\nret;",
+    ] {
+        same(body);
+    }
+}
+
+#[test]
+fn plain_declarations_fail_as_the_general_parser_does() {
+    for body in [
+        ".reg .u32 %r1;\n.reg .u32 %r1;\nret;",
+        ".reg .u32 %r<4>;\n.reg .u32 %r1;\nret;",
+        "L:\n.reg .u32 L;\nret;",
+        ".reg .u32 x;\n.local .u32 x;\nret;",
+        ".local .u32 x;\n.reg .u32 x;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r1;\n#line 3",
+        ".reg .u32 %r1;\n#line 3",
+        ".reg .u32 %r1;#",
+        ".reg .u32 %r1\nret;",
+        ".reg .u32 ;",
+        ".reg .u33 %r1;",
+        ".reg .u32 %r1, ;",
+        ".reg .u32 %r1",
+        ".reg .u32 %r1;\n.reg .u32 %r1",
+    ] {
+        same(body);
+    }
+}
+
+#[test]
+fn lone_literals_give_the_general_parsers_ir() {
+    same(
+        ".reg .u32 %r<4>;\n.reg .f32 %f<4>;\n.reg .f64 %d1;\n.reg .b64 %rd<4>;\n.reg .pred %p;\n\
+         add.u32 %r1, %r2, 1;\nadd.u32 %r1, %r2, 0x10;\nadd.u32 %r1, %r2, 017;\nadd.u32 %r1, %r2, 0b101;\n\
+         add.u32 %r1, %r2, 7U;\nadd.u32 %r1, %r2, 18446744073709551615;\nadd.u32 %r1, %r2, -1;\n\
+         add.u32 %r1, %r2, 1+2;\nadd.u32 %r1, %r2, 4*2;\nadd.u32 %r1, %r2, (3);\nadd.u32 %r1, %r2, WARP_SZ;\n\
+         add.f32 %f1, %f2, 0f3F800000;\nadd.f32 %f1, %f2, 1.5;\nadd.f32 %f1, %f2, .5;\nadd.f64 %d1, %d1, 0d3FF0000000000000;\n\
+         setp.eq.u32 %p, %r1, 1 ;\nld.param.u64 %rd1, [p+8];\nld.global.u32 %r1, [%rd1+4];\nld.global.u32 %r1, [%rd1+-4];\n\
+         ld.global.u32 %r1, [%rd1+4+8];\nld.global.u32 %r1, [%rd1+0];\nld.global.u32 %r1, [%rd1+0x10];\nld.global.u32 %r1, [16];\n\
+         mov.b64 %rd1, {%r1, %r2};\nmov.u32 %r1, 1 /* c */;\nmov.u32 %r1, 1 // c\n;\nret;",
+    );
+}
+
+#[test]
+fn lone_literals_fail_as_the_general_parser_does() {
+    for ins in [
+        "add.u32 %r1, %r2, 99999999999999999999;",
+        "add.u32 %r1, %r2, 1 %r3;",
+        "add.u32 %r1, %r2, 1",
+        "ld.global.u32 %r1, [%rd1+99999999999999999999];",
+        "ld.global.u32 %r1, [%rd1+1.5];",
+        "ld.global.u32 %r1, [%rd1+4;",
+        "add.u32 %r1, %r2, 1;#",
+        "add.f32 %r1, %r2, 0f3F800000, 1;",
+    ] {
+        same(&format!(".reg .u32 %r<4>;\n.reg .b64 %rd1;\n{ins}\nret;"));
+    }
+}
