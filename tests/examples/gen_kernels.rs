@@ -11,7 +11,10 @@ fn main() {
         eprintln!("usage: gen_kernels DIR FIRST_SEED COUNT");
         std::process::exit(2);
     };
-    std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        eprintln!("error: {dir}: {e}");
+        std::process::exit(1);
+    }
     for seed in first..first + count {
         let opts = match seed % 3 {
             0 => GenOptions::default(),
@@ -20,6 +23,9 @@ fn main() {
         };
         let k = kernel(seed, &opts);
         let path = format!("{dir}/{seed}.ptx");
-        std::fs::write(&path, k.text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        if let Err(e) = std::fs::write(&path, k.text) {
+            eprintln!("error: {path}: {e}");
+            std::process::exit(1);
+        }
     }
 }
