@@ -98,6 +98,14 @@ mod tests {
 
     const MODES: [Round; 5] = [Round::NearestTiesToEven, Round::NearestTiesToAway, Round::TowardZero, Round::TowardPositive, Round::TowardNegative];
 
+    /// The next value of a xorshift64 sequence (test inputs).
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     fn apfloat_to(x: f64, t: T, r: Round) -> u128 {
         from_double_apfloat(Double::from_bits(x.to_bits() as u128), t, r)
     }
@@ -137,9 +145,7 @@ mod tests {
         values.extend(values.clone().iter().map(|v| -v));
         let mut x = 0x1234_5678_9abc_def0u64;
         for k in 0..40_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next(&mut x);
             let v = if k % 2 == 0 { f32::from_bits(x as u32) as f64 } else { f64::from_bits(x) };
             // Random doubles near the narrow formats' ranges, too.
             let near = f64::from_bits((x & 0x800f_ffff_ffff_ffff) | (((x >> 52) % 320 + 1023 - 160) << 52));
@@ -165,9 +171,7 @@ mod tests {
         ints.extend(ints.clone().iter().map(|v| -v));
         let mut x = 99u64;
         for k in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next(&mut x);
             ints.push((x >> (11 + k % 50)) as i128 * if k % 3 == 0 { -1 } else { 1 });
         }
         for &v in &ints {
