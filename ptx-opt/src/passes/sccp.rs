@@ -157,6 +157,7 @@ struct Solution {
 /// `k` writes are numbered from `def_base[k]` (in `written` order), the φs
 /// of block `b` from `phi_base[b]` (in [`ValueView::phis`] order, which is
 /// by register). The value on entry has none (it varies).
+#[derive(Clone)]
 struct Versions {
     def_base: Vec<u32>,
     written: Vec<RegId>,
@@ -371,14 +372,18 @@ struct PhiInputs {
     inputs: Vec<(NodeIndex, u32)>,
     /// Per block, its needed φs, in order.
     open_phis: Vec<Vec<u32>>,
+    /// Per φ: is it needed (read by the debug builds' check).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    needed: Vec<bool>,
 }
 
 impl PhiInputs {
-    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions, steps: &[Option<Step>]) -> PhiInputs {
+    /// The needed φs (with `all`: every φ, the debug builds' reference).
+    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions, steps: &[Option<Step>], all: bool) -> PhiInputs {
         let first_phi = versions.written.len() as u32;
         let nphis = (versions.count - first_phi) as usize;
-        let mut needed = vec![false; nphis];
-        let mut work: Vec<u32> = Vec::new();
+        let mut needed = vec![all; nphis];
+        let mut work: Vec<u32> = if all { (first_phi..versions.count).collect() } else { Vec::new() };
         let mut mark = |id: u32, work: &mut Vec<u32>| {
             if id != ENTRY && id >= first_phi && !std::mem::replace(&mut needed[(id - first_phi) as usize], true) {
                 work.push(id);
@@ -443,7 +448,7 @@ impl PhiInputs {
                 (base..base + view.phis(NodeIndex::new(b)).len() as u32).filter(|&id| needed[(id - first_phi) as usize]).collect()
             })
             .collect();
-        PhiInputs { start, inputs, open_phis }
+        PhiInputs { start, inputs, open_phis, needed }
     }
 }
 
@@ -484,8 +489,35 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             Some((versions.id(view, version_read(view, g.reg, k)), g.negated))
         })
         .collect();
+    let phis = PhiInputs::of_needed(body, cfg, view, &versions, &steps, false);
+    // Debug builds solve with every φ too, and check that each version the
+    // solver may read (every one but the φs not needed) and each block come
+    // out the same.
+    #[cfg(debug_assertions)]
+    let reference = {
+        let all = PhiInputs::of_needed(body, cfg, view, &versions, &steps, true);
+        iterate(f, body, cfg, view, ctx, versions.clone(), &steps, &deciding, all)
+    };
+    #[cfg(debug_assertions)]
+    let needed = phis.needed.clone();
+    let sol = iterate(f, body, cfg, view, ctx, versions, &steps, &deciding, phis);
+    #[cfg(debug_assertions)]
+    {
+        let first_phi = sol.versions.written.len();
+        assert_eq!(sol.executable, reference.executable, "sccp: executable blocks of `{}` with only the needed φs", f.name);
+        for (id, (a, b)) in sol.values.iter().zip(&reference.values).enumerate() {
+            if id < first_phi || needed[id - first_phi] {
+                assert_eq!(a, b, "sccp: version {id} of `{}` with only the needed φs", f.name);
+            }
+        }
+    }
+    sol
+}
+
+/// The solver's rounds, to a fixed point, over the φs `phis` gives.
+#[allow(clippy::too_many_arguments)]
+fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &[Option<Step>], deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
     let first_phi = versions.written.len() as u32;
-    let needed = PhiInputs::of_needed(body, cfg, view, &versions, &steps);
     let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
@@ -502,7 +534,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
     // Per block, its needed φs that may still be lowered (not yet
     // `Varies`), in order: a φ that varies is dropped from it (nothing
     // lowers the bottom), so a round does not walk the many φs that vary.
-    let PhiInputs { start: phi_in_start, inputs: phi_in, mut open_phis } = needed;
+    let PhiInputs { start: phi_in_start, inputs: phi_in, mut open_phis, .. } = phis;
     loop {
         let mut changed = false;
         for &b in &order {
