@@ -149,17 +149,7 @@ impl<'a> Parser<'a> {
         self.bump();
         let span = name_tok.span;
         let f = self.func.as_mut().expect("body declarations are parsed inside a function");
-        let bound = if space == StateSpace::Reg {
-            f.declare_new_reg(name, ty, None, span).map(|_| ())
-        } else {
-            match f.declared_here(name) {
-                Some(prev) => Err(prev),
-                None => {
-                    f.declare_var(name, span);
-                    Ok(())
-                }
-            }
-        };
+        let bound = f.bind_decl(space, name, ty, None, None, span);
         if let Err(prev) = bound {
             return Some(self.redeclared(name, span, prev));
         }
@@ -244,25 +234,9 @@ impl<'a> Parser<'a> {
             DeclCtx::Body | DeclCtx::Param => {
                 if name != "_" {
                     let f = self.func.as_mut().expect("body declarations are parsed inside a function");
-                    if decl.space == StateSpace::Reg && d.range.is_none() {
-                        if let Err(prev) = f.declare_new_reg(name, decl.ty, decl.vector, span) {
-                            return self.redeclared(name, span, prev);
-                        }
-                        return Ok(d);
-                    }
-                    if let Some(prev) = f.declared_here(name) {
+                    let bound = f.bind_decl(decl.space, name, decl.ty, decl.vector, d.range, span);
+                    if let Err(prev) = bound {
                         return self.redeclared(name, span, prev);
-                    }
-                    let f = self.func.as_mut().unwrap();
-                    if decl.space == StateSpace::Reg {
-                        match d.range {
-                            Some(n) => f.declare_range(name, n, decl.ty, decl.vector, span),
-                            None => {
-                                f.declare_reg(name, decl.ty, decl.vector, span);
-                            }
-                        }
-                    } else {
-                        f.declare_var(name, span);
                     }
                 }
             }

@@ -177,6 +177,24 @@ impl<'a> FuncState<'a> {
         }
     }
 
+    /// Binds a body declaration's name in the innermost scope (a register,
+    /// a range `prefix<count>`, or a variable); `Err` with where the scope
+    /// already declares it.
+    pub fn bind_decl(&mut self, space: StateSpace, name: &'a str, ty: ScalarType, vector: Option<u8>, range: Option<u32>, span: Span) -> Result<(), Span> {
+        if space == StateSpace::Reg && range.is_none() {
+            // A plain register: checked and declared with one hash.
+            return self.declare_new_reg(name, ty, vector, span).map(|_| ());
+        }
+        if let Some(prev) = self.declared_here(name) {
+            return Err(prev);
+        }
+        match range.filter(|_| space == StateSpace::Reg) {
+            Some(count) => self.declare_range(name, count, ty, vector, span),
+            None => self.declare_var(name, span),
+        }
+        Ok(())
+    }
+
     /// Declares `prefix<count>`; registers are created on first use.
     pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
         self.scopes.last_mut().unwrap().ranges.insert(prefix, Range { count, ty, vector, span });
