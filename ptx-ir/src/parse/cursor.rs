@@ -45,7 +45,7 @@ pub struct Parser<'a> {
     pub header_end: Span,
     /// Instruction heads seen (`ld.global.f32`): opcode, parts it used, modifiers.
     pub heads: FxHashMap<&'a str, (Opcode, usize, SmallVec<[Mod; 8]>)>,
-    /// Matched forms by head and operand kinds (see [`super::instruction::KindsKey`]).
+    /// Matched forms by head and operand kinds (packed by [`super::instruction::kinds_key`]).
     pub forms: FxHashMap<(&'a str, u64), (FormId, SlotMods)>,
     /// Take the fast paths for plain declarations and lone literals (off
     /// only in tests, which check they give what the general parser gives).
