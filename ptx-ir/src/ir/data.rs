@@ -50,15 +50,17 @@ pub struct Declarator {
 /// member 12 of `%r<N>`); `None` when the name does not end in a number
 /// or the number has a leading zero (`%r01` is no range member).
 pub fn range_member(name: &str) -> Option<(&str, u32)> {
-    let digits = name.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 || digits == name.len() {
+    let b = name.as_bytes();
+    let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let start = b.len() - digits;
+    if digits == 0 || start == 0 || (digits > 1 && b[start] == b'0') {
         return None;
     }
-    let (prefix, num) = name.split_at(name.len() - digits);
-    if num.len() > 1 && num.starts_with('0') {
-        return None;
+    let mut n: u32 = 0;
+    for &c in &b[start..] {
+        n = n.checked_mul(10)?.checked_add(u32::from(c - b'0'))?;
     }
-    Some((prefix, num.parse().ok()?))
+    Some((&name[..start], n))
 }
 
 /// The value after `=` in a declaration.

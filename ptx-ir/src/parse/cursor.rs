@@ -175,12 +175,7 @@ impl<'a> Parser<'a> {
         let Ok(text) = std::str::from_utf8(&self.src[start..end]) else {
             return self.error_at(Span::new(start, end), "found bytes that are not UTF-8, expected the text of the line");
         };
-        self.prev = Span::new(start, end);
-        self.lexer.set_pos(end);
-        self.lex_error = None;
-        for k in 0..LOOKAHEAD {
-            self.look[k] = self.lex_next();
-        }
+        self.resume_after(Span::new(start, end));
         Ok(text.trim_end())
     }
 
@@ -188,8 +183,14 @@ impl<'a> Parser<'a> {
     /// itself from the current token on, and goes on lexing there.
     pub fn skip_raw_to(&mut self, end: usize) {
         let start = self.peek().span.start as usize;
-        self.prev = Span::new(start, end);
-        self.lexer.set_pos(end);
+        self.resume_after(Span::new(start, end));
+    }
+
+    /// Makes `last` the last consumed text (the caller read the source up
+    /// to its end itself) and goes on lexing after it.
+    pub fn resume_after(&mut self, last: Span) {
+        self.prev = last;
+        self.lexer.set_pos(last.end as usize);
         self.lex_error = None;
         for k in 0..LOOKAHEAD {
             self.look[k] = self.lex_next();

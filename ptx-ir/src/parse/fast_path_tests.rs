@@ -1,5 +1,6 @@
 //! The parser's fast paths (plain body declarations in `decl.rs`, lone
-//! literal operands and offsets in `instruction.rs`) against the general
+//! literal operands and offsets in `instruction.rs`, plain `.loc` lines in
+//! `function.rs`) against the general
 //! parser: the same module, the same positions, the same first error, on
 //! inputs that take them, that just miss them, and that fail at each point.
 
@@ -87,5 +88,34 @@ fn lone_literals_fail_as_the_general_parser_does() {
         "add.f32 %r1, %r2, 0f3F800000, 1;",
     ] {
         same(&format!(".reg .u32 %r<4>;\n.reg .b64 %rd1;\n{ins}\nret;"));
+    }
+}
+
+#[test]
+fn plain_locs_give_the_general_parsers_ir() {
+    for body in [
+        ".loc 1 23 5\nret;",
+        ".loc\t1\t23\t5\r\nret;\n.loc 2 0 0\n",
+        ".loc 1 23 5 \nret;",
+        ".loc 123456789 999999999 1\nret;",
+        // Just missing the fast path: other numbers, more parts, comments.
+        ".loc 1 23 017\nret;",
+        ".loc 1 23 0x10\nret;",
+        ".loc 1 23 1234567890\nret;",
+        ".loc 1 23 5, inlined_at 1 10 3\nret;",
+        ".loc 1 23 5\n, inlined_at 1 10 3\nret;",
+        ".loc 1 23 5 // c\nret;",
+        ".loc 1 23 5 /* c */ , inlined_at 1 10 3\nret;",
+        ".loc 1 23\n5\nret;",
+        ".loc 1 23 5;\nret;",
+    ] {
+        same(body);
+    }
+}
+
+#[test]
+fn plain_locs_fail_as_the_general_parser_does() {
+    for body in [".loc 1 23 5", ".loc 1 23 5\n", ".loc 1 23 5x\nret;", ".loc 1 23 99999999999\nret;", ".loc 1 23 5\n#line\nret;", ".loc 1 23\nret;", ".loc 1\nret;"] {
+        same(body);
     }
 }

@@ -335,6 +335,11 @@ impl<'a> Parser<'a> {
         let w = self.text(t);
         match w {
             ".loc" => {
+                if self.fast_paths {
+                    if let Some(loc) = self.plain_loc() {
+                        return Ok(Stmt::Loc(loc));
+                    }
+                }
                 self.bump();
                 self.loc().map(Stmt::Loc)
             }
@@ -345,6 +350,35 @@ impl<'a> Parser<'a> {
             _ if decl_space(w).is_some() => self.var_decl(DeclCtx::Body).map(|d| Stmt::Decl(Box::new(d))),
             _ => self.error_at(t.span, format!("found `{w}`, expected an instruction, a declaration, `.loc` or `.pragma`")),
         }
+    }
+
+    /// The fast path for the commonest `.loc`, three plain decimal numbers
+    /// that end the line (`.loc 1 23 5`; compilers write one before most
+    /// instructions): the file and line from the two tokens the cursor
+    /// already holds, the column from the bytes after them, without
+    /// lexing it. `None` (nothing consumed) for anything else (octal, hex
+    /// or long numbers, `function_name`, `inlined_at`, a comment after the
+    /// column); the general parser reads those. Gives the
+    /// general parser's IR and positions (tested against it).
+    fn plain_loc(&mut self) -> Option<Loc> {
+        let (file_tok, line_tok) = (self.peek_at(1), self.peek_at(2));
+        if file_tok.kind != TokenKind::Int || line_tok.kind != TokenKind::Int {
+            return None;
+        }
+        let file = plain_decimal(self.text(file_tok).as_bytes())?;
+        let line = plain_decimal(self.text(line_tok).as_bytes())?;
+        let after_line = line_tok.span.end as usize;
+        let col_start = after_line + self.src[after_line..].iter().position(|c| !matches!(c, b' ' | b'\t'))?;
+        let col_end = col_start + self.src[col_start..].iter().position(|c| !c.is_ascii_digit())?;
+        // Whitespace must end the column, and what follows it must be no
+        // `,` (the directive goes on) and no comment (which might hide one).
+        let next = col_end + self.src[col_end..].iter().position(|c| !c.is_ascii_whitespace() && *c != 0x0b)?;
+        if col_start == after_line || next == col_end || matches!(self.src[next], b',' | b'/') {
+            return None;
+        }
+        let col = plain_decimal(&self.src[col_start..col_end])?;
+        self.resume_after(Span::new(col_start, col_end));
+        Some(Loc { file, line, col, function_name: None, inlined_at: None })
     }
 
     fn loc(&mut self) -> PResult<Loc> {
@@ -383,6 +417,16 @@ fn resolve_refs(body: &mut [Stmt], patch: &[usize], ids: &[LabelId]) {
             _ => {}
         }
     }
+}
+
+/// The value of a decimal number of at most nine digits without a leading
+/// zero (its value fits a `u32`, and the general parser reads it as
+/// decimal: `017` is octal there); `None` for anything else.
+fn plain_decimal(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 9 || (digits.len() > 1 && digits[0] == b'0') || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(digits.iter().fold(0, |n, c| n * 10 + u32::from(c - b'0')))
 }
 
 /// Directives that may start the next module item (after a declaration

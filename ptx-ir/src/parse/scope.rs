@@ -79,6 +79,10 @@ impl Scope<'_> {
     }
 }
 
+/// The most members of one range the tables make room for ahead (a
+/// declared count is no promise of use: `%r<1000000>` stays cheap).
+const MEMBERS_RESERVED_MAX: u32 = 1 << 12;
+
 /// Per-function parser state.
 pub struct FuncState<'a> {
     pub regs: Vec<Reg>,
@@ -196,8 +200,14 @@ impl<'a> FuncState<'a> {
     }
 
     /// Declares `prefix<count>`; registers are created on first use.
+    /// Room is made for the members at once (machine-made PTX declares
+    /// as many as it uses): the name table does not grow by rehashing.
     pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
-        self.scopes.last_mut().unwrap().ranges.insert(prefix, Range { count, ty, vector, span });
+        let members = count.min(MEMBERS_RESERVED_MAX) as usize;
+        self.regs.reserve(members);
+        let scope = self.scopes.last_mut().unwrap();
+        scope.names.reserve(members);
+        scope.ranges.insert(prefix, Range { count, ty, vector, span });
     }
 
     pub fn declare_var(&mut self, name: &'a str, span: Span) {
@@ -319,6 +329,9 @@ mod tests {
         assert_eq!(range_member("%r0"), Some(("%r", 0)));
         assert_eq!(range_member("%r012"), None);
         assert_eq!(range_member("%r"), None);
+        assert_eq!(range_member("12"), None);
+        assert_eq!(range_member("%r4294967295"), Some(("%r", u32::MAX)));
+        assert_eq!(range_member("%r4294967296"), None);
         let mut f = FuncState::new();
         f.declare_range("%r", 10, ScalarType::B32, None, Span::default());
         assert!(matches!(f.lookup("%r9"), Some(Binding::Reg(_))));
