@@ -1,11 +1,92 @@
 //! Dominator and post-dominator trees and dominance frontiers.
-//! petgraph gives dominators (`simple_fast`); post-dominators are dominators
-//! of the reversed graph with a virtual exit joined to every exiting block.
+//! Immediate dominators come from Cooper, Harvey and Kennedy's iterative
+//! algorithm over reverse postorder, on plain index vectors (petgraph's
+//! `simple_fast`, which hashes every node, is the reference in the tests);
+//! post-dominators are dominators of the reversed graph with a virtual
+//! exit joined to every exiting block.
 
 use crate::cfg::Cfg;
-use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::DiGraph;
 use petgraph::stable_graph::NodeIndex;
+use smallvec::SmallVec;
+
+/// A graph as the dominator search reads it: nodes `0..succ.len()`, each
+/// with its successors and predecessors.
+struct Adjacency {
+    succ: Vec<SmallVec<[u32; 2]>>,
+    pred: Vec<SmallVec<[u32; 2]>>,
+}
+
+impl Adjacency {
+    fn new(n: usize, edges: impl Iterator<Item = (usize, usize)>) -> Adjacency {
+        let mut a = Adjacency { succ: vec![SmallVec::new(); n], pred: vec![SmallVec::new(); n] };
+        for (from, to) in edges {
+            a.succ[from].push(to as u32);
+            a.pred[to].push(from as u32);
+        }
+        a
+    }
+
+    /// The immediate dominator of every node `root` reaches (the root is
+    /// its own); `None` for the nodes it does not reach.
+    fn immediate_dominators(&self, root: usize) -> Vec<Option<u32>> {
+        let n = self.succ.len();
+        // Postorder numbers by an explicit depth-first search.
+        const UNSEEN: u32 = u32::MAX;
+        let mut post = vec![UNSEEN; n];
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(u32, usize)> = vec![(root as u32, 0)];
+        seen[root] = true;
+        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+            if let Some(&w) = self.succ[v as usize].get(*next) {
+                *next += 1;
+                if !seen[w as usize] {
+                    seen[w as usize] = true;
+                    stack.push((w, 0));
+                }
+            } else {
+                post[v as usize] = order.len() as u32;
+                order.push(v);
+                stack.pop();
+            }
+        }
+        let mut idom: Vec<Option<u32>> = vec![None; n];
+        idom[root] = Some(root as u32);
+        let intersect = |idom: &[Option<u32>], mut a: u32, mut b: u32| {
+            while a != b {
+                while post[a as usize] < post[b as usize] {
+                    a = idom[a as usize].expect("a processed node has an immediate dominator");
+                }
+                while post[b as usize] < post[a as usize] {
+                    b = idom[b as usize].expect("a processed node has an immediate dominator");
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            // Reverse postorder, the root (last in postorder) left out.
+            for &v in order.iter().rev().skip(1) {
+                let mut new = None;
+                for &p in &self.pred[v as usize] {
+                    if idom[p as usize].is_none() {
+                        continue;
+                    }
+                    new = Some(match new {
+                        None => p,
+                        Some(d) => intersect(&idom, p, d),
+                    });
+                }
+                if new.is_some() && idom[v as usize] != new {
+                    idom[v as usize] = new;
+                    changed = true;
+                }
+            }
+        }
+        idom
+    }
+}
 
 /// A dominator (or post-dominator) tree over a CFG's blocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,44 +137,34 @@ impl DomTree {
 
     /// The dominator tree of `cfg` rooted at its entry.
     pub fn dominators(cfg: &Cfg) -> DomTree {
-        let d = simple_fast(&cfg.graph, cfg.entry);
         let n = cfg.node_bound();
-        let mut idom = vec![None; n];
-        let mut reached = vec![false; n];
-        for &b in &cfg.layout {
-            if d.dominators(b).is_some() {
-                reached[b.index()] = true;
-                idom[b.index()] = d.immediate_dominator(b);
-            }
-        }
+        let graph = Adjacency::new(n, cfg.edges().map(|(a, b, _)| (a.index(), b.index())));
+        let found = graph.immediate_dominators(cfg.entry.index());
+        let reached: Vec<bool> = found.iter().map(Option::is_some).collect();
+        let idom = found.iter().enumerate().map(|(b, d)| d.filter(|&d| d as usize != b).map(|d| NodeIndex::new(d as usize))).collect();
         DomTree::from_idoms(n, idom, &[cfg.entry], reached)
     }
 
     /// The post-dominator tree: dominators of the reversed CFG from a virtual exit.
     pub fn post_dominators(cfg: &Cfg) -> DomTree {
         let n = cfg.node_bound();
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n + 1, cfg.graph.edge_count() + 4);
-        for _ in 0..=n {
-            g.add_node(());
-        }
-        let exit = petgraph::graph::NodeIndex::new(n);
-        for (src, dst, _) in cfg.edges() {
-            g.add_edge(petgraph::graph::NodeIndex::new(dst.index()), petgraph::graph::NodeIndex::new(src.index()), ());
-        }
-        for b in cfg.exits() {
-            g.add_edge(exit, petgraph::graph::NodeIndex::new(b.index()), ());
-        }
-        let d = simple_fast(&g, exit);
+        let exit = n;
+        let reversed = cfg.edges().map(|(a, b, _)| (b.index(), a.index()));
+        let graph = Adjacency::new(n + 1, reversed.chain(cfg.exits().iter().map(|b| (exit, b.index()))));
+        let found = graph.immediate_dominators(exit);
         let mut idom = vec![None; n];
         let mut reached = vec![false; n];
         let mut roots = Vec::new();
         for &b in &cfg.layout {
-            let gb = petgraph::graph::NodeIndex::new(b.index());
-            if d.dominators(gb).is_some() {
-                reached[b.index()] = true;
-                match d.immediate_dominator(gb) {
-                    Some(p) if p != exit => idom[b.index()] = Some(NodeIndex::new(p.index())),
-                    _ => roots.push(b),
+            match found[b.index()] {
+                None => {}
+                Some(p) if p as usize == exit => {
+                    reached[b.index()] = true;
+                    roots.push(b);
+                }
+                Some(p) => {
+                    reached[b.index()] = true;
+                    idom[b.index()] = Some(NodeIndex::new(p as usize));
                 }
             }
         }
@@ -150,4 +221,52 @@ pub fn dominance_frontiers(cfg: &Cfg, dom: &DomTree) -> Vec<Vec<NodeIndex>> {
         v.sort();
     }
     df
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Adjacency;
+    use crate::eval::test_rng::Rng;
+    use petgraph::algo::dominators::simple_fast;
+    use petgraph::graph::{DiGraph, NodeIndex};
+
+    /// Immediate dominators as petgraph's `simple_fast` finds them.
+    fn reference(n: usize, edges: &[(usize, usize)], root: usize) -> Vec<Option<u32>> {
+        let mut g: DiGraph<(), ()> = DiGraph::new();
+        for _ in 0..n {
+            g.add_node(());
+        }
+        for &(a, b) in edges {
+            g.add_edge(NodeIndex::new(a), NodeIndex::new(b), ());
+        }
+        let d = simple_fast(&g, NodeIndex::new(root));
+        (0..n)
+            .map(|v| {
+                let v = NodeIndex::new(v);
+                d.dominators(v)?;
+                Some(d.immediate_dominator(v).unwrap_or(v).index() as u32)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn immediate_dominators_match_petgraphs_on_random_graphs() {
+        let mut rng = Rng::new(7);
+        for case in 0..2000 {
+            let n = 1 + (rng.next() % 24) as usize;
+            let m = (rng.next() % (3 * n as u64 + 1)) as usize;
+            let edges: Vec<(usize, usize)> = (0..m).map(|_| ((rng.next() % n as u64) as usize, (rng.next() % n as u64) as usize)).collect();
+            let root = (rng.next() % n as u64) as usize;
+            let ours = Adjacency::new(n, edges.iter().copied()).immediate_dominators(root);
+            assert_eq!(ours, reference(n, &edges, root), "case {case}: {n} nodes, root {root}, edges {edges:?}");
+        }
+    }
+
+    #[test]
+    fn a_diamond_inside_a_loop() {
+        // 0 → 1 → {2, 3} → 4 → 1, 4 → 5.
+        let edges = [(0, 1), (1, 2), (1, 3), (2, 4), (3, 4), (4, 1), (4, 5)];
+        let idom = Adjacency::new(6, edges.iter().copied()).immediate_dominators(0);
+        assert_eq!(idom, vec![Some(0), Some(0), Some(1), Some(1), Some(1), Some(4)]);
+    }
 }

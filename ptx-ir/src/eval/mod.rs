@@ -49,7 +49,7 @@ mod ieee_bits;
 mod int;
 mod logic;
 #[cfg(test)]
-mod test_rng;
+pub(crate) mod test_rng;
 
 pub use bits::{imm_bits, mask as bits_mask, sext};
 pub use dialect::{effective, Dialect};

@@ -1,6 +1,7 @@
 //! The evaluator tests' deterministic generator (splitmix64: any seed,
-//! zero included), so failures reproduce. Each family's tests add the value
-//! shapes they need (`impl Rng { fn double(..) }`) in their own module.
+//! zero included), so failures reproduce; the dominator tests use it too.
+//! Each family's tests add the value shapes they need
+//! (`impl Rng { fn double(..) }`) in their own module.
 
 pub(crate) struct Rng(pub(crate) u64);
 
