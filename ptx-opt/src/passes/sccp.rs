@@ -262,20 +262,26 @@ fn guard_of(p: Lattice, negated: bool) -> Lattice {
 /// version it reads or writes numbered once.
 struct Step {
     /// How its value is computed, and the version of each register source
-    /// ([`prepare_step`]), made when first needed: most statements only
-    /// ever read versions that vary and never need it ([`Step::sources_vary`]).
+    /// ([`prepare_step`]), made when first needed: most statements read a
+    /// version that varies and never need it ([`Step::a_source_varies`]).
     prepared: std::cell::OnceCell<Option<(Prepared, Vec<u32>)>>,
     /// The version of every register it reads (the guard's too), when the
-    /// registers of its operands are all read: then, once every one
-    /// varies, so does its value (the first register source of
-    /// [`Prepared::sources`] varies, or it is no value at all).
+    /// registers of its operands are all read: then each one but the
+    /// guard's is a register source of [`Prepared::sources`] (or it is no
+    /// value at all), and once one varies, so does its value.
     reads: Option<SmallVec<[u32; 4]>>,
     /// The guard's version and negation.
     guard: Option<(u32, bool)>,
     /// Each register written: the version written and, for a guarded
     /// statement, the version it had before.
     writes: Vec<(RegId, u32, u32)>,
+    /// The constant sources it was last evaluated on and the value that
+    /// gave: each round asks again, mostly with the same constants.
+    last: std::cell::RefCell<Option<(Sources, Lattice)>>,
 }
+
+/// The constant sources of an evaluation: value bits and width.
+type Sources = SmallVec<[(u128, u8); 4]>;
 
 impl Step {
     fn guard_value(&self, sol: &Solution) -> Lattice {
@@ -285,18 +291,20 @@ impl Step {
         }
     }
 
-    /// Does every register it reads (the guard too) vary? Then so does
-    /// every version it writes: [`Step::computed`] gives `Varies` for its
-    /// destination (or nothing: no value), and the guard varies.
-    fn sources_vary(&self, sol: &Solution) -> bool {
-        self.reads.as_ref().is_some_and(|reads| reads.iter().all(|&id| sol.get(id) == Lattice::Varies))
+    /// Does a register it reads as a source vary (the guard is left out:
+    /// the value is computed as if unguarded)? Then so does its value:
+    /// [`Step::computed`] gives a constant only when every source is one,
+    /// and a version that varies stays so.
+    fn a_source_varies(&self, sol: &Solution) -> bool {
+        let guard = self.guard.map(|(id, _)| id);
+        self.reads.as_ref().is_some_and(|reads| reads.iter().any(|&id| Some(id) != guard && sol.get(id) == Lattice::Varies))
     }
 
     /// The value it computes (as if unguarded) into the register it writes;
     /// `prepare` makes its [`Step::prepared`] when first asked.
     fn computed(&self, sol: &Solution, ctx: &ModuleContext, prepare: impl FnOnce() -> Option<(Prepared, Vec<u32>)>) -> Option<(RegId, Lattice)> {
         let (p, sources) = self.prepared.get_or_init(prepare).as_ref()?;
-        let mut kids: SmallVec<[(u128, u8); 4]> = SmallVec::with_capacity(p.sources.len());
+        let mut kids: Sources = SmallVec::with_capacity(p.sources.len());
         for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(sources) {
             match (s, r) {
                 (SourceOf::Imm(bits, w), _) => kids.push((*bits, *w)),
@@ -307,8 +315,14 @@ impl Step {
                 _ => return Some((p.dest, Lattice::Varies)),
             }
         }
+        if let Some((seen, value)) = &*self.last.borrow() {
+            if *seen == kids {
+                return Some((p.dest, *value));
+            }
+        }
         let shape = p.shape.get_or_init(|| Shape::new(p.template.clone(), p.dest_width));
         let value = shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
+        *self.last.borrow_mut() = Some((kids, value));
         Some((p.dest, value))
     }
 }
@@ -468,7 +482,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                         (r, versions.id(view, Version { reg: r, def: VersionDef::Def(k) }), before)
                     })
                     .collect();
-                Some(Step { prepared: std::cell::OnceCell::new(), reads, guard, writes })
+                Some(Step { prepared: std::cell::OnceCell::new(), reads, guard, writes, last: std::cell::RefCell::new(None) })
             }
             _ => None,
         };
@@ -560,18 +574,19 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                 if step.writes.iter().all(|&(_, id, _)| sol.get(id) == Lattice::Varies) {
                     continue;
                 }
-                let value = if step.sources_vary(&sol) {
-                    // As `computed` would find, without preparing it.
+                let value = if step.a_source_varies(&sol) {
+                    // What `computed` gives once its sources are known,
+                    // without preparing it.
                     None
                 } else {
                     let Stmt::Instr(ins) = &body[k] else { unreachable!("steps are instructions") };
                     step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol.versions, k))
                 };
                 #[cfg(debug_assertions)]
-                if step.sources_vary(&sol) {
+                if step.a_source_varies(&sol) {
                     let Stmt::Instr(ins) = &body[k] else { unreachable!() };
                     let full = step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol.versions, k));
-                    assert!(full.is_none_or(|(_, v)| v == Lattice::Varies), "sccp: statement {k} of `{}` reads only varying versions but computes {full:?}", f.name);
+                    assert!(full.is_none_or(|(_, v)| !matches!(v, Lattice::Const(_))), "sccp: statement {k} of `{}` reads a varying version but computes {full:?}", f.name);
                 }
                 let guard = step.guard_value(&sol);
                 for &(r, id, before) in &step.writes {
