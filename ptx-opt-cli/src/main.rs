@@ -1,14 +1,21 @@
 //! The `ptx-opt` binary: the process around [`ptx_opt_cli::command`]
-//! (arguments, standard streams, exit status) and the allocator.
+//! (arguments, standard streams, exit status), the stack of rayon's
+//! workers, and the allocator.
 
 fn main() {
     return_freed_memory_sooner();
     // `args_os`: a path that is not UTF-8 is still a path (`args` would panic).
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    // The command optimizes on rayon's workers (a single input too): they
+    // get the main thread's stack.
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(MAIN_STACK_BYTES).build_global();
     // stderr stays unlocked: the progress bar of a batch writes to it too.
     let code = ptx_opt_cli::command::main_with(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr());
     std::process::exit(code);
 }
+
+/// The stack of the main thread on Linux (8 MiB).
+const MAIN_STACK_BYTES: usize = 8 << 20;
 
 /// The IR is many small allocations; mimalloc makes parse+print about a third faster than the system allocator.
 /// Built without transparent huge pages (`no_thp`, Cargo.toml): with them, every fresh 2 MiB page is zeroed
