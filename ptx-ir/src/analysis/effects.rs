@@ -44,8 +44,12 @@ impl LocTable {
     }
     /// Every lane of a register.
     pub fn reg(&self, r: RegId) -> impl Iterator<Item = Loc> {
+        self.reg_span(r).map(Loc)
+    }
+    /// The numbers of a register's locations, first to last.
+    fn reg_span(&self, r: RegId) -> std::ops::RangeInclusive<u32> {
         let b = self.base[r.0 as usize];
-        (b..b + self.lanes[r.0 as usize] as u32).map(Loc)
+        b..=b + self.lanes[r.0 as usize] as u32 - 1
     }
     /// One lane of a register (lane 0 of a scalar).
     pub fn lane(&self, r: RegId, lane: u8) -> Loc {
@@ -101,11 +105,12 @@ pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
     let form = ins.form;
     let mut e = Effects { flags: form.flags(), ..Effects::default() };
     let guarded = ins.guard.is_some();
-    let spaces = ins.spaces();
+    // The state spaces are read off the modifiers only for an access.
+    let mut spaces = None;
     let mut mem_k = 0;
     for spec in form.operands().iter().take(ins.operands.len()) {
         if let Some(kind) = spec.mem {
-            let space = spaces.get(mem_k).copied().unwrap_or(StateSpace::Generic);
+            let space = spaces.get_or_insert_with(|| ins.spaces()).get(mem_k).copied().unwrap_or(StateSpace::Generic);
             mem_k += 1;
             e.memory.push((kind, space));
         }
@@ -113,17 +118,19 @@ pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
     ins.for_each_reg(|r, access| {
         // A component selector on a vector register names one lane; anything
         // else (a scalar, a byte or half-word lane) is the whole register.
-        let lanes: SmallVec<[Loc; 4]> = match access.sel.and_then(Selector::lane) {
-            Some(l) if f.reg(r).vector.is_some() => smallvec::smallvec![locs.lane(r, l)],
-            _ => locs.reg(r).collect(),
+        let lanes = match access.sel.and_then(Selector::lane) {
+            Some(l) if f.reg(r).vector.is_some() => {
+                let lane = locs.lane(r, l).0;
+                lane..=lane
+            }
+            _ => locs.reg_span(r),
         };
         if access.read {
-            e.uses.extend(lanes.iter().copied());
+            e.uses.extend(lanes.clone().map(Loc));
         }
         if access.write {
-            for l in lanes {
-                e.defs.push(Def { loc: l, kills: !guarded && !access.merges() });
-            }
+            let kills = !guarded && !access.merges();
+            e.defs.extend(lanes.map(|l| Def { loc: Loc(l), kills }));
         }
     });
     for op in &ins.operands {
