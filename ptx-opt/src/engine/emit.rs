@@ -23,8 +23,9 @@
 //!
 //! An input statement written back as it was (a skeleton statement whose
 //! reads stay, a value statement rebuilt from its own registers and
-//! literals) is a marker for that statement ([`Out::Input`]), copied only
-//! when the output is made; when every statement is in its place as it was
+//! literals) is a marker for that statement ([`Out::Input`]), copied (or
+//! moved, out of a function the caller gives up) only when the output is
+//! made ([`Rewritten::into_function`]); when every statement is in its place as it was
 //! and no register was made, the walk gives [`Emitted::Unchanged`] and
 //! nothing is copied (most functions the engine sees at `-O2`).
 
@@ -58,7 +59,88 @@ pub enum Emitted {
     /// Every input statement in its place, as it was, and no new register:
     /// the input itself.
     Unchanged,
-    Changed(Function),
+    Changed(Rewritten),
+}
+
+/// A function the walk changed, before the input's statements are put in
+/// ([`Rewritten::into_function`]): copied from a function the caller keeps,
+/// or moved out of one it gives up.
+pub struct Rewritten {
+    /// The input's header and registers with the new registers; its body
+    /// is `None`, or the copy of the input's body that
+    /// [`Emitter::new_reg`] made (the new declarations at its top).
+    out_f: Function,
+    out: Vec<Out>,
+    /// The number of statements of the input's body.
+    input_len: usize,
+}
+
+impl Rewritten {
+    /// The number of instructions of the output; `input` is the input's body.
+    pub fn instructions(&self, input: &[Stmt]) -> usize {
+        self.out
+            .iter()
+            .filter(|o| match o {
+                Out::Input(k) => matches!(input[*k], Stmt::Instr(_)),
+                Out::New(s) => matches!(s, Stmt::Instr(_)),
+            })
+            .count()
+    }
+
+    /// The output function. `input(k)` gives the input's statement `k` (a
+    /// copy, or the statement itself taken out of a body the caller gives
+    /// up); it is asked at most once for each `k`.
+    pub fn into_function(mut self, mut input: impl FnMut(usize) -> Stmt) -> Function {
+        let out = std::mem::take(&mut self.out);
+        let mut out: Vec<Stmt> = out
+            .into_iter()
+            .map(|o| match o {
+                Out::Input(k) => taken_from_copy(&mut self.out_f, self.input_len, k).unwrap_or_else(|| input(k)),
+                Out::New(s) => s,
+            })
+            .collect();
+        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - self.input_len);
+        let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
+        // A fresh declaration the input had already (an earlier pass made
+        // registers of that type) grew in `out_f`'s copy of the body, not in
+        // the statements re-emitted from the input: carry its count over.
+        let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 => Some((d.names[0].name.clone(), d.names[0].range?)),
+                _ => None,
+            })
+            .collect();
+        for s in &mut out {
+            if let Stmt::Decl(d) = s {
+                if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
+                    if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
+                        if m > n {
+                            d.names[0].range = Some(m);
+                        }
+                    }
+                }
+            }
+        }
+        new_body.truncate(fresh_decls);
+        new_body.extend(out);
+        self.out_f.body = Some(new_body);
+        self.out_f
+    }
+}
+
+/// The input's statement `k` moved out of the copy of the input's body
+/// that the first new register made ([`Emitter::new_reg`]), when there is
+/// one and the statement is an instruction (declarations stay: `new_reg`
+/// finds and grows its own there); `input_len` is the input body's length.
+fn taken_from_copy(out_f: &mut Function, input_len: usize, k: usize) -> Option<Stmt> {
+    let copy = out_f.body.as_mut()?;
+    // New declarations go to the top: statement `k` is as many places down.
+    let at = k + (copy.len() - input_len);
+    if !matches!(copy[at], Stmt::Instr(_)) {
+        return None;
+    }
+    Some(std::mem::replace(&mut copy[at], Stmt::ScopeEnd))
 }
 
 /// A position of the output: block, and order within the block's emission.
@@ -228,16 +310,9 @@ impl<'a> Emitter<'a> {
     /// a copy.
     fn input_stmt(&mut self, k: usize) -> Stmt {
         let body = self.f.body.as_deref().unwrap_or(&[]);
-        match self.out_f.body.as_mut() {
-            // New declarations go to the top: statement `k` is as many places down.
-            Some(copy) if matches!(body[k], Stmt::Instr(_)) => {
-                let at = k + (copy.len() - body.len());
-                let s = std::mem::replace(&mut copy[at], Stmt::ScopeEnd);
-                debug_assert!(s == body[k], "the body copy is out of step with the input");
-                s
-            }
-            _ => body[k].clone(),
-        }
+        let s = taken_from_copy(&mut self.out_f, body.len(), k).unwrap_or_else(|| body[k].clone());
+        debug_assert!(s == body[k], "the body copy is out of step with the input");
+        s
     }
 
     fn eg(&self) -> &'a super::facts::EGraph {
@@ -779,49 +854,16 @@ impl<'a> Emitter<'a> {
             self.out.append(&mut outputs[b.index()]);
         }
         // (A new statement equal to the input's there, such as the `mov` of
-        // a special register written again, is that statement.)
+        // a special register written again, is that statement; so is an
+        // input statement equal to the one it stands in place of.)
         let same = |(i, o): (usize, &Out)| match o {
-            Out::Input(k) => *k == i,
+            Out::Input(k) => *k == i || body[*k] == body[i],
             Out::New(s) => *s == body[i],
         };
         if self.out_f.body.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
             return Some(Emitted::Unchanged);
         }
-        let out = std::mem::take(&mut self.out);
-        let mut out: Vec<Stmt> = out
-            .into_iter()
-            .map(|o| match o {
-                Out::Input(k) => self.input_stmt(k),
-                Out::New(s) => s,
-            })
-            .collect();
-        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - body.len());
-        let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
-        // A fresh declaration the input had already (an earlier pass made
-        // registers of that type) grew in `out_f`'s copy of the body, not in
-        // the statements re-emitted from the input: carry its count over.
-        let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
-            .iter()
-            .filter_map(|s| match s {
-                Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 => Some((d.names[0].name.clone(), d.names[0].range?)),
-                _ => None,
-            })
-            .collect();
-        for s in &mut out {
-            if let Stmt::Decl(d) = s {
-                if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
-                    if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
-                        if m > n {
-                            d.names[0].range = Some(m);
-                        }
-                    }
-                }
-            }
-        }
-        new_body.truncate(fresh_decls);
-        new_body.extend(out);
-        self.out_f.body = Some(new_body);
-        Some(Emitted::Changed(self.out_f))
+        Some(Emitted::Changed(Rewritten { out_f: self.out_f, out: self.out, input_len: body.len() }))
     }
 
     /// After a physical write at the current statement, the register holds `class`.
