@@ -383,7 +383,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     let mut leaf_homes: Vec<LeafHome> = Vec::new();
     let mut leaves: FxHashMap<LeafKey, Id> = FxHashMap::default();
     let mut class_of_stmt: Vec<Option<Id>> = vec![None; body.len()];
-    let mut plans: Vec<Plan> = vec![Plan::Keep; body.len()];
+    let mut plans: Vec<Plan> = std::iter::repeat_with(|| Plan::Keep).take(body.len()).collect();
     let mut n_values = 0;
     let mut leaf = |eg: &mut EGraph, key: LeafKey, width: u8, home: LeafHome, homes: &mut Vec<LeafHome>| -> Id {
         if let Some(&id) = leaves.get(&key) {
