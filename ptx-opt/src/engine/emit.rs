@@ -25,7 +25,7 @@
 //! reads stay, a value statement rebuilt from its own registers and
 //! literals) is a marker for that statement ([`Out::Input`]), copied (or
 //! moved, out of a function the caller gives up) only when the output is
-//! made ([`Rewritten::into_function`]); when every statement is in its place as it was
+//! made ([`Rewritten::write`]); when every statement is in its place as it was
 //! and no register was made, the walk gives [`Emitted::Unchanged`] and
 //! nothing is copied (most functions the engine sees at `-O2`).
 
@@ -63,13 +63,12 @@ pub enum Emitted {
 }
 
 /// A function the walk changed, before the input's statements are put in
-/// ([`Rewritten::into_function`]): copied from a function the caller keeps,
-/// or moved out of one it gives up.
+/// ([`Rewritten::write`]): copied from a function the caller keeps, or
+/// moved out of one it gives up.
 pub struct Rewritten {
-    /// The input's header and registers with the new registers; its body
-    /// is `None`, or the copy of the input's body that
-    /// [`Emitter::new_reg`] made (the new declarations at its top).
-    out_f: Function,
+    /// The function with the registers the walk made, if it made any
+    /// ([`Emitter::new_reg`]).
+    made: Option<Function>,
     out: Vec<Out>,
     /// The number of statements of the input's body.
     input_len: usize,
@@ -87,23 +86,30 @@ impl Rewritten {
             .count()
     }
 
-    /// The output function. `input(k)` gives the input's statement `k` (a
-    /// copy, or the statement itself taken out of a body the caller gives
-    /// up); it is asked at most once for each `k`.
-    pub fn into_function(mut self, mut input: impl FnMut(usize) -> Stmt) -> Function {
+    /// Makes `f`, the function the walk was given (or one with its header),
+    /// the output: its body becomes the output's, and the whole function
+    /// the one with the registers the walk made when it made some.
+    /// `input(k)` gives the input's statement `k` (a copy, or the statement
+    /// itself taken out of a body the caller gives up); it is asked at
+    /// most once for each `k`.
+    pub fn write(mut self, f: &mut Function, mut input: impl FnMut(usize) -> Stmt) {
         let out = std::mem::take(&mut self.out);
         let mut out: Vec<Stmt> = out
             .into_iter()
             .map(|o| match o {
-                Out::Input(k) => taken_from_copy(&mut self.out_f, self.input_len, k).unwrap_or_else(|| input(k)),
+                Out::Input(k) => taken_from_copy(&mut self.made, self.input_len, k).unwrap_or_else(|| input(k)),
                 Out::New(s) => s,
             })
             .collect();
-        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - self.input_len);
-        let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
+        let Some(mut made) = self.made.take() else {
+            f.body = Some(out);
+            return;
+        };
+        let mut new_body: Vec<Stmt> = made.body.take().unwrap_or_default();
+        let fresh_decls = new_body.len() - self.input_len;
         // A fresh declaration the input had already (an earlier pass made
-        // registers of that type) grew in `out_f`'s copy of the body, not in
-        // the statements re-emitted from the input: carry its count over.
+        // registers of that type) grew in the copy of the body, not in the
+        // statements re-emitted from the input: carry its count over.
         let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
             .iter()
             .filter_map(|s| match s {
@@ -124,17 +130,18 @@ impl Rewritten {
         }
         new_body.truncate(fresh_decls);
         new_body.extend(out);
-        self.out_f.body = Some(new_body);
-        self.out_f
+        made.body = Some(new_body);
+        *f = made;
     }
 }
 
 /// The input's statement `k` moved out of the copy of the input's body
-/// that the first new register made ([`Emitter::new_reg`]), when there is
-/// one and the statement is an instruction (declarations stay: `new_reg`
-/// finds and grows its own there); `input_len` is the input body's length.
-fn taken_from_copy(out_f: &mut Function, input_len: usize, k: usize) -> Option<Stmt> {
-    let copy = out_f.body.as_mut()?;
+/// in `made`, the function the first new register made
+/// ([`Emitter::new_reg`]), when there is one and the statement is an
+/// instruction (declarations stay: `new_reg` finds and grows its own
+/// there); `input_len` is the input body's length.
+fn taken_from_copy(made: &mut Option<Function>, input_len: usize, k: usize) -> Option<Stmt> {
+    let copy = made.as_mut()?.body.as_mut()?;
     // New declarations go to the top: statement `k` is as many places down.
     let at = k + (copy.len() - input_len);
     if !matches!(copy[at], Stmt::Instr(_)) {
@@ -232,10 +239,9 @@ pub fn const_mov(d: RegId, c: u128, width: u8) -> Option<Instruction> {
 pub struct Emitter<'a> {
     f: &'a Function,
     costs: &'a dyn super::extract::NodeCost,
-    /// The output function: the input's header and registers; its body is
-    /// `None` until the first new register, then a copy of the input's
-    /// body (see [`Self::new_reg`]).
-    out_f: Function,
+    /// `None` until the first new register, then a copy of the input
+    /// with the registers made since (see [`Self::new_reg`]).
+    made: Option<Function>,
     built: &'a Built,
     choice: &'a Choice,
     view: &'a ValueView,
@@ -270,11 +276,10 @@ struct Written {
 
 impl<'a> Emitter<'a> {
     pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
-        let out_f = without_body(f);
         Emitter {
             f,
             costs,
-            out_f,
+            made: None,
             built,
             choice,
             view,
@@ -293,15 +298,17 @@ impl<'a> Emitter<'a> {
     }
 
     /// A new register, declared (by [`Function::new_reg`]) at the top of a
-    /// copy of the input's body made on the first call: what the fresh
-    /// names avoid is read from the whole input body then, as a copy of the
-    /// whole function would give; `run` keeps the declarations added at the
-    /// top of the copy and takes the input's instructions out of the rest.
+    /// copy of the input made on the first call: what the fresh names avoid
+    /// is read from the whole input then; [`Rewritten::write`] keeps the
+    /// declarations added at the top of the copy and takes the input's
+    /// instructions out of the rest.
     fn new_reg(&mut self, ty: ScalarType) -> RegId {
-        if self.out_f.body.is_none() {
-            self.out_f.body = self.f.body.clone();
-        }
-        self.out_f.new_reg(ty)
+        self.made.get_or_insert_with(|| self.f.clone()).new_reg(ty)
+    }
+
+    /// The type of register `r` (an input register or a new one).
+    fn reg_type(&self, r: RegId) -> ScalarType {
+        self.made.as_ref().unwrap_or(self.f).regs[r.0 as usize].ty
     }
 
     /// The input's statement `k`, for the output: moved out of the body
@@ -310,7 +317,7 @@ impl<'a> Emitter<'a> {
     /// a copy.
     fn input_stmt(&mut self, k: usize) -> Stmt {
         let body = self.f.body.as_deref().unwrap_or(&[]);
-        let s = taken_from_copy(&mut self.out_f, body.len(), k).unwrap_or_else(|| body[k].clone());
+        let s = taken_from_copy(&mut self.made, body.len(), k).unwrap_or_else(|| body[k].clone());
         debug_assert!(s == body[k], "the body copy is out of step with the input");
         s
     }
@@ -689,7 +696,7 @@ impl<'a> Emitter<'a> {
             srcs.push(op);
         }
         let d = match into {
-            Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.out_f.regs[d.0 as usize].ty, t) || t.bits() < self.out_f.regs[d.0 as usize].ty.bits()) => d,
+            Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.reg_type(d), t) || t.bits() < self.reg_type(d).bits()) => d,
             Some(_) => return None,
             None => self.new_reg(temp_type(width)),
         };
@@ -735,7 +742,7 @@ impl<'a> Emitter<'a> {
     /// A register of a type acceptable for operand type `want`; bit-casts
     /// through a `mov` when the register's type is not.
     fn coerce(&mut self, r: RegId, want: Option<ScalarType>, width: u8) -> Option<RegId> {
-        let have = self.out_f.regs[r.0 as usize].ty;
+        let have = self.reg_type(r);
         let Some(want) = want else { return Some(r) };
         // A register wider than the operand type is read as the input read it.
         if compatible(have, want) || want.bits() != have.bits() {
@@ -748,7 +755,7 @@ impl<'a> Emitter<'a> {
 
     /// `mov.bN d, s` (or `mov.pred`).
     fn copy(&mut self, d: RegId, s: RegId) {
-        let ty = self.out_f.regs[d.0 as usize].ty;
+        let ty = self.reg_type(d);
         let mty = match ty {
             ScalarType::Pred => ScalarType::Pred,
             t => temp_type(t.bits() as u8),
@@ -832,7 +839,7 @@ impl<'a> Emitter<'a> {
                             // The register the input reads, when it holds the value here.
                             let have = if self.holds(r, class) { r } else { self.elaborate(class, None)? };
                             if have != r {
-                                let got = self.out_f.regs[have.0 as usize].ty;
+                                let got = self.reg_type(have);
                                 let fits = read_types(self.f, input, r).iter().all(|t| compatible(got, *t));
                                 let have = if fits { have } else { self.cast_to(have, self.f.regs[r.0 as usize].ty)? };
                                 map.push((r, have));
@@ -860,10 +867,10 @@ impl<'a> Emitter<'a> {
             Out::Input(k) => *k == i || body[*k] == body[i],
             Out::New(s) => *s == body[i],
         };
-        if self.out_f.body.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
+        if self.made.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
             return Some(Emitted::Unchanged);
         }
-        Some(Emitted::Changed(Rewritten { out_f: self.out_f, out: self.out, input_len: body.len() }))
+        Some(Emitted::Changed(Rewritten { made: self.made, out: self.out, input_len: body.len() }))
     }
 
     /// After a physical write at the current statement, the register holds `class`.
@@ -881,7 +888,7 @@ impl<'a> Emitter<'a> {
 }
 
 /// `f` without its body (`None`): everything else cloned.
-fn without_body(f: &Function) -> Function {
+pub fn without_body(f: &Function) -> Function {
     Function {
         linkage: f.linkage.clone(),
         kind: f.kind,

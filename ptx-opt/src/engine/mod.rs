@@ -116,7 +116,9 @@ pub fn optimize_with(f: &Function, config: &Config, given: Option<GivenAnalyses<
         Rewrite::Whole(g) => g,
         Rewrite::Statements(r) => {
             let body = f.body.as_deref().unwrap_or(&[]);
-            r.into_function(|k| body[k].clone())
+            let mut g = emit::without_body(f);
+            r.write(&mut g, |k| body[k].clone());
+            g
         }
     });
     // A function written back as it was is no change: the pass manager
@@ -143,7 +145,7 @@ pub fn optimize_in_place(f: &mut Function, config: &Config, given: Option<GivenA
         // tells a function written back as it was: `emit::Emitted`).
         Some(Rewrite::Statements(r)) => {
             let mut stmts = f.body.take().unwrap_or_default();
-            *f = r.into_function(|k| taken(&mut stmts, k));
+            r.write(f, |k| taken(&mut stmts, k));
             true
         }
     };
@@ -296,7 +298,8 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
                 // The renamed function's statements move into the output.
                 Some(mut g) => {
                     let mut stmts = g.body.take().unwrap_or_default();
-                    Rewrite::Whole(r.into_function(|k| taken(&mut stmts, k)))
+                    r.write(&mut g, |k| taken(&mut stmts, k));
+                    Rewrite::Whole(g)
                 }
                 None => Rewrite::Statements(r),
             })
@@ -345,17 +348,48 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) 
 mod tests {
     use super::*;
 
-    fn optimized(body: &str) -> (Function, Option<Function>) {
+    /// The kernel `k` with `body`.
+    fn kernel(body: &str) -> Function {
         let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
         let m = ptx_ir::parse_str(&text).unwrap();
-        let ptx_ir::ir::Item::Func(f) = m.items.iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
-        let config = Config { dialect: Dialect::MODERN, target: rules::Target { sm: 80, ptx: (8, 0) }, limits: Limits::O2 };
-        let (g, report) = optimize_reporting(f, &config);
+        let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
+        *f
+    }
+
+    const CONFIG: Config = Config { dialect: Dialect::MODERN, target: rules::Target { sm: 80, ptx: (8, 0) }, limits: Limits::O2 };
+
+    fn optimized(body: &str) -> (Function, Option<Function>) {
+        let f = kernel(body);
+        let (g, report) = optimize_reporting(&f, &CONFIG);
         if g.is_none() {
             // Left alone after a full run: the report says what was written.
             assert!(report.declined.is_some() || report.instructions_emitted == f.instructions().count(), "{report:?}");
         }
-        ((**f).clone(), g)
+        (f, g)
+    }
+
+    /// Edited in place, a function becomes the one [`optimize_with`]
+    /// gives, and the answer says whether it changed: written back as it
+    /// was, renamed first, changed without and with a new register.
+    #[test]
+    fn in_place_gives_the_function_optimize_gives() {
+        let bodies = [
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; mul.lo.u32 %r2, %r1, %r1; st.global.u32 [%rd1], %r2; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; { .reg .b32 %r1; ld.global.u32 %r1, [%rd1+4]; st.global.u32 [%rd1+8], %r1; } add.u32 %r2, %r1, 1; st.global.u32 [%rd1+12], %r2; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; add.u32 %r2, %r1, 0; mul.lo.u32 %r3, %r2, %r2; st.global.u32 [%rd1], %r3; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; and.b32 %r2, %r1, 0; st.global.u32 [%rd1], %r2; ret;",
+        ];
+        let mut changed_some = 0;
+        for body in bodies {
+            let f = kernel(body);
+            let (g, _) = optimize_with(&f, &CONFIG, None);
+            let mut h = f.clone();
+            let (changed, _) = optimize_in_place(&mut h, &CONFIG, None);
+            assert_eq!(changed, g.is_some(), "{body}");
+            assert_eq!(h, g.unwrap_or(f), "{body}");
+            changed_some += changed as usize;
+        }
+        assert_eq!(changed_some, 3, "the renamed and the two rewritten functions change");
     }
 
     /// Special registers and symbol addresses read with `mov` (whose
