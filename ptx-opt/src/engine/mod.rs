@@ -178,6 +178,11 @@ fn egg_clock() -> &'static quanta::Clock {
 
 fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report) -> Option<Rewrite> {
     f.body.as_ref()?;
+    // A function without a value statement is left alone before anything
+    // is renamed or built (renaming registers makes none).
+    if !f.instructions().any(|ins| build::value_dest(f, ins).is_some()) {
+        return None;
+    }
     // Values move between blocks, so a name must mean the same register
     // wherever a value goes. Registers of `{ }` blocks that shadow nothing
     // stay where they are declared and the instructions naming them stay
