@@ -288,17 +288,18 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
     let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, demanded);
     let emitted = emitter.run();
-    let body = f.body.as_deref().unwrap_or(&[]);
-    report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
+    let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {
         // Written back as it was: no copy is made. A function renamed
         // first is the renamed one.
         Some(emit::Emitted::Unchanged) => {
             report.instructions_emitted = f.instructions().count();
+            report.times = times;
             flat.map(Rewrite::Whole)
         }
         Some(emit::Emitted::Changed(r)) => {
-            report.instructions_emitted = r.instructions(body);
+            report.instructions_emitted = r.instructions(f.body.as_deref().unwrap_or(&[]));
+            report.times = times;
             Some(match flat {
                 // The renamed function's statements move into the output.
                 Some(mut g) => {
