@@ -120,7 +120,8 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
     let mut dest = None;
     let mut srcs: Vec<Src> = Vec::with_capacity(ins.operands.len());
     for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
-        let ty = ins.operand_type(k);
+        // Asked only of immediates, special registers and symbols.
+        let ty = || ins.operand_type(k);
         if spec.write {
             if spec.read || dest.is_some() {
                 return None;
@@ -146,7 +147,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                     Some(Operand::Reg(ptx_ir::ir::RegOperand { reg: RegId(n), prefix: r.prefix, sel: r.sel }))
                 }
                 Operand::Imm(i) => {
-                    let t = ty?;
+                    let t = ty()?;
                     // A predicate takes an immediate only as the source of
                     // `mov.pred` (what the emitter and `decided-setp` write).
                     if t == ScalarType::Pred {
@@ -160,13 +161,13 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                     Some(Operand::reg(RegId(n)))
                 }
                 Operand::SReg(s, sel) if !s.is_volatile() => {
-                    let t = ty?;
+                    let t = ty()?;
                     let operand = Operand::SReg(*s, *sel);
                     srcs.push(Src::Leaf(LeafKey::Special(*s, *sel, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
                     Some(Operand::reg(RegId(n)))
                 }
                 Operand::Sym(name, off) => {
-                    let t = ty?;
+                    let t = ty()?;
                     if !matches!(t.bits(), 32 | 64) {
                         return None;
                     }
@@ -383,7 +384,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     let mut leaf_homes: Vec<LeafHome> = Vec::new();
     let mut leaves: FxHashMap<LeafKey, Id> = FxHashMap::default();
     let mut class_of_stmt: Vec<Option<Id>> = vec![None; body.len()];
-    let mut plans: Vec<Plan> = vec![Plan::Keep; body.len()];
+    let mut plans: Vec<Plan> = std::iter::repeat_with(|| Plan::Keep).take(body.len()).collect();
     let mut n_values = 0;
     let mut leaf = |eg: &mut EGraph, key: LeafKey, width: u8, home: LeafHome, homes: &mut Vec<LeafHome>| -> Id {
         if let Some(&id) = leaves.get(&key) {

@@ -80,12 +80,12 @@ impl NodeCost for CostModel {
 fn halves_cost(eg: &EGraph, s: ShapeId, kids: &[egg::Id]) -> Option<u64> {
     use ptx_ir::isa::{Opcode, ScalarType};
     let shapes = &eg.analysis.shapes;
-    let ins = &shapes.get(s).ins;
-    if !matches!(ins.opcode, Opcode::AND | Opcode::OR | Opcode::XOR) || ins.ty() != Some(ScalarType::B64) || kids.len() != 2 {
+    let shape = shapes.get(s);
+    if !matches!(shape.opcode(), Opcode::AND | Opcode::OR | Opcode::XOR) || shape.ty() != Some(ScalarType::B64) || kids.len() != 2 {
         return None;
     }
     let c = kids.iter().find_map(|k| eg[*k].data.constant)?;
-    Some(logic_halves(ins.opcode, c) as u64 * SCALE + shapes.made_by_rule(s) as u64)
+    Some(logic_halves(shape.opcode(), c) as u64 * SCALE + shapes.made_by_rule(s) as u64)
 }
 
 /// Is `ins` a bitwise `not` of a `.b16`/`.b32`/`.b64` value (free: ptxas

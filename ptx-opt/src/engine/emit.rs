@@ -23,8 +23,9 @@
 //!
 //! An input statement written back as it was (a skeleton statement whose
 //! reads stay, a value statement rebuilt from its own registers and
-//! literals) is a marker for that statement ([`Out::Input`]), copied only
-//! when the output is made; when every statement is in its place as it was
+//! literals) is a marker for that statement ([`Out::Input`]), copied (or
+//! moved, out of a function the caller gives up) only when the output is
+//! made ([`Rewritten::write`]); when every statement is in its place as it was
 //! and no register was made, the walk gives [`Emitted::Unchanged`] and
 //! nothing is copied (most functions the engine sees at `-O2`).
 
@@ -58,7 +59,95 @@ pub enum Emitted {
     /// Every input statement in its place, as it was, and no new register:
     /// the input itself.
     Unchanged,
-    Changed(Function),
+    Changed(Rewritten),
+}
+
+/// A function the walk changed, before the input's statements are put in
+/// ([`Rewritten::write`]): copied from a function the caller keeps, or
+/// moved out of one it gives up.
+pub struct Rewritten {
+    /// The function with the registers the walk made, if it made any
+    /// ([`Emitter::new_reg`]).
+    made: Option<Function>,
+    out: Vec<Out>,
+    /// The number of statements of the input's body.
+    input_len: usize,
+}
+
+impl Rewritten {
+    /// The number of instructions of the output; `input` is the input's body.
+    pub fn instructions(&self, input: &[Stmt]) -> usize {
+        self.out
+            .iter()
+            .filter(|o| match o {
+                Out::Input(k) => matches!(input[*k], Stmt::Instr(_)),
+                Out::New(s) => matches!(s, Stmt::Instr(_)),
+            })
+            .count()
+    }
+
+    /// Makes `f`, the function the walk was given (or one with its header),
+    /// the output: its body becomes the output's, and the whole function
+    /// the one with the registers the walk made when it made some.
+    /// `input(k)` gives the input's statement `k` (a copy, or the statement
+    /// itself taken out of a body the caller gives up); it is asked at
+    /// most once for each `k`.
+    pub fn write(mut self, f: &mut Function, mut input: impl FnMut(usize) -> Stmt) {
+        let out = std::mem::take(&mut self.out);
+        let mut out: Vec<Stmt> = out
+            .into_iter()
+            .map(|o| match o {
+                Out::Input(k) => taken_from_copy(&mut self.made, self.input_len, k).unwrap_or_else(|| input(k)),
+                Out::New(s) => s,
+            })
+            .collect();
+        let Some(mut made) = self.made.take() else {
+            f.body = Some(out);
+            return;
+        };
+        let mut new_body: Vec<Stmt> = made.body.take().unwrap_or_default();
+        let fresh_decls = new_body.len() - self.input_len;
+        // A fresh declaration the input had already (an earlier pass made
+        // registers of that type) grew in the copy of the body, not in the
+        // statements re-emitted from the input: carry its count over.
+        let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 => Some((d.names[0].name.clone(), d.names[0].range?)),
+                _ => None,
+            })
+            .collect();
+        for s in &mut out {
+            if let Stmt::Decl(d) = s {
+                if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
+                    if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
+                        if m > n {
+                            d.names[0].range = Some(m);
+                        }
+                    }
+                }
+            }
+        }
+        new_body.truncate(fresh_decls);
+        new_body.extend(out);
+        made.body = Some(new_body);
+        *f = made;
+    }
+}
+
+/// The input's statement `k` moved out of the copy of the input's body
+/// in `made`, the function the first new register made
+/// ([`Emitter::new_reg`]), when there is one and the statement is an
+/// instruction (declarations stay: `new_reg` finds and grows its own
+/// there); `input_len` is the input body's length.
+fn taken_from_copy(made: &mut Option<Function>, input_len: usize, k: usize) -> Option<Stmt> {
+    let copy = made.as_mut()?.body.as_mut()?;
+    // New declarations go to the top: statement `k` is as many places down.
+    let at = k + (copy.len() - input_len);
+    if !matches!(copy[at], Stmt::Instr(_)) {
+        return None;
+    }
+    Some(std::mem::replace(&mut copy[at], Stmt::ScopeEnd))
 }
 
 /// A position of the output: block, and order within the block's emission.
@@ -150,10 +239,9 @@ pub fn const_mov(d: RegId, c: u128, width: u8) -> Option<Instruction> {
 pub struct Emitter<'a> {
     f: &'a Function,
     costs: &'a dyn super::extract::NodeCost,
-    /// The output function: the input's header and registers; its body is
-    /// `None` until the first new register, then a copy of the input's
-    /// body (see [`Self::new_reg`]).
-    out_f: Function,
+    /// `None` until the first new register, then a copy of the input
+    /// with the registers made since (see [`Self::new_reg`]).
+    made: Option<Function>,
     built: &'a Built,
     choice: &'a Choice,
     view: &'a ValueView,
@@ -188,11 +276,10 @@ struct Written {
 
 impl<'a> Emitter<'a> {
     pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
-        let out_f = without_body(f);
         Emitter {
             f,
             costs,
-            out_f,
+            made: None,
             built,
             choice,
             view,
@@ -211,15 +298,17 @@ impl<'a> Emitter<'a> {
     }
 
     /// A new register, declared (by [`Function::new_reg`]) at the top of a
-    /// copy of the input's body made on the first call: what the fresh
-    /// names avoid is read from the whole input body then, as a copy of the
-    /// whole function would give; `run` keeps the declarations added at the
-    /// top of the copy and takes the input's instructions out of the rest.
+    /// copy of the input made on the first call: what the fresh names avoid
+    /// is read from the whole input then; [`Rewritten::write`] keeps the
+    /// declarations added at the top of the copy and takes the input's
+    /// instructions out of the rest.
     fn new_reg(&mut self, ty: ScalarType) -> RegId {
-        if self.out_f.body.is_none() {
-            self.out_f.body = self.f.body.clone();
-        }
-        self.out_f.new_reg(ty)
+        self.made.get_or_insert_with(|| self.f.clone()).new_reg(ty)
+    }
+
+    /// The type of register `r` (an input register or a new one).
+    fn reg_type(&self, r: RegId) -> ScalarType {
+        self.made.as_ref().unwrap_or(self.f).regs[r.0 as usize].ty
     }
 
     /// The input's statement `k`, for the output: moved out of the body
@@ -228,16 +317,9 @@ impl<'a> Emitter<'a> {
     /// a copy.
     fn input_stmt(&mut self, k: usize) -> Stmt {
         let body = self.f.body.as_deref().unwrap_or(&[]);
-        match self.out_f.body.as_mut() {
-            // New declarations go to the top: statement `k` is as many places down.
-            Some(copy) if matches!(body[k], Stmt::Instr(_)) => {
-                let at = k + (copy.len() - body.len());
-                let s = std::mem::replace(&mut copy[at], Stmt::ScopeEnd);
-                debug_assert!(s == body[k], "the body copy is out of step with the input");
-                s
-            }
-            _ => body[k].clone(),
-        }
+        let s = taken_from_copy(&mut self.made, body.len(), k).unwrap_or_else(|| body[k].clone());
+        debug_assert!(s == body[k], "the body copy is out of step with the input");
+        s
     }
 
     fn eg(&self) -> &'a super::facts::EGraph {
@@ -614,7 +696,7 @@ impl<'a> Emitter<'a> {
             srcs.push(op);
         }
         let d = match into {
-            Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.out_f.regs[d.0 as usize].ty, t) || t.bits() < self.out_f.regs[d.0 as usize].ty.bits()) => d,
+            Some(d) if shape.dest_ty.is_none_or(|t| compatible(self.reg_type(d), t) || t.bits() < self.reg_type(d).bits()) => d,
             Some(_) => return None,
             None => self.new_reg(temp_type(width)),
         };
@@ -660,7 +742,7 @@ impl<'a> Emitter<'a> {
     /// A register of a type acceptable for operand type `want`; bit-casts
     /// through a `mov` when the register's type is not.
     fn coerce(&mut self, r: RegId, want: Option<ScalarType>, width: u8) -> Option<RegId> {
-        let have = self.out_f.regs[r.0 as usize].ty;
+        let have = self.reg_type(r);
         let Some(want) = want else { return Some(r) };
         // A register wider than the operand type is read as the input read it.
         if compatible(have, want) || want.bits() != have.bits() {
@@ -673,7 +755,7 @@ impl<'a> Emitter<'a> {
 
     /// `mov.bN d, s` (or `mov.pred`).
     fn copy(&mut self, d: RegId, s: RegId) {
-        let ty = self.out_f.regs[d.0 as usize].ty;
+        let ty = self.reg_type(d);
         let mty = match ty {
             ScalarType::Pred => ScalarType::Pred,
             t => temp_type(t.bits() as u8),
@@ -757,7 +839,7 @@ impl<'a> Emitter<'a> {
                             // The register the input reads, when it holds the value here.
                             let have = if self.holds(r, class) { r } else { self.elaborate(class, None)? };
                             if have != r {
-                                let got = self.out_f.regs[have.0 as usize].ty;
+                                let got = self.reg_type(have);
                                 let fits = read_types(self.f, input, r).iter().all(|t| compatible(got, *t));
                                 let have = if fits { have } else { self.cast_to(have, self.f.regs[r.0 as usize].ty)? };
                                 map.push((r, have));
@@ -779,49 +861,16 @@ impl<'a> Emitter<'a> {
             self.out.append(&mut outputs[b.index()]);
         }
         // (A new statement equal to the input's there, such as the `mov` of
-        // a special register written again, is that statement.)
+        // a special register written again, is that statement; so is an
+        // input statement equal to the one it stands in place of.)
         let same = |(i, o): (usize, &Out)| match o {
-            Out::Input(k) => *k == i,
+            Out::Input(k) => *k == i || body[*k] == body[i],
             Out::New(s) => *s == body[i],
         };
-        if self.out_f.body.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
+        if self.made.is_none() && self.out.len() == body.len() && self.out.iter().enumerate().all(same) {
             return Some(Emitted::Unchanged);
         }
-        let out = std::mem::take(&mut self.out);
-        let mut out: Vec<Stmt> = out
-            .into_iter()
-            .map(|o| match o {
-                Out::Input(k) => self.input_stmt(k),
-                Out::New(s) => s,
-            })
-            .collect();
-        let fresh_decls = self.out_f.body.as_ref().map_or(0, |b| b.len() - body.len());
-        let mut new_body: Vec<Stmt> = self.out_f.body.take().unwrap_or_default();
-        // A fresh declaration the input had already (an earlier pass made
-        // registers of that type) grew in `out_f`'s copy of the body, not in
-        // the statements re-emitted from the input: carry its count over.
-        let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
-            .iter()
-            .filter_map(|s| match s {
-                Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 => Some((d.names[0].name.clone(), d.names[0].range?)),
-                _ => None,
-            })
-            .collect();
-        for s in &mut out {
-            if let Stmt::Decl(d) = s {
-                if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
-                    if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
-                        if m > n {
-                            d.names[0].range = Some(m);
-                        }
-                    }
-                }
-            }
-        }
-        new_body.truncate(fresh_decls);
-        new_body.extend(out);
-        self.out_f.body = Some(new_body);
-        Some(Emitted::Changed(self.out_f))
+        Some(Emitted::Changed(Rewritten { made: self.made, out: self.out, input_len: body.len() }))
     }
 
     /// After a physical write at the current statement, the register holds `class`.
@@ -839,7 +888,7 @@ impl<'a> Emitter<'a> {
 }
 
 /// `f` without its body (`None`): everything else cloned.
-fn without_body(f: &Function) -> Function {
+pub fn without_body(f: &Function) -> Function {
     Function {
         linkage: f.linkage.clone(),
         kind: f.kind,

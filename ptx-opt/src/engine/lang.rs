@@ -7,9 +7,9 @@
 //! opcode, the matched form and every modifier (type, rounding, `.ftz`,
 //! `.sat`, operand prefixes such as `!p`) are part of what the node means,
 //! exactly as the ISA tables say. Shapes are interned per e-graph
-//! ([`ShapeTable`]); the node holds the small [`ShapeId`], which is also its
-//! discriminant, so the e-graph's hash-consing merges identical instructions
-//! on identical values (global value numbering).
+//! ([`ShapeTable`]); the node holds the small [`ShapeId`], so the e-graph's
+//! hash-consing merges identical instructions on identical values (global
+//! value numbering).
 //!
 //! A value is the full content of the register that would hold it: the
 //! shape's `width` is the destination register's width, and a result
@@ -45,28 +45,15 @@ pub enum Node {
     Leaf(LeafId),
 }
 
-/// What egg keys its per-operator index of classes by (rebuilt on every
-/// rebuild, which this engine's rules do not read): the shape of an
-/// operation; constants and leaves one kind each, so that the index holds
-/// no entry per distinct constant or leaf. Nodes of different kinds never
-/// [`egg::Language::matches`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum NodeKind {
-    Op(ShapeId),
-    Const,
-    Leaf,
-}
-
 impl egg::Language for Node {
-    type Discriminant = NodeKind;
+    /// What egg keys its per-operator index of classes by, and filters
+    /// pattern matches with: one key for every node. The engine's rules
+    /// read neither (they search the classes [`crate::rules::RootIndex`]
+    /// lists), and egg rebuilds the index on every rebuild: one key makes
+    /// it one set of classes instead of a set per shape.
+    type Discriminant = ();
 
-    fn discriminant(&self) -> NodeKind {
-        match self {
-            Node::Op(s, _) => NodeKind::Op(*s),
-            Node::Const { .. } => NodeKind::Const,
-            Node::Leaf(_) => NodeKind::Leaf,
-        }
-    }
+    fn discriminant(&self) {}
 
     fn matches(&self, other: &Self) -> bool {
         match (self, other) {
@@ -112,6 +99,9 @@ pub struct Shape {
     pub dest_ty: Option<ScalarType>,
     /// Per child, in operand order.
     pub sources: SmallVec<[Source; 3]>,
+    /// The instruction's data types ([`Instruction::types`]; rules ask
+    /// them at every node they look at).
+    types: SmallVec<[ScalarType; 4]>,
     /// [`crate::rules::plain_int`] of this shape (rules ask it at every
     /// node they look at).
     plain_int: Option<(ScalarType, u8)>,
@@ -157,10 +147,22 @@ impl Shape {
                 o => push(o, false),
             }
         }
-        let mut shape = Shape { ins, width, dest_ty, sources, plain_int: None, known_plain: false };
+        let types = ins.types();
+        let mut shape = Shape { ins, width, dest_ty, sources, types, plain_int: None, known_plain: false };
         shape.plain_int = crate::rules::plain_int_of(&shape);
         shape.known_plain = super::known::plain(&shape);
         shape
+    }
+
+    /// The instruction's data types, in the order of its modifiers
+    /// ([`Instruction::types`]).
+    pub fn types(&self) -> &[ScalarType] {
+        &self.types
+    }
+
+    /// The first data type ([`Instruction::ty`]).
+    pub fn ty(&self) -> Option<ScalarType> {
+        self.types.first().copied()
     }
 
     /// See [`crate::rules::plain_int`].

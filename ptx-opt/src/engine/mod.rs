@@ -111,11 +111,58 @@ pub type GivenAnalyses<'a> = (&'a Cfg, &'a DomTree, &'a ValueView);
 /// registers first (blocks that declare registers).
 pub fn optimize_with(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (Option<Function>, Report) {
     let mut report = Report::default();
-    let g = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
+    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
+    let g = rewrite.map(|r| match r {
+        Rewrite::Whole(g) => g,
+        Rewrite::Statements(r) => {
+            let body = f.body.as_deref().unwrap_or(&[]);
+            let mut g = emit::without_body(f);
+            r.write(&mut g, |k| body[k].clone());
+            g
+        }
+    });
     // A function written back as it was is no change: the pass manager
     // keeps the analyses of `f`, and an -O3 round in which no other pass
     // changes anything is the last.
     (g.filter(|g| g != f), report)
+}
+
+/// [`optimize_with`] on a function the caller gives up, edited in place:
+/// the input's statements move into the output instead of being copied.
+/// Says whether `f` changed; `f` is then the function [`optimize_with`]
+/// gives, else it is left as it was.
+pub fn optimize_in_place(f: &mut Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (bool, Report) {
+    let mut report = Report::default();
+    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
+    let changed = match rewrite {
+        None => false,
+        Some(Rewrite::Whole(g)) => {
+            let changed = g != *f;
+            *f = g;
+            changed
+        }
+        // A statement moved or changed, or a register was made (the walk
+        // tells a function written back as it was: `emit::Emitted`).
+        Some(Rewrite::Statements(r)) => {
+            let mut stmts = f.body.take().unwrap_or_default();
+            r.write(f, |k| taken(&mut stmts, k));
+            true
+        }
+    };
+    (changed, report)
+}
+
+/// What the engine makes of a function it does not leave as it was.
+enum Rewrite {
+    /// The function renamed first (see `run`), whole.
+    Whole(Function),
+    /// The input's statements, rearranged and with new ones.
+    Statements(emit::Rewritten),
+}
+
+/// Statement `k` taken out of a body that is given up.
+fn taken(stmts: &mut [ptx_ir::ir::Stmt], k: usize) -> ptx_ir::ir::Stmt {
+    std::mem::replace(&mut stmts[k], ptx_ir::ir::Stmt::ScopeEnd)
 }
 
 /// The clock egg reads for its statistics: a mock that never moves. egg
@@ -129,15 +176,19 @@ fn egg_clock() -> &'static quanta::Clock {
     CLOCK.get_or_init(|| quanta::Clock::mock().0)
 }
 
-fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report) -> Option<Function> {
+fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report) -> Option<Rewrite> {
     f.body.as_ref()?;
-    let input = f;
+    // A function without a value statement is left alone before anything
+    // is renamed or built (renaming registers makes none).
+    if !f.instructions().any(|ins| build::value_dest(f, ins).is_some()) {
+        return None;
+    }
     // Values move between blocks, so a name must mean the same register
     // wherever a value goes. Registers of `{ }` blocks that shadow nothing
     // stay where they are declared and the instructions naming them stay
     // in place; otherwise every name is made unique and every register
     // visible everywhere first.
-    let flat;
+    let mut flat: Option<Function> = None;
     let mut pinned = Vec::new();
     let f = if declares_registers_in_blocks(f) {
         match ptx_ir::ir::scopes::block_register_users(f) {
@@ -148,10 +199,9 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
             None => {
                 let mut g = f.clone();
                 ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
-                flat = g;
                 // Renamed: the given analyses are of the other function.
                 given = None;
-                &flat
+                &*flat.insert(g)
             }
         }
     } else {
@@ -237,23 +287,34 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
     let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, demanded);
-    let out = match emitter.run() {
-        Some(emit::Emitted::Changed(out)) => out,
+    let emitted = emitter.run();
+    let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
+    match emitted {
         // Written back as it was: no copy is made. A function renamed
-        // first (`flat`) is the renamed one.
+        // first is the renamed one.
         Some(emit::Emitted::Unchanged) => {
             report.instructions_emitted = f.instructions().count();
-            report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
-            return if std::ptr::eq(f, input) { None } else { Some(f.clone()) };
+            report.times = times;
+            flat.map(Rewrite::Whole)
+        }
+        Some(emit::Emitted::Changed(r)) => {
+            report.instructions_emitted = r.instructions(f.body.as_deref().unwrap_or(&[]));
+            report.times = times;
+            Some(match flat {
+                // The renamed function's statements move into the output.
+                Some(mut g) => {
+                    let mut stmts = g.body.take().unwrap_or_default();
+                    r.write(&mut g, |k| taken(&mut stmts, k));
+                    Rewrite::Whole(g)
+                }
+                None => Rewrite::Statements(r),
+            })
         }
         None => {
             report.declined = Some("the chosen program could not be written back".to_string());
-            return None;
+            None
         }
-    };
-    report.instructions_emitted = out.instructions().count();
-    report.times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
-    Some(out)
+    }
 }
 
 /// Does the body declare registers inside `{ }` blocks (where a name may
@@ -293,17 +354,48 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) 
 mod tests {
     use super::*;
 
-    fn optimized(body: &str) -> (Function, Option<Function>) {
+    /// The kernel `k` with `body`.
+    fn kernel(body: &str) -> Function {
         let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
         let m = ptx_ir::parse_str(&text).unwrap();
-        let ptx_ir::ir::Item::Func(f) = m.items.iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
-        let config = Config { dialect: Dialect::MODERN, target: rules::Target { sm: 80, ptx: (8, 0) }, limits: Limits::O2 };
-        let (g, report) = optimize_reporting(f, &config);
+        let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
+        *f
+    }
+
+    const CONFIG: Config = Config { dialect: Dialect::MODERN, target: rules::Target { sm: 80, ptx: (8, 0) }, limits: Limits::O2 };
+
+    fn optimized(body: &str) -> (Function, Option<Function>) {
+        let f = kernel(body);
+        let (g, report) = optimize_reporting(&f, &CONFIG);
         if g.is_none() {
             // Left alone after a full run: the report says what was written.
             assert!(report.declined.is_some() || report.instructions_emitted == f.instructions().count(), "{report:?}");
         }
-        ((**f).clone(), g)
+        (f, g)
+    }
+
+    /// Edited in place, a function becomes the one [`optimize_with`]
+    /// gives, and the answer says whether it changed: written back as it
+    /// was, renamed first, changed without and with a new register.
+    #[test]
+    fn in_place_gives_the_function_optimize_gives() {
+        let bodies = [
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; mul.lo.u32 %r2, %r1, %r1; st.global.u32 [%rd1], %r2; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; { .reg .b32 %r1; ld.global.u32 %r1, [%rd1+4]; st.global.u32 [%rd1+8], %r1; } add.u32 %r2, %r1, 1; st.global.u32 [%rd1+12], %r2; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; add.u32 %r2, %r1, 0; mul.lo.u32 %r3, %r2, %r2; st.global.u32 [%rd1], %r3; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; and.b32 %r2, %r1, 0; st.global.u32 [%rd1], %r2; ret;",
+        ];
+        let mut changed_some = 0;
+        for body in bodies {
+            let f = kernel(body);
+            let (g, _) = optimize_with(&f, &CONFIG, None);
+            let mut h = f.clone();
+            let (changed, _) = optimize_in_place(&mut h, &CONFIG, None);
+            assert_eq!(changed, g.is_some(), "{body}");
+            assert_eq!(h, g.unwrap_or(f), "{body}");
+            changed_some += changed as usize;
+        }
+        assert_eq!(changed_some, 3, "the renamed and the two rewritten functions change");
     }
 
     /// Special registers and symbol addresses read with `mov` (whose

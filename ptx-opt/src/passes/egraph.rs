@@ -13,21 +13,36 @@ pub const PASS: Pass = Pass {
     description: "equality saturation over pure instructions: folding, GVN, dead values, strength reduction, lop3",
     run,
     preserves: Preserves::Nothing,
-    edit: None,
+    edit: Some(edit),
 };
 
-fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+/// The engine's configuration at `level`; `None` at `-O0` (the pass does nothing).
+fn config(ctx: &ModuleContext, level: OptLevel) -> Option<Config> {
     let limits = match level {
         OptLevel::O0 => return None,
         OptLevel::O1 => Limits::O1,
         OptLevel::O2 => Limits::O2,
         OptLevel::O3 => Limits::O3,
     };
-    let config = Config { dialect: ctx.dialect, target: Target { sm: ctx.sm, ptx: (ctx.version.major, ctx.version.minor) }, limits };
+    Some(Config { dialect: ctx.dialect, target: Target { sm: ctx.sm, ptx: (ctx.version.major, ctx.version.minor) }, limits })
+}
+
+fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+    let config = config(ctx, level)?;
     let given = analyses.values(f);
     let (g, report) = engine::optimize_with(f, &config, Some(given));
     analyses.engine_report = Some(report);
     g
+}
+
+/// [`run`] in place: the statements the engine keeps move into its output
+/// instead of being copied.
+fn edit(f: &mut Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> bool {
+    let Some(config) = config(ctx, level) else { return false };
+    let given = analyses.values(f);
+    let (changed, report) = engine::optimize_in_place(f, &config, Some(given));
+    analyses.engine_report = Some(report);
+    changed
 }
 
 #[cfg(test)]

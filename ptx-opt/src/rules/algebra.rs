@@ -252,7 +252,7 @@ fn s_mov_copy(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::MOV || kids.len() != 1 || s.sources[0].prefix != ptx_ir::ir::Prefix::None || s.sources[0].sel.is_some() || s.sources[0].in_vector {
         return;
     }
-    let ty = match s.ins.types().as_slice() {
+    let ty = match s.types() {
         [t] => *t,
         _ => return,
     };

@@ -20,7 +20,7 @@ fn int_cvt(s: &crate::engine::lang::Shape) -> Option<(ScalarType, ScalarType)> {
         return None;
     }
     let int = |t: ScalarType| matches!(t, U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64 | B8 | B16 | B32 | B64);
-    match s.ins.types().as_slice() {
+    match s.types() {
         [d, f] if int(*d) && int(*f) => Some((*d, *f)),
         _ => None,
     }

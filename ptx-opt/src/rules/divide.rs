@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 fn s_div_const(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
     use ScalarType::*;
-    let Some(ty) = s.ins.ty() else { return };
+    let Some(ty) = s.ty() else { return };
     if !matches!(ty, U16 | U32 | U64 | S16 | S32 | S64) || kids.len() != 2 || s.width as u32 != ty.bits() {
         return;
     }

@@ -16,7 +16,7 @@ use ptx_ir::isa::{Mod, Opcode, ScalarType};
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
 fn float_sign_op(s: &Shape) -> bool {
-    let ty = matches!(s.ins.ty(), Some(ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2));
+    let ty = matches!(s.ty(), Some(ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2));
     ty && matches!(s.opcode(), Opcode::NEG | Opcode::ABS) && s.sources.len() == 1 && super::plain_operands(s)
 }
 

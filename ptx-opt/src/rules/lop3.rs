@@ -25,7 +25,7 @@ const MAX_DEPTH: u32 = 3;
 
 fn is_logic_b32(eg: &EGraph, n: &Node) -> bool {
     match op(eg, n) {
-        Some((s, _)) => matches!(s.opcode(), Opcode::AND | Opcode::OR | Opcode::XOR | Opcode::NOT | Opcode::LOP3) && s.ins.ty() == Some(ScalarType::B32) && s.width == 32 && s.ins.operands.len() == s.sources.len() + 1,
+        Some((s, _)) => matches!(s.opcode(), Opcode::AND | Opcode::OR | Opcode::XOR | Opcode::NOT | Opcode::LOP3) && s.ty() == Some(ScalarType::B32) && s.width == 32 && s.ins.operands.len() == s.sources.len() + 1,
         None => false,
     }
 }

@@ -355,14 +355,14 @@ pub fn plain_int(s: &Shape) -> Option<(ScalarType, u8)> {
 /// [`plain_int`], computed once per shape by [`Shape::new`].
 pub(crate) fn plain_int_of(s: &Shape) -> Option<(ScalarType, u8)> {
     use ScalarType::*;
-    let ty = s.ins.ty()?;
+    let ty = s.ty()?;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
         return None;
     }
     // Only the type and mul's `.lo`/`.hi`/`.wide` may be written: `.sat`,
     // `.relu`, `.cc`, `.shiftamt` ... change what the instruction computes.
     let plain_mod = |(role, m): (ptx_ir::isa::SlotRole, Mod)| role == ptx_ir::isa::SlotRole::Type || m == Mod::LO || m == Mod::HI || m == Mod::WIDE;
-    if !s.ins.modifiers().all(plain_mod) || s.ins.types().len() != 1 {
+    if !s.ins.modifiers().all(plain_mod) || s.types().len() != 1 {
         return None;
     }
     if s.sources.iter().any(|x| x.prefix != ptx_ir::ir::Prefix::None || x.sel.is_some() || x.in_vector) {

@@ -27,7 +27,7 @@ fn extensions(eg: &EGraph, id: Id, w: u8) -> Vec<(Id, bool)> {
             continue;
         }
         use ScalarType::*;
-        let signed = match (s.ins.types().as_slice(), w) {
+        let signed = match (s.types(), w) {
             ([U64 | B64, U32], 64) | ([U32 | B32, U16], 32) => false,
             ([S64 | U64, S32], 64) | ([S32 | U32, S16], 32) => true,
             _ => continue,
@@ -52,7 +52,7 @@ fn wide_head(w: u8, signed: bool) -> &'static str {
 /// signed).
 fn s_wide_shift(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::SHL || kids.len() != 2 || !matches!(s.ins.ty(), Some(ScalarType::B64 | ScalarType::B32)) || s.width as u32 != s.ins.ty().unwrap().bits() {
+    if s.opcode() != Opcode::SHL || kids.len() != 2 || !matches!(s.ty(), Some(ScalarType::B64 | ScalarType::B32)) || s.width as u32 != s.ty().unwrap().bits() {
         return;
     }
     if !types_only(s) || !plain_operands(s) {

@@ -76,8 +76,8 @@ fn s_nonneg_sext(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         return;
     }
     use ScalarType::*;
-    let types = s.ins.types();
-    let (d, f) = match types.as_slice() {
+    let types = s.types();
+    let (d, f) = match types {
         [d, f] => (*d, *f),
         _ => return,
     };
@@ -189,7 +189,7 @@ fn s_decided_setp(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::SETP || kids.len() != 2 || s.width != 1 {
         return;
     }
-    let (Some(cmp), Some(ty)) = (plain_compare(s), s.ins.ty()) else { return };
+    let (Some(cmp), Some(ty)) = (plain_compare(s), s.ty()) else { return };
     use ScalarType::*;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) {
         return;

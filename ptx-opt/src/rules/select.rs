@@ -26,7 +26,7 @@ fn s_selp_same(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::SELP || kids.len() != 3 || kids[0] != kids[1] || !plain_sources(s) {
         return;
     }
-    if s.ins.ty().is_some_and(|ty| ty.bits() == s.width as u32) && width(eg, kids[0]) == s.width {
+    if s.ty().is_some_and(|ty| ty.bits() == s.width as u32) && width(eg, kids[0]) == s.width {
         out.push([kids[0]].into_iter().collect());
     }
 }
@@ -44,7 +44,7 @@ fn i_selp_same() -> Vec<Term> {
 /// was decided to, see `ranges.rs`).
 fn s_selp_known(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ins.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
         return;
     }
     let pick = match eg[kids[2]].data.constant {
@@ -79,7 +79,7 @@ fn s_setp_of_selp(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         Some(Mod::NE) => false,
         _ => return,
     };
-    let Some(ty) = s.ins.ty() else { return };
+    let Some(ty) = s.ty() else { return };
     use ScalarType::*;
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) || width(eg, kids[0]) as u32 != ty.bits() {
         return;
@@ -130,7 +130,7 @@ fn i_setp_of_selp() -> Vec<Term> {
 /// modifiers (`.ftz`, the source type).
 fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::NEG || kids.len() != 1 || s.ins.ty() != Some(ScalarType::S32) || !plain_sources(s) || s.width != 32 {
+    if s.opcode() != Opcode::NEG || kids.len() != 1 || s.ty() != Some(ScalarType::S32) || !plain_sources(s) || s.width != 32 {
         return;
     }
     for sn in &eg[kids[0]].nodes {
@@ -140,7 +140,7 @@ fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
             continue;
         }
         // `set.CMP{.ftz}.DTYPE.STYPE`: an integer destination type, no combining operation.
-        let types = set.ins.types();
+        let types = set.types();
         if types.len() != 2 || !matches!(types[0], ScalarType::U32 | ScalarType::S32) || set.ins.modifiers().any(|(r, _)| r == SlotRole::Bool) {
             continue;
         }
@@ -182,7 +182,7 @@ const MINMAX: [[&str; 6]; 2] = [["min.u16", "min.u32", "min.u64", "min.s16", "mi
 /// bits, so its own type only has to be as wide as `T`.
 fn s_selp_minmax(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
-    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ins.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
+    if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
         return;
     }
     for pn in &eg[kids[2]].nodes {
@@ -191,7 +191,7 @@ fn s_selp_minmax(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
             continue;
         }
         let Some(cmp) = plain_compare(p).filter(|m| matches!(*m, Mod::LT | Mod::LE | Mod::GT | Mod::GE | Mod::LO | Mod::LS | Mod::HI | Mod::HS)) else { continue };
-        let Some(ty) = p.ins.ty() else { continue };
+        let Some(ty) = p.ty() else { continue };
         use ScalarType::*;
         let Some(tk) = [U16, U32, U64, S16, S32, S64].iter().position(|t| *t == ty) else { continue };
         if ty.bits() != s.width as u32 || width(eg, pk[0]) != s.width || width(eg, pk[1]) != s.width {
