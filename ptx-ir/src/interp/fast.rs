@@ -122,27 +122,28 @@ fn load_le(b: &[u8]) -> u128 {
     }
 }
 
-/// Stores the low `b.len()` (1 to 16) bytes of `v`, little-endian.
+/// Stores the low `b.len()` (1 to 16) bytes of `v`, little-endian (the
+/// common widths as fixed-size stores, not a copy of a run of bytes).
 #[inline]
 fn store_le(b: &mut [u8], v: u128) {
     match b.len() {
         1 => b[0] = v as u8,
-        2 => b.copy_from_slice(&(v as u16).to_le_bytes()),
-        4 => b.copy_from_slice(&(v as u32).to_le_bytes()),
-        8 => b.copy_from_slice(&(v as u64).to_le_bytes()),
+        2 => *<&mut [u8; 2]>::try_from(b).unwrap() = (v as u16).to_le_bytes(),
+        4 => *<&mut [u8; 4]>::try_from(b).unwrap() = (v as u32).to_le_bytes(),
+        8 => *<&mut [u8; 8]>::try_from(b).unwrap() = (v as u64).to_le_bytes(),
         n => b.copy_from_slice(&v.to_le_bytes()[..n]),
     }
 }
 
 /// The counters a run over pre-decoded statements advances.
 struct Budget {
-    /// Instructions executed by all threads (the launch's step count).
-    steps: u64,
-    max_steps: u64,
     /// What is left of the thread's scheduling quantum.
     left: u32,
-    /// Instructions this thread executed here (its `%clock`).
-    clock: u64,
+    /// How many instructions may run before the launch's step limit.
+    allowed: u64,
+    /// Instructions this thread executed here (added to the launch's step
+    /// count and to the thread's `%clock`).
+    executed: u64,
     /// Has the CTA noted a dependence on an inexact value already? Until it
     /// has, an instruction whose guard or address is not exact goes to the
     /// reference path, which notes it.
@@ -166,62 +167,56 @@ impl<'p, 'm> Cta<'p, 'm> {
         let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return };
         let ids = ThreadIds { tid: *tid, linear: *linear, block: self.launch.block, ctaid: self.ctaid, grid: self.launch.grid, dynamic_shared: self.launch.dynamic_shared, shared_size: self.shared.bytes.len(), clock: *clock };
         let layout = &p.funcs[*func];
-        let mut budget = Budget { steps: *steps, max_steps: self.launch.max_steps, left: *left, clock: 0, noted };
+        let mut budget = Budget { left: *left, allowed: self.launch.max_steps.saturating_sub(*steps), executed: 0, noted };
         let mut mem = Mem { global, shared: &mut self.shared, local, params, constant: &p.const_mem };
         run_ops(layout, regs, pc, *local_base, carry, &mut mem, &mut budget, &ids);
-        *clock += budget.clock;
-        *steps = budget.steps;
+        *clock += budget.executed;
+        *steps += budget.executed;
         *left = budget.left;
     }
 }
 
-/// The loop of [`Cta::run_fast`] over one frame's statements.
+/// The loop of [`Cta::run_fast`] over one frame's statements. It takes at
+/// most `min(left, allowed)` turns (one per statement): when statements
+/// that are not instructions use up turns below the step limit, the
+/// reference path takes the next statement sooner, in the same way.
 #[allow(clippy::too_many_arguments)]
 fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base: usize, carry: &mut bool, mem: &mut Mem, b: &mut Budget, ids: &ThreadIds) {
     let ops = &layout.fast[..];
     let mut pc = *pc_out;
-    while b.left > 0 {
+    let noted = b.noted;
+    let most = u64::from(b.left).min(b.allowed) as u32;
+    // Turns taken, and those of them that were not instructions (no step).
+    let (mut turns, mut not_instructions) = (0u32, 0u32);
+    while turns < most {
         let Some(fi) = ops.get(pc) else { break };
-        match fi.op {
-            Op::Nop => {
-                // Not an instruction: no step, one turn of the quantum.
-                pc += 1;
-                b.left -= 1;
-                continue;
-            }
-            Op::Slow => break,
-            _ => {}
-        }
-        if b.steps >= b.max_steps {
-            break;
-        }
-        let mut run = true;
         if let Some((slot, negated)) = fi.guard {
             let g = regs[slot as usize];
-            if g.quality != Quality::Exact && !b.noted {
+            if matches!(fi.op, Op::Slow) || (g.quality != Quality::Exact && !noted) {
                 break;
             }
-            run = (g.bits & 1 != 0) != negated;
-        }
-        b.left -= 1;
-        b.steps += 1;
-        b.clock += 1;
-        if !run {
-            pc += 1;
-            continue;
-        }
-        match execute(layout, pc, &fi.op, regs, local_base, carry, mem, b.noted, ids) {
-            Some(next) => pc = next,
-            None => {
-                // The reference path runs it (and fails there, or notes the
-                // dependence): it was not counted here.
-                b.left += 1;
-                b.steps -= 1;
-                b.clock -= 1;
-                break;
+            if (g.bits & 1 != 0) == negated {
+                turns += 1;
+                pc += 1;
+                continue;
             }
         }
+        pc = match fi.op {
+            Op::Nop => {
+                not_instructions += 1;
+                pc + 1
+            }
+            // The reference path runs what `execute` leaves (and fails
+            // there, or notes the dependence): it is not counted here.
+            _ => match execute(layout, pc, &fi.op, regs, local_base, carry, mem, noted, ids) {
+                Some(next) => next,
+                None => break,
+            },
+        };
+        turns += 1;
     }
+    b.left -= turns;
+    b.executed += u64::from(turns - not_instructions);
     *pc_out = pc;
 }
 
@@ -275,6 +270,14 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
             let (size, n) = (*size as usize, *n as usize);
             if *vector && misaligned(a, n * size) {
                 return None;
+            }
+            if n == 1 {
+                // One element: nothing to read ahead of the writes.
+                let v = mem.read(sp, a, size)?;
+                if let Some(Some(d)) = dsts.first() {
+                    write(regs, d, v);
+                }
+                return Some(pc + 1);
             }
             let mut vals = [Val::exact(0); 8];
             for (k, v) in vals.iter_mut().enumerate().take(n) {

@@ -72,6 +72,12 @@ pub struct Allocation {
 /// The less reliable of two qualities: `Exact` < `Approx` < `AnyNan` < `Unspecified`.
 #[inline]
 pub fn worst(a: Quality, b: Quality) -> Quality {
+    // The common case first: an exact side changes nothing.
+    match (a, b) {
+        (_, Quality::Exact) => return a,
+        (Quality::Exact, _) => return b,
+        _ => {}
+    }
     let rank = |q: Quality| match q {
         Quality::Exact => 0,
         Quality::Approx { .. } => 1,
