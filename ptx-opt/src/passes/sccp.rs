@@ -261,10 +261,11 @@ fn guard_of(p: Lattice, negated: bool) -> Lattice {
 /// What the solver needs of one statement that writes registers, with every
 /// version it reads or writes numbered once.
 struct Step {
-    /// How its value is computed, and the version of each register source
-    /// ([`prepare_step`]), made when first needed: most statements read a
-    /// version that varies and never need it ([`Step::a_source_varies`]).
-    prepared: std::cell::OnceCell<Option<(Prepared, Vec<u32>)>>,
+    /// How its value is computed ([`Evaluation`]), made when first needed:
+    /// most statements read a version that varies and never need it
+    /// ([`Step::a_source_varies`]). Boxed: a function has one step per
+    /// statement, and few are ever evaluated.
+    evaluation: std::cell::OnceCell<Option<Box<Evaluation>>>,
     /// The version of every register it reads (the guard's too), when the
     /// registers of its operands are all read: then each one but the
     /// guard's is a register source of [`Prepared::sources`] (or it is no
@@ -275,6 +276,13 @@ struct Step {
     /// Each register written: the version written and, for a guarded
     /// statement, the version it had before.
     writes: Vec<(RegId, u32, u32)>,
+}
+
+/// How a step is evaluated ([`prepare_step`]), and what it last gave.
+struct Evaluation {
+    prepared: Prepared,
+    /// The version each source reads (`ENTRY` for immediates).
+    sources: Vec<u32>,
     /// The constant sources it was last evaluated on and the value that
     /// gave: each round asks again, mostly with the same constants.
     last: std::cell::RefCell<Option<(Sources, Lattice)>>,
@@ -301,9 +309,10 @@ impl Step {
     }
 
     /// The value it computes (as if unguarded) into the register it writes;
-    /// `prepare` makes its [`Step::prepared`] when first asked.
+    /// `prepare` makes its [`Step::evaluation`] when first asked.
     fn computed(&self, sol: &Solution, ctx: &ModuleContext, prepare: impl FnOnce() -> Option<(Prepared, Vec<u32>)>) -> Option<(RegId, Lattice)> {
-        let (p, sources) = self.prepared.get_or_init(prepare).as_ref()?;
+        let evaluation = self.evaluation.get_or_init(|| prepare().map(|(prepared, sources)| Box::new(Evaluation { prepared, sources, last: std::cell::RefCell::new(None) })));
+        let Evaluation { prepared: p, sources, last } = evaluation.as_deref()?;
         let mut kids: Sources = SmallVec::with_capacity(p.sources.len());
         for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(sources) {
             match (s, r) {
@@ -315,14 +324,14 @@ impl Step {
                 _ => return Some((p.dest, Lattice::Varies)),
             }
         }
-        if let Some((seen, value)) = &*self.last.borrow() {
+        if let Some((seen, value)) = &*last.borrow() {
             if *seen == kids {
                 return Some((p.dest, *value));
             }
         }
         let shape = p.shape.get_or_init(|| Shape::new(p.template.clone(), p.dest_width));
         let value = shape.eval(&ctx.dialect, &kids).map_or(Lattice::Varies, Lattice::Const);
-        *self.last.borrow_mut() = Some((kids, value));
+        *last.borrow_mut() = Some((kids, value));
         Some((p.dest, value))
     }
 }
@@ -482,7 +491,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                         (r, versions.id(view, Version { reg: r, def: VersionDef::Def(k) }), before)
                     })
                     .collect();
-                Some(Step { prepared: std::cell::OnceCell::new(), reads, guard, writes, last: std::cell::RefCell::new(None) })
+                Some(Step { evaluation: std::cell::OnceCell::new(), reads, guard, writes })
             }
             _ => None,
         };
