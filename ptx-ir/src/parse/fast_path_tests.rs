@@ -4,7 +4,9 @@
 //! parser: the same module, the same positions, the same first error, on
 //! inputs that take them, that just miss them, and that fail at each point.
 
+use super::cursor::Parser;
 use super::{parse_in_one_pass, parse_without_fast_paths};
+use crate::ir::Loc;
 
 /// Parses `body` as a kernel body both ways and checks the results agree.
 fn same(body: &str) {
@@ -117,5 +119,17 @@ fn plain_locs_give_the_general_parsers_ir() {
 fn plain_locs_fail_as_the_general_parser_does() {
     for body in [".loc 1 23 5", ".loc 1 23 5\n", ".loc 1 23 5x\nret;", ".loc 1 23 99999999999\nret;", ".loc 1 23 5\n#line\nret;", ".loc 1 23\nret;", ".loc 1\nret;"] {
         same(body);
+    }
+}
+
+#[test]
+fn a_plain_loc_takes_the_fast_path_and_others_do_not() {
+    let mut p = Parser::new("t.ptx", b".loc 1 23 5\nret;");
+    assert_eq!(p.plain_loc(), Some(Loc { file: 1, line: 23, col: 5, function_name: None, inlined_at: None }));
+    assert_eq!(p.text(p.peek()), "ret");
+    for text in [".loc 1 23 5, inlined_at 1 10 3\n", ".loc 1 23 017\n", ".loc 1 23 5 // c\n"] {
+        let mut p = Parser::new("t.ptx", text.as_bytes());
+        assert_eq!(p.plain_loc(), None, "{text}");
+        assert_eq!(p.text(p.peek()), ".loc", "{text}: nothing consumed");
     }
 }

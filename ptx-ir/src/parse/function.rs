@@ -358,9 +358,9 @@ impl<'a> Parser<'a> {
     /// already holds, the column from the bytes after them, without
     /// lexing it. `None` (nothing consumed) for anything else (octal, hex
     /// or long numbers, `function_name`, `inlined_at`, a comment after the
-    /// column); the general parser reads those. Gives the
-    /// general parser's IR and positions (tested against it).
-    fn plain_loc(&mut self) -> Option<Loc> {
+    /// column); the general parser reads those. Gives the general parser's
+    /// IR and positions (tested against it).
+    pub(super) fn plain_loc(&mut self) -> Option<Loc> {
         let (file_tok, line_tok) = (self.peek_at(1), self.peek_at(2));
         if file_tok.kind != TokenKind::Int || line_tok.kind != TokenKind::Int {
             return None;
