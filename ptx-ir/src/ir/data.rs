@@ -51,16 +51,21 @@ pub struct Declarator {
 /// or the number has a leading zero (`%r01` is no range member).
 pub fn range_member(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
-    let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-    let start = b.len() - digits;
-    if digits == 0 || start == 0 || (digits > 1 && b[start] == b'0') {
+    let start = b.len() - b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    if start == 0 {
         return None;
     }
-    let mut n: u32 = 0;
-    for &c in &b[start..] {
-        n = n.checked_mul(10)?.checked_add(u32::from(c - b'0'))?;
+    Some((&name[..start], plain_decimal(&b[start..])?))
+}
+
+/// The value of a decimal number written without a leading zero (`0`
+/// itself aside: `017` is octal in PTX) that fits a `u32`; `None` for
+/// anything else, empty text included.
+pub(crate) fn plain_decimal(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
+        return None;
     }
-    Some((&name[..start], n))
+    digits.iter().try_fold(0u32, |n, &c| if c.is_ascii_digit() { n.checked_mul(10)?.checked_add(u32::from(c - b'0')) } else { None })
 }
 
 /// The value after `=` in a declaration.

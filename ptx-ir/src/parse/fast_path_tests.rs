@@ -103,7 +103,7 @@ fn plain_locs_give_the_general_parsers_ir() {
         // Just missing the fast path: other numbers, more parts, comments.
         ".loc 1 23 017\nret;",
         ".loc 1 23 0x10\nret;",
-        ".loc 1 23 1234567890\nret;",
+        ".loc 1 23 4294967295\nret;",
         ".loc 1 23 5, inlined_at 1 10 3\nret;",
         ".loc 1 23 5\n, inlined_at 1 10 3\nret;",
         ".loc 1 23 5 // c\nret;",
@@ -117,7 +117,7 @@ fn plain_locs_give_the_general_parsers_ir() {
 
 #[test]
 fn plain_locs_fail_as_the_general_parser_does() {
-    for body in [".loc 1 23 5", ".loc 1 23 5\n", ".loc 1 23 5x\nret;", ".loc 1 23 99999999999\nret;", ".loc 1 23 5\n#line\nret;", ".loc 1 23\nret;", ".loc 1\nret;"] {
+    for body in [".loc 1 23 5", ".loc 1 23 5\n", ".loc 1 23 5x\nret;", ".loc 1 23 4294967296\nret;", ".loc 1 23 99999999999\nret;", ".loc 1 23 5\n#line\nret;", ".loc 1 23\nret;", ".loc 1\nret;"] {
         same(body);
     }
 }

@@ -5,7 +5,7 @@
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
 use super::scope::{Binding, FuncState};
-use crate::ir::{FuncDirective, FuncKind, Function, LabelId, Linkage, Loc, Prototype, Stmt, VarDecl};
+use crate::ir::{plain_decimal, FuncDirective, FuncKind, Function, LabelId, Linkage, Loc, Prototype, Stmt, VarDecl};
 use crate::lexer::TokenKind;
 use crate::source::Span;
 
@@ -357,7 +357,7 @@ impl<'a> Parser<'a> {
     /// instructions): the file and line from the two tokens the cursor
     /// already holds, the column from the bytes after them, without
     /// lexing it. `None` (nothing consumed) for anything else (octal, hex
-    /// or long numbers, `function_name`, `inlined_at`, a comment after the
+    /// or too large numbers, `function_name`, `inlined_at`, a comment after the
     /// column); the general parser reads those. Gives the general parser's
     /// IR and positions (tested against it).
     pub(super) fn plain_loc(&mut self) -> Option<Loc> {
@@ -417,16 +417,6 @@ fn resolve_refs(body: &mut [Stmt], patch: &[usize], ids: &[LabelId]) {
             _ => {}
         }
     }
-}
-
-/// The value of a decimal number of at most nine digits without a leading
-/// zero (its value fits a `u32`, and the general parser reads it as
-/// decimal: `017` is octal there); `None` for anything else.
-fn plain_decimal(digits: &[u8]) -> Option<u32> {
-    if digits.is_empty() || digits.len() > 9 || (digits.len() > 1 && digits[0] == b'0') || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(digits.iter().fold(0, |n, c| n * 10 + u32::from(c - b'0')))
 }
 
 /// Directives that may start the next module item (after a declaration
