@@ -16,7 +16,9 @@
 use crate::ir::{range_member, LabelId, Name, Reg, RegId};
 use crate::isa::{ScalarType, StateSpace};
 use crate::source::Span;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 
 /// What a name bound in a function scope is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +50,56 @@ struct Range {
     span: Span,
 }
 
+/// A name with its hash, computed once: a lookup probes the tables of
+/// every open scope, and a declaration checks several tables of its scope
+/// before it inserts, all with the one hash.
+#[derive(Clone, Copy, Debug)]
+struct Key<'a> {
+    hash: u64,
+    name: &'a str,
+}
+
+impl<'a> Key<'a> {
+    fn new(name: &'a str) -> Key<'a> {
+        Key { hash: FxBuildHasher.hash_one(name), name }
+    }
+}
+
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.name == other.name
+    }
+}
+
+impl Eq for Key<'_> {}
+
+impl Hash for Key<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// Hands a [`Key`]'s own hash to the table.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 = FxBuildHasher.hash_one(bytes);
+    }
+
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A scope's table of names, hashed by [`Key`].
+type Table<'a, V> = HashMap<Key<'a>, V, BuildHasherDefault<KeyHasher>>;
+
 /// Names are borrowed from the source text: declaring and looking up
 /// thousands of registers allocates nothing but the IR's own names.
 ///
@@ -58,9 +110,9 @@ struct Range {
 #[derive(Default)]
 struct Scope<'a> {
     /// Declared registers and variables, and the range members used so far.
-    names: FxHashMap<&'a str, (Binding, Span)>,
+    names: Table<'a, (Binding, Span)>,
     ranges: FxHashMap<&'a str, Range>,
-    labels: FxHashMap<&'a str, (LabelId, bool, Span)>,
+    labels: Table<'a, (LabelId, bool, Span)>,
     /// Where its `{` is (none for the function body itself).
     opened: Option<Span>,
     /// Its number in the function (0: the body itself).
@@ -140,21 +192,25 @@ impl<'a> FuncState<'a> {
     /// Where `name` is already declared in the innermost scope: as a
     /// register, variable or label, as a range's prefix, or as a member of
     /// a range.
-    pub fn declared_here(&self, name: &str) -> Option<Span> {
+    pub fn declared_here(&self, name: &'a str) -> Option<Span> {
+        self.declared_here_as(Key::new(name))
+    }
+
+    fn declared_here_as(&self, key: Key<'a>) -> Option<Span> {
         let s = self.scopes.last().unwrap();
         s.names
-            .get(name)
+            .get(&key)
             .map(|(_, sp)| *sp)
-            .or_else(|| s.ranges.get(name).map(|r| r.span))
-            .or_else(|| s.labels.get(name).map(|l| l.2))
-            .or_else(|| s.range_of(name).map(|r| r.span))
+            .or_else(|| s.ranges.get(key.name).map(|r| r.span))
+            .or_else(|| s.labels.get(&key).map(|l| l.2))
+            .or_else(|| s.range_of(key.name).map(|r| r.span))
     }
 
     /// Declares a register; returns its id.
-    pub fn declare_reg(&mut self, name: &'a str, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
+    fn declare_reg_as(&mut self, key: Key<'a>, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
         let id = RegId(self.regs.len() as u32);
-        self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
-        self.scopes.last_mut().unwrap().names.insert(name, (Binding::Reg(id), span));
+        self.regs.push(Reg { name: key.name.into(), ty, vector, space: StateSpace::Reg });
+        self.scopes.last_mut().unwrap().names.insert(key, (Binding::Reg(id), span));
         id
     }
 
@@ -163,14 +219,15 @@ impl<'a> FuncState<'a> {
     /// where. One hash of the name in the common case (a scope without
     /// ranges or labels), not one to check and one to declare.
     pub fn declare_new_reg(&mut self, name: &'a str, ty: ScalarType, vector: Option<u8>, span: Span) -> Result<RegId, Span> {
+        let key = Key::new(name);
         let s = self.scopes.last_mut().unwrap();
         if !s.ranges.is_empty() || !s.labels.is_empty() {
-            if let Some(prev) = self.declared_here(name) {
+            if let Some(prev) = self.declared_here_as(key) {
                 return Err(prev);
             }
-            return Ok(self.declare_reg(name, ty, vector, span));
+            return Ok(self.declare_reg_as(key, ty, vector, span));
         }
-        match s.names.entry(name) {
+        match s.names.entry(key) {
             std::collections::hash_map::Entry::Occupied(e) => Err(e.get().1),
             std::collections::hash_map::Entry::Vacant(e) => {
                 let id = RegId(self.regs.len() as u32);
@@ -211,16 +268,17 @@ impl<'a> FuncState<'a> {
     }
 
     pub fn declare_var(&mut self, name: &'a str, span: Span) {
-        self.scopes.last_mut().unwrap().names.insert(name, (Binding::Var, span));
+        self.scopes.last_mut().unwrap().names.insert(Key::new(name), (Binding::Var, span));
     }
 
     /// Resolves a name through the scopes, innermost first.
     pub fn lookup(&mut self, name: &'a str) -> Option<Binding> {
         // Split into prefix and number only when a scope has ranges: most
         // names are found declared (or as a member used before) first.
+        let key = Key::new(name);
         let mut split: Option<Option<(&'a str, u32)>> = None;
         for k in (0..self.scopes.len()).rev() {
-            if let Some((b, _)) = self.scopes[k].names.get(name) {
+            if let Some((b, _)) = self.scopes[k].names.get(&key) {
                 return Some(*b);
             }
             let member = if self.scopes[k].ranges.is_empty() { None } else { *split.get_or_insert_with(|| range_member(name)) };
@@ -230,12 +288,12 @@ impl<'a> FuncState<'a> {
                         let (ty, vector, span) = (r.ty, r.vector, r.span);
                         let id = RegId(self.regs.len() as u32);
                         self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
-                        self.scopes[k].names.insert(name, (Binding::Reg(id), span));
+                        self.scopes[k].names.insert(key, (Binding::Reg(id), span));
                         return Some(Binding::Reg(id));
                     }
                 }
             }
-            if let Some(&(id, code, _)) = self.scopes[k].labels.get(name) {
+            if let Some(&(id, code, _)) = self.scopes[k].labels.get(&key) {
                 return Some(Binding::Label { id, code });
             }
         }
@@ -245,16 +303,17 @@ impl<'a> FuncState<'a> {
     /// Defines a label in the innermost scope. `Err` with the earlier
     /// declaration of the name in this scope (a label, register or variable).
     pub fn define_label(&mut self, name: &'a str, span: Span, code: bool) -> Result<LabelId, (Span, Binding)> {
+        let key = Key::new(name);
         let scope = self.scopes.last_mut().unwrap();
-        if let Some(&(id, code, prev)) = scope.labels.get(name) {
+        if let Some(&(id, code, prev)) = scope.labels.get(&key) {
             return Err((prev, Binding::Label { id, code }));
         }
         // A used member of a range is no declaration (see `Scope`).
-        if let Some((b, prev)) = scope.names.get(name).filter(|_| scope.range_of(name).is_none()) {
+        if let Some((b, prev)) = scope.names.get(&key).filter(|_| scope.range_of(name).is_none()) {
             return Err((*prev, *b));
         }
         let id = LabelId(self.labels.len() as u32);
-        scope.labels.insert(name, (id, code, span));
+        scope.labels.insert(key, (id, code, span));
         self.label_ids.insert((scope.id, name), id);
         self.labels.push(name.into());
         self.label_defs.push(span);
@@ -343,9 +402,9 @@ mod tests {
     #[test]
     fn inner_scopes_shadow() {
         let mut f = FuncState::new();
-        let outer = f.declare_reg("%x", ScalarType::B32, None, Span::default());
+        let outer = f.declare_new_reg("%x", ScalarType::B32, None, Span::default()).unwrap();
         f.push_scope(Span::default());
-        let inner = f.declare_reg("%x", ScalarType::F32, None, Span::default());
+        let inner = f.declare_new_reg("%x", ScalarType::F32, None, Span::default()).unwrap();
         assert_eq!(f.lookup("%x"), Some(Binding::Reg(inner)));
         f.pop_scope();
         assert_eq!(f.lookup("%x"), Some(Binding::Reg(outer)));
