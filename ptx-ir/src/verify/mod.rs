@@ -48,6 +48,7 @@ use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace};
 use crate::parse::{HeaderSpans, ItemSpans, SourceMap};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 /// Checks a module; returns every problem found (errors and warnings).
 pub fn verify(m: &Module, map: &SourceMap, file: &str, text: &[u8]) -> Vec<Diagnostic> {
@@ -226,40 +227,67 @@ impl<'t> Lines<'t> {
 enum Locals<'f> {
     /// The general case: the scopes open at each statement.
     Walk(scopes::Walk<'f>),
-    /// No name is both a variable and a register or label, and the body
-    /// declares variables only in its outermost block: a name means the
-    /// variable of that name declared so far, if any (parameters first).
-    /// Each variable's name, the statement from which it is declared, and
-    /// its state space. Most functions are so; the walk was a tenth of
-    /// verifying them.
-    Flat(FxHashMap<&'f str, (usize, StateSpace)>),
+    /// No name is both a variable and a register or label, and no variable
+    /// is declared where another of its name is seen (blocks side by side
+    /// may each declare `param0`, one block inside another may not): a name
+    /// means the variable of that name seen at the statement, if any. Each
+    /// name's declarations in order, with the statements that see them.
+    /// Most functions are so; the walk was a tenth of verifying them, and
+    /// a fifth of those that call (a call's `.param` variables live in a
+    /// block of their own).
+    Flat(FxHashMap<&'f str, SmallVec<[Seen; 1]>>),
+}
+
+/// The statements `from..until` that see a variable (the rest of its
+/// block), and its state space.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    from: usize,
+    until: usize,
+    space: StateSpace,
 }
 
 impl<'f> Locals<'f> {
     fn of(f: &'f Function) -> Locals<'f> {
-        let mut vars: FxHashMap<&str, (usize, StateSpace)> = FxHashMap::default();
+        let walk = || Locals::Walk(scopes::Walk::new(f));
+        let mut vars: FxHashMap<&str, SmallVec<[Seen; 1]>> = FxHashMap::default();
         let mut regs: Vec<&Declarator> = Vec::new();
         for d in f.ret.iter().chain(&f.params).flatten() {
             if d.space == StateSpace::Reg {
                 regs.extend(&d.names);
-            } else {
-                vars.extend(d.names.iter().map(|n| (&*n.name, (0, d.space))));
+                continue;
+            }
+            for n in &d.names {
+                let seen = vars.entry(&n.name).or_default();
+                if !seen.is_empty() {
+                    return walk();
+                }
+                seen.push(Seen { from: 0, until: usize::MAX, space: d.space });
             }
         }
-        let mut depth = 0usize;
+        // The variables each open block declares, seen until it closes.
+        let mut open: Vec<Vec<&str>> = vec![Vec::new()];
         for (k, s) in f.body.as_deref().unwrap_or(&[]).iter().enumerate() {
             match s {
-                Stmt::ScopeBegin => depth += 1,
-                Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-                Stmt::Decl(d) if d.space == StateSpace::Reg => regs.extend(&d.names),
-                Stmt::Decl(d) if depth == 0 => {
-                    for n in d.names.iter().filter(|n| &*n.name != "_") {
-                        if vars.insert(&n.name, (k, d.space)).is_some() {
-                            return Locals::Walk(scopes::Walk::new(f));
+                Stmt::ScopeBegin => open.push(Vec::new()),
+                Stmt::ScopeEnd if open.len() > 1 => {
+                    for name in open.pop().unwrap() {
+                        if let Some(last) = vars.get_mut(name).and_then(|seen| seen.last_mut()) {
+                            last.until = k;
                         }
                     }
                 }
-                Stmt::Decl(_) => return Locals::Walk(scopes::Walk::new(f)),
+                Stmt::Decl(d) if d.space == StateSpace::Reg => regs.extend(&d.names),
+                Stmt::Decl(d) => {
+                    for n in d.names.iter().filter(|n| &*n.name != "_") {
+                        let seen = vars.entry(&n.name).or_default();
+                        if seen.last().is_some_and(|s| s.until > k) {
+                            return walk();
+                        }
+                        seen.push(Seen { from: k, until: usize::MAX, space: d.space });
+                        open.last_mut().unwrap().push(&n.name);
+                    }
+                }
                 _ => {}
             }
         }
@@ -267,7 +295,7 @@ impl<'f> Locals<'f> {
         // a variable may shadow it.
         let shadows = |n: &&Declarator| vars.contains_key(&*n.name) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
         if regs.iter().any(shadows) || f.labels.iter().any(|l| vars.contains_key(&**l)) {
-            return Locals::Walk(scopes::Walk::new(f));
+            return walk();
         }
         Locals::Flat(vars)
     }
@@ -276,7 +304,11 @@ impl<'f> Locals<'f> {
     fn space(&self, name: &str, k: usize) -> Option<StateSpace> {
         match self {
             Locals::Walk(w) => w.var_decl(name).map(|d| d.space),
-            Locals::Flat(vars) => vars.get(name).filter(|(from, _)| *from <= k).map(|(_, space)| *space),
+            Locals::Flat(vars) => {
+                let seen = vars.get(name)?;
+                let last_from = seen.partition_point(|s| s.from <= k).checked_sub(1)?;
+                Some(seen[last_from]).filter(|s| k < s.until).map(|s| s.space)
+            }
         }
     }
 }
@@ -808,22 +840,30 @@ mod tests {
 
     #[test]
     fn a_flat_map_stands_for_the_walk_only_when_nothing_can_shadow_a_variable() {
-        // Registers in nested blocks, variables in the outermost one, none
-        // named like a variable: the map, which agrees with the walk at
-        // every statement (before and after `v` is declared).
-        let f = function(".reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, q;\n}\n.local .b32 v;\nst.local.u32 [v], q;\nret;");
-        let Locals::Flat(vars) = Locals::of(&f) else { panic!("expected the map") };
-        let flat = Locals::Flat(vars);
-        let mut walk = scopes::Walk::new(&f);
-        for k in 0..f.body.as_ref().unwrap().len() {
-            walk.step(k);
-            for name in ["p", "%p1", "r", "q", "%rd1", "v", "x"] {
-                assert_eq!(flat.space(name, k), walk.var_decl(name).map(|d| d.space), "{name} at {k}");
+        // Registers in nested blocks; variables in the outermost block and
+        // in blocks side by side, declared again in each (as calls declare
+        // `param0`), none named like a register: the map, which agrees with
+        // the walk at every statement (before, inside and after each block).
+        let bodies = [
+            ".reg .b64 %rd<3>;\nld.param.u64 %rd1, [p];\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, q;\n}\n.local .b32 v;\nst.local.u32 [v], q;\nret;",
+            "{\n.param .b32 v;\nst.param.b32 [v], q;\n}\nmov.u32 q, 1;\n{\n.local .b32 v;\n{\n.reg .b32 %r1;\nst.local.u32 [v], q;\n}\n}\n{\n.shared .b32 w;\n}\n.param .b32 v;\nret;",
+        ];
+        for body in bodies {
+            let f = function(body);
+            let Locals::Flat(vars) = Locals::of(&f) else { panic!("expected the map: {body}") };
+            let flat = Locals::Flat(vars);
+            let mut walk = scopes::Walk::new(&f);
+            for k in 0..f.body.as_ref().unwrap().len() {
+                walk.step(k);
+                for name in ["p", "%p1", "r", "q", "%rd1", "v", "w", "x"] {
+                    assert_eq!(flat.space(name, k), walk.var_decl(name).map(|d| d.space), "{name} at {k} in {body}");
+                }
             }
         }
-        // A variable of a nested block, a register or range member named
-        // like a parameter, a label named like one: the walk.
-        for body in ["{\n.local .b32 v;\n}\nret;", "{\n.reg .b64 p;\n}\nret;", ".reg .b32 %p<4>;\nret;", "{\np:\nbra p;\n}\nret;"] {
+        // A variable declared again where one of its name is seen (in a
+        // block inside its own, or in the same block), a register or range
+        // member named like a parameter, a label named like one: the walk.
+        for body in [".local .b32 v;\n{\n.local .b32 v;\n}\nret;", "{\n.local .b32 v;\n{\n.param .b32 v;\n}\n}\nret;", "{\n.reg .b64 p;\n}\nret;", ".reg .b32 %p<4>;\nret;", "{\np:\nbra p;\n}\nret;"] {
             assert!(matches!(Locals::of(&function(body)), Locals::Walk(_)), "{body}");
         }
     }
