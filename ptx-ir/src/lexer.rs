@@ -144,7 +144,10 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
     let mut lx = Lexer::new(src)?;
     let mut toks = Vec::new();
     loop {
-        let t = lx.next_token()?;
+        let t = lx.next_token();
+        if t.kind == TokenKind::Error {
+            return Err(lx.error.take().expect("an `Error` token leaves its error"));
+        }
         toks.push(t);
         if t.kind == TokenKind::Eof {
             return Ok(toks);
@@ -160,6 +163,8 @@ pub struct Lexer<'a> {
     i: usize,
     /// The previous token was an identifier or dot-word ending right here.
     prev_wordish_end: Option<usize>,
+    /// Why the last `Error` token is one.
+    pub error: Option<LexError>,
 }
 
 impl<'a> Lexer<'a> {
@@ -173,17 +178,31 @@ impl<'a> Lexer<'a> {
         if src.len() >= u32::MAX as usize {
             return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });
         }
-        Ok(Lexer { src, i: 0, prev_wordish_end: None })
+        Ok(Lexer { src, i: 0, prev_wordish_end: None, error: None })
     }
 
-    /// The next token; `Eof` at the end (and again if called after it).
+    /// The next token, or `None` at bytes that are no token.
+    pub fn next_valid(&mut self) -> Option<Token> {
+        Some(self.next_token()).filter(|t| t.kind != TokenKind::Error)
+    }
+
+    /// An `Error` token over `start..end`, for the reason `message`.
+    #[cold]
+    fn fail(&mut self, start: usize, end: usize, message: String) -> Token {
+        let span = Span::new(start, end);
+        self.error = Some(LexError { span, message });
+        Token { kind: TokenKind::Error, span, glued: false }
+    }
+
+    /// The next token; `Eof` at the end (and again if called after it);
+    /// `Error` at bytes that are no token, with the reason in
+    /// [`Lexer::error`].
     #[inline]
-    pub fn next_token(&mut self) -> Result<Token, LexError> {
+    pub fn next_token(&mut self) -> Token {
         let src = self.src;
         let n = src.len();
         let mut i = self.i;
         let mut glued = i > 0;
-        let err = |s: usize, e: usize, m: String| Err(LexError { span: Span::new(s, e), message: m });
         while i < n {
             let c = src[i];
             match c {
@@ -205,7 +224,7 @@ impl<'a> Lexer<'a> {
                     loop {
                         if i + 1 >= n {
                             self.i = n;
-                            return err(start, start + 2, "unterminated comment: `/*` without `*/`".into());
+                            return self.fail(start, start + 2, "unterminated comment: `/*` without `*/`".into());
                         }
                         if src[i] == b'*' && src[i + 1] == b'/' {
                             i += 2;
@@ -221,7 +240,7 @@ impl<'a> Lexer<'a> {
         }
         if i >= n {
             self.i = n;
-            return Ok(Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false });
+            return Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false };
         }
         let c = src[i];
         let start = i;
@@ -243,7 +262,7 @@ impl<'a> Lexer<'a> {
                         TokenKind::Percent
                     } else {
                         self.i = i;
-                        return err(start, i, "`$` must be followed by letters, digits, `_` or `$`".into());
+                        return self.fail(start, i, "`$` must be followed by letters, digits, `_` or `$`".into());
                     }
                 } else {
                     while i < n && is_follow(src[i]) {
@@ -271,7 +290,7 @@ impl<'a> Lexer<'a> {
                 }
                 if i == word_start {
                     self.i = i;
-                    return err(start, start + 1, "a lone `.`; expected a directive or modifier name after it".into());
+                    return self.fail(start, start + 1, "a lone `.`; expected a directive or modifier name after it".into());
                 }
                 TokenKind::DotWord
             }
@@ -280,7 +299,7 @@ impl<'a> Lexer<'a> {
                 Err(m) => {
                     let e = i.max(start + 1);
                     self.i = e;
-                    return Err(LexError { span: Span::new(start, e), message: m });
+                    return self.fail(start, e, m);
                 }
             },
             b'"' => {
@@ -288,7 +307,7 @@ impl<'a> Lexer<'a> {
                 loop {
                     if i >= n || src[i] == b'\n' {
                         self.i = n;
-                        return err(start, start + 1, "unterminated string".into());
+                        return self.fail(start, start + 1, "unterminated string".into());
                     }
                     match src[i] {
                         b'\\' => i += 2,
@@ -302,7 +321,7 @@ impl<'a> Lexer<'a> {
                 let i2 = i.min(n);
                 if std::str::from_utf8(&src[start..i2]).is_err() {
                     self.i = i2;
-                    return err(start, i2, "string is not valid UTF-8".into());
+                    return self.fail(start, i2, "string is not valid UTF-8".into());
                 }
                 i = i2;
                 TokenKind::String
@@ -343,7 +362,7 @@ impl<'a> Lexer<'a> {
                     (b'=', _) => (TokenKind::Eq, 1),
                     (b'#', _) => {
                         self.i = start + 1;
-                        return err(start, start + 1, "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into());
+                        return self.fail(start, start + 1, "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into());
                     }
                     _ => {
                         let what = if c == 0 {
@@ -356,7 +375,7 @@ impl<'a> Lexer<'a> {
                             format!("`{}`", c as char)
                         };
                         self.i = start + 1;
-                        return err(start, start + 1, format!("found {what}, expected a token"));
+                        return self.fail(start, start + 1, format!("found {what}, expected a token"));
                     }
                 };
                 i += len;
@@ -365,7 +384,7 @@ impl<'a> Lexer<'a> {
         };
         self.i = i;
         self.prev_wordish_end = matches!(kind, TokenKind::Ident | TokenKind::DotWord).then_some(i);
-        Ok(Token { kind, span: Span::new(start, i), glued })
+        Token { kind, span: Span::new(start, i), glued }
     }
 }
 

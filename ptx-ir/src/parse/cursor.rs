@@ -98,14 +98,11 @@ impl<'a> Parser<'a> {
             let sp = self.lex_error.as_ref().unwrap().span;
             return Token { kind: TokenKind::Error, span: sp, glued: false };
         }
-        match self.lexer.next_token() {
-            Ok(t) => t,
-            Err(e) => {
-                let sp = e.span;
-                self.lex_error = Some(e);
-                Token { kind: TokenKind::Error, span: sp, glued: false }
-            }
+        let t = self.lexer.next_token();
+        if t.kind == TokenKind::Error {
+            self.lex_error = self.lexer.error.take();
         }
+        t
     }
 
     /// Is `name` a module-level variable or function?

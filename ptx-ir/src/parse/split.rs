@@ -63,7 +63,7 @@ pub fn header_end(src: &[u8]) -> Option<usize> {
     let mut end = 0;
     let mut seen = [false; 3];
     loop {
-        let t = lx.next_token().ok()?;
+        let t = lx.next_valid()?;
         let w = &src[t.span.start as usize..t.span.end as usize];
         let k = match (t.kind, w) {
             (TokenKind::DotWord, b".version") => 0,
@@ -77,7 +77,7 @@ pub fn header_end(src: &[u8]) -> Option<usize> {
         seen[k] = true;
         // The directive's arguments: a version, a target list, a size.
         loop {
-            let a = lx.next_token().ok()?;
+            let a = lx.next_valid()?;
             end = a.span.end as usize;
             if a.kind == TokenKind::Eof {
                 return Some(end);
@@ -85,7 +85,7 @@ pub fn header_end(src: &[u8]) -> Option<usize> {
             if k == 1 {
                 // `.target a, b, c`: continue while a comma follows.
                 let save = lx_clone_pos(&lx);
-                let c = lx.next_token().ok()?;
+                let c = lx.next_valid()?;
                 if c.kind != TokenKind::Comma {
                     lx = save;
                     break;
@@ -459,7 +459,7 @@ pub fn item_names(text: &[u8]) -> Vec<(Box<str>, GlobalKind)> {
     let mut kind = None;
     let mut expect_name = false;
     let mut after_alias = false;
-    while let Ok(t) = lx.next_token() {
+    while let Some(t) = lx.next_valid() {
         // An initializer names nothing: skip it without tokens when it is
         // plain (no comment or string in it).
         if t.kind == TokenKind::Eq && depth == 0 && kind == Some(GlobalKind::Var) {
