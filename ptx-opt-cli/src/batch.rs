@@ -47,10 +47,11 @@ fn process(job: &Job, o: &OptimizeArgs, reporter: &Reporter) -> JobReport {
     }
     messages.push_str(&crate::optimize_cmd::render_remarks(&out.remarks, &input.name, reporter));
     let mut failed = out.failed;
-    if let (false, Some(text), Some(path)) = (failed, &out.text, &job.output) {
+    if let (false, Some(output), Some(path)) = (failed, &out.output, &job.output) {
+        let write = || crate::output_file::write_atomically_with(path, |w| output.write_to(w));
         let written = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            Some(dir) => std::fs::create_dir_all(dir).and_then(|_| crate::output_file::write_atomically(path, text.as_bytes())),
-            None => crate::output_file::write_atomically(path, text.as_bytes()),
+            Some(dir) => std::fs::create_dir_all(dir).and_then(|_| write()),
+            None => write(),
         };
         if let Err(e) = written {
             messages.push_str(&reporter.message(&name, Severity::Error, &format!("cannot write `{}`: {e}", path.display())));

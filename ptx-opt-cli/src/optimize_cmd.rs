@@ -7,7 +7,7 @@
 use crate::args::{OptimizeArgs, StatsFormat};
 use crate::batch_inputs::{plan, Plan, PlanError};
 use crate::diagnostics::Reporter;
-use crate::optimize_one::{optimize_text, pipeline};
+use crate::optimize_one::{optimize_text, pipeline, Output};
 use crate::usage_error::usage_line;
 use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use ptx_ir::source::Severity;
@@ -119,16 +119,26 @@ fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &
         }
     }
     // `--verify` writes nothing.
-    let Some(text) = out.text else { return EXIT_OK };
+    let Some(output) = out.output else { return EXIT_OK };
+    let status = write_output(&output, o, reporter, stdout, stderr);
+    // The process ends right after this: the module is not freed.
+    std::mem::forget(output);
+    status
+}
+
+/// Writes one input's output to `-o` or standard output, printing the
+/// module as it goes.
+fn write_output(output: &Output, o: &OptimizeArgs, reporter: &Reporter, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     match &o.output {
         None => {
-            if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, stdout);
+            if let Err(e) = output.write_to(&mut buffered).and_then(|_| buffered.flush()) {
                 let _ = stderr.write_all(reporter.message("", Severity::Error, &format!("cannot write standard output: {e}")).as_bytes());
                 return EXIT_INVALID;
             }
         }
         Some(p) => {
-            if let Err(e) = crate::output_file::write_atomically(p, text.as_bytes()) {
+            if let Err(e) = crate::output_file::write_atomically_with(p, |w| output.write_to(w)) {
                 let name = p.display().to_string();
                 let _ = stderr.write_all(reporter.message(&name, Severity::Error, &format!("cannot write `{name}`: {e}")).as_bytes());
                 return EXIT_INVALID;

@@ -27,11 +27,28 @@ impl std::ops::AddAssign for Counts {
     }
 }
 
+/// What to write for one input: the optimized module, printed as it is
+/// written (the whole text is never held), or a text already made.
+#[derive(Debug)]
+pub enum Output {
+    Module(Module),
+    Text(String),
+}
+
+impl Output {
+    pub fn write_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        match self {
+            Output::Module(m) => ptx_print::write_module(m, w),
+            Output::Text(t) => w.write_all(t.as_bytes()),
+        }
+    }
+}
+
 /// What optimizing one input gave.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// The text to write; `None` when the input failed, and with `--verify`.
-    pub text: Option<String>,
+    /// What to write; `None` when the input failed, and with `--verify`.
+    pub output: Option<Output>,
     /// The parse error, or the verifier's errors and warnings.
     pub diagnostics: Vec<Diagnostic>,
     /// What the observer logged (bisection steps, functions after each
@@ -70,8 +87,9 @@ fn count(m: &Module) -> (usize, usize) {
 }
 
 /// Optimizes `bytes` (named `name` in diagnostics) as `o` says. With
-/// `leak`, the modules are not freed (the process is about to end: freeing
-/// a large module piece by piece is measurable time for nothing).
+/// `leak`, what is not given back is not freed (the process is about to
+/// end: freeing a large module piece by piece is measurable time for
+/// nothing); the caller does the same with the output.
 pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> Outcome {
     let mut out = Outcome::default();
     let parsed = match ptx_ir::parse(name, bytes) {
@@ -139,20 +157,25 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
     if let Some(lines) = &input_lines {
         out.remarks = crate::remarks::remarks(&obs.changes, &obs.missed, lines, &filter, o.remarks_missed, o.remarks.is_some());
     }
-    out.text = Some(match o.emit {
-        Emit::Ptx => ptx_print::print_module(&module),
-        Emit::CfgDot => ptx_ir::cfg::module_dot(&module, &|f, s| match s {
-            Stmt::Instr(i) => {
-                let mut t = String::new();
-                ptx_print::write_instruction(&mut t, f, i);
-                t
-            }
-            _ => String::new(),
-        }),
-    });
     if leak {
-        std::mem::forget(module);
         std::mem::forget(parsed.source_map);
     }
+    out.output = Some(match o.emit {
+        Emit::Ptx => Output::Module(module),
+        Emit::CfgDot => {
+            let dot = ptx_ir::cfg::module_dot(&module, &|f, s| match s {
+                Stmt::Instr(i) => {
+                    let mut t = String::new();
+                    ptx_print::write_instruction(&mut t, f, i);
+                    t
+                }
+                _ => String::new(),
+            });
+            if leak {
+                std::mem::forget(module);
+            }
+            Output::Text(dot)
+        }
+    });
     out
 }

@@ -54,7 +54,7 @@ mod module;
 
 pub use instruction::{instruction_head, write_head, write_imm, write_instruction};
 pub use function::write_function;
-pub use module::{print_module, write_header, write_item, write_separator};
+pub use module::{print_module, write_header, write_item, write_module, write_separator};
 
 /// Width the printer wraps long lists at.
 pub const WIDTH: usize = 100;

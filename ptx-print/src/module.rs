@@ -5,19 +5,43 @@ use crate::function::write_function;
 use ptx_ir::ir::{Item, Module, SectionEntry};
 use std::fmt::Write;
 
-/// Prints a whole module. A large module's items are printed a run per
-/// task on rayon's threads ([`ptx_ir::threads`]) and joined: the same text.
+/// Prints a whole module.
 pub fn print_module(m: &Module) -> String {
+    let mut out = String::with_capacity(estimate_len(&m.items));
+    let appended: std::io::Result<()> = emit_module(m, &mut |text| {
+        out.push_str(text);
+        Ok(())
+    });
+    debug_assert!(appended.is_ok(), "appending to a string cannot fail");
+    out
+}
+
+/// Prints a whole module into `w` as it goes: the text [`print_module`]
+/// gives, without ever holding all of it (a large module's rounds, below,
+/// or a small module's items one at a time).
+pub fn write_module(m: &Module, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    emit_module(m, &mut |text| w.write_all(text.as_bytes()))
+}
+
+/// Prints a module a piece at a time into `sink`. A large module's items
+/// are printed a run per task on rayon's threads ([`ptx_ir::threads`]) and
+/// handed over in order: the same text.
+fn emit_module(m: &Module, sink: &mut dyn FnMut(&str) -> std::io::Result<()>) -> std::io::Result<()> {
+    let mut piece = String::new();
+    write_header(&mut piece, m);
+    sink(&piece)?;
     let estimate = estimate_len(&m.items);
-    let mut out = String::with_capacity(estimate);
-    write_header(&mut out, m);
     if !ptx_ir::threads::worth_splitting(estimate) {
-        write_items(&mut out, &m.items, 0..m.items.len());
-        return out;
+        for k in 0..m.items.len() {
+            piece.clear();
+            write_items(&mut piece, &m.items, k..k + 1);
+            sink(&piece)?;
+        }
+        return Ok(());
     }
     use rayon::prelude::*;
-    // A round of runs, one per thread, is printed at once and appended
-    // before the next: at most a round's texts exist beside the output.
+    // A round of runs, one per thread, is printed at once and handed over
+    // before the next: at most a round's texts exist at a time.
     let threads = rayon::current_num_threads();
     let runs = ptx_ir::threads::runs(m.items.iter().map(item_len), estimate.div_ceil(threads * ROUNDS));
     for round in runs.chunks(threads) {
@@ -29,9 +53,11 @@ pub fn print_module(m: &Module) -> String {
                 text
             })
             .collect();
-        texts.iter().for_each(|t| out.push_str(t));
+        for t in &texts {
+            sink(t)?;
+        }
     }
-    out
+    Ok(())
 }
 
 /// Rounds a large module is printed in (see [`print_module`]).
@@ -137,5 +163,44 @@ fn item_len(item: &Item) -> usize {
         Item::Func(f) => 64 + f.body.as_ref().map_or(0, |b| b.len() * 32),
         Item::Section(s) => 16 + s.entries.len() * 24,
         _ => 64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Takes `room` bytes, then fails.
+    struct Full {
+        room: usize,
+    }
+
+    impl std::io::Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.room {
+                return Err(std::io::Error::other("no room left"));
+            }
+            self.room -= buf.len();
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_writer_gets_the_text_a_string_gets_and_its_errors_are_returned() {
+        let body = "\tmov.u32 %r1, 1;\n".repeat(50);
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .b32 g;\n.visible .entry k()\n{{\n.reg .b32 %r<2>;\n{body}ret;\n}}\n");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let printed = print_module(&m);
+        let mut streamed = Vec::new();
+        write_module(&m, &mut streamed).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), printed);
+        assert!(write_module(&m, &mut Full { room: printed.len() }).is_ok());
+        for room in [0, 10, printed.len() / 2, printed.len() - 1] {
+            assert!(write_module(&m, &mut Full { room }).is_err(), "{room} bytes of {}", printed.len());
+        }
     }
 }

@@ -8,12 +8,18 @@ pub struct RoundTrip {
     pub printed: String,
 }
 
-/// Parses `text`, prints it, re-parses the output and checks the two IRs are
-/// equal and that printing again gives the same text. Returns the first
+/// Parses `text`, prints it (into a string, and as it goes into a writer:
+/// the same text), re-parses the output and checks the two IRs are equal
+/// and that printing again gives the same text. Returns the first
 /// parse's module and the printed text, or a message saying what differed.
 pub fn round_trip(name: &str, text: &[u8]) -> Result<RoundTrip, String> {
     let first = ptx_ir::parse(name, text).map_err(|d| d.to_string())?;
     let printed = ptx_print::print_module(&first.module);
+    let mut streamed = Vec::new();
+    ptx_print::write_module(&first.module, &mut streamed).map_err(|e| format!("printing into a vector failed: {e}"))?;
+    if streamed != printed.as_bytes() {
+        return Err("printing into a writer gives another text than printing into a string".into());
+    }
     let second = ptx_ir::parse(&format!("{name} (printed)"), printed.as_bytes()).map_err(|d| format!("the printed text does not parse: {d}"))?;
     if second.module != first.module {
         return Err(format!("re-parsing the printed text gives a different IR: {}", first_difference(&first.module, &second.module)));
