@@ -629,7 +629,7 @@ impl<'a> Emitter<'a> {
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
         if let Some(c) = self.choice.node(self.eg(), class) {
-            if *c != mine && !self.rewritten_as_input(class) && self.node_cost_here(&mine, 3) > self.node_cost_here(c, 3) {
+            if *c != mine && !self.rewritten_as_input(class) && self.costs_more_here(&mine, &held, c) {
                 return None;
             }
         }
@@ -639,6 +639,19 @@ impl<'a> Emitter<'a> {
             self.emitted_inputs.insert(mine);
         }
         r
+    }
+
+    /// Does the input's node `mine` cost more here than the chosen node
+    /// `chosen` ([`Self::node_cost_here`], three levels deep)? `held` says
+    /// which of its sources their registers hold here.
+    fn costs_more_here(&mut self, mine: &Node, held: &[Option<RegId>], chosen: &Node) -> bool {
+        // With every source at hand (held, or a constant) `mine` costs its
+        // own node only, and no node costs less than its own node.
+        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.eg()[*k].data.constant.is_some());
+        if at_hand && self.costs.node_cost(self.eg(), mine) <= self.costs.node_cost(self.eg(), chosen) {
+            return false;
+        }
+        self.node_cost_here(mine, 3) > self.node_cost_here(chosen, 3)
     }
 
     /// Emits one node's instruction.
