@@ -621,7 +621,9 @@ impl<'a> Emitter<'a> {
         // (Nothing the walk writes here goes into an input register: what
         // an input register holds stays so for the whole statement.)
         let held: SmallVec<[Option<RegId>; 3]> = kids.iter().zip(&input.regs).map(|(k, r)| r.filter(|r| self.holds(*r, *k))).collect();
-        // A source its register holds can be had (see `can`).
+        // A source its register holds can be had (`can` says so, the
+        // register holding it being available).
+        debug_assert!(kids.iter().zip(&held).all(|(k, h)| h.is_none() || self.available(*k).is_some()), "a source held in its register is not available");
         if !kids.iter().zip(&held).all(|(k, h)| h.is_some() || self.can(*k)) {
             return None;
         }
@@ -649,6 +651,7 @@ impl<'a> Emitter<'a> {
         // own node only, and no node costs less than its own node.
         let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.eg()[*k].data.constant.is_some());
         if at_hand && self.costs.node_cost(self.eg(), mine) <= self.costs.node_cost(self.eg(), chosen) {
+            debug_assert!(self.node_cost_here(mine, 3) <= self.node_cost_here(chosen, 3), "the input's node with its sources at hand costs more than its own node");
             return false;
         }
         self.node_cost_here(mine, 3) > self.node_cost_here(chosen, 3)

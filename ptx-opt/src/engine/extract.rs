@@ -215,3 +215,40 @@ pub fn dag_cost_of(eg: &EGraph, nodes: &[(Id, Node)], costs: &dyn NodeCost) -> u
     }
     total
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::facts::Facts;
+
+    /// Prices a leaf below a constant.
+    struct LeavesCheap;
+
+    impl NodeCost for LeavesCheap {
+        fn node_cost(&self, _: &EGraph, n: &Node) -> u64 {
+            if matches!(n, Node::Leaf(_)) {
+                1
+            } else {
+                5
+            }
+        }
+    }
+
+    /// Each class gets its cheapest node, found from any id of the class.
+    #[test]
+    fn the_cheapest_node_is_chosen_and_found_from_any_id() {
+        let mut eg = EGraph::new(Facts::new(ptx_ir::eval::Dialect::MODERN));
+        let l = eg.analysis.new_leaf(32);
+        let leaf = eg.add(Node::Leaf(l));
+        let seven = eg.add(Node::Const { width: 32, bits: 7 });
+        let nine = eg.add(Node::Const { width: 32, bits: 9 });
+        eg.union(seven, leaf);
+        eg.rebuild();
+        let choice = extract(&eg, &[seven], &LeavesCheap);
+        for id in [seven, leaf] {
+            assert_eq!(choice.node(&eg, id), Some(&Node::Leaf(l)));
+        }
+        assert_eq!(choice.node(&eg, nine), Some(&Node::Const { width: 32, bits: 9 }));
+        assert_eq!(choice.dag_cost, 1, "the demanded class only, with its leaf");
+    }
+}
