@@ -75,8 +75,6 @@ pub struct Built {
     pub egraph: EGraph,
     pub plans: Vec<Plan>,
     pub leaf_homes: Vec<LeafHome>,
-    /// Registers whose writes all stay in place.
-    pub physical: FxHashSet<RegId>,
     /// Number of value statements (original pure instructions).
     pub values: usize,
 }
@@ -348,7 +346,13 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     };
     // First pass: which statements are values, and which registers are physical.
     let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
-    let mut physical: FxHashSet<RegId> = FxHashSet::default();
+    // By register: are its writes all kept in place?
+    let mut physical = vec![false; f.regs.len()];
+    let mut mark_physical = |r: RegId| {
+        if let Some(p) = physical.get_mut(r.0 as usize) {
+            *p = true;
+        }
+    };
     let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
     for (k, s) in body.iter().enumerate() {
         let v = match s {
@@ -358,7 +362,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
         if v.is_none() {
             if let Stmt::Instr(ins) = s {
                 let (ok, fixed) = rewritable_reads(f, ins);
-                physical.extend(fixed);
+                fixed.into_iter().for_each(&mut mark_physical);
                 skeleton_reads[k] = ok;
             }
         }
@@ -367,7 +371,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     for r in 0..f.regs.len() {
         let r = RegId(r as u32);
         if view.needs_writes(r) {
-            physical.insert(r);
+            mark_physical(r);
         }
     }
     // `.reg` return parameters are read by `ret`.
@@ -375,7 +379,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     if !returned.is_empty() {
         for (k, reg) in f.regs.iter().enumerate() {
             if returned.contains(&*reg.name) {
-                physical.insert(RegId(k as u32));
+                mark_physical(RegId(k as u32));
             }
         }
     }
@@ -455,7 +459,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     };
                     class_of_stmt[k] = Some(class);
                     n_values += 1;
-                    plans[k] = Plan::Value { class, dest, physical: physical.contains(&dest), input };
+                    plans[k] = Plan::Value { class, dest, physical: physical[dest.0 as usize], input };
                 }
                 None => {
                     let mut reads: SmallVec<[(RegId, Id); 4]> = SmallVec::new();
@@ -474,5 +478,5 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
         }
     }
     eg.rebuild();
-    Built { egraph: eg, plans, leaf_homes, physical, values: n_values }
+    Built { egraph: eg, plans, leaf_homes, values: n_values }
 }

@@ -264,14 +264,13 @@ pub struct Emitter<'a> {
     emitted_inputs: FxHashSet<Node>,
 }
 
-/// How the input wrote one source of its instruction.
-struct Written {
-    /// As an immediate.
-    imm: bool,
-    /// From this register.
-    reg: Option<RegId>,
-    /// This literal (when an immediate).
-    literal: Option<ptx_ir::ir::Imm>,
+/// The input's instruction of a value statement, to be written back as the
+/// input wrote it ([`Emitter::emit_op_with`]).
+struct AsInput<'i> {
+    input: &'i InputNode,
+    /// Per source, the register the input read it from when that register
+    /// still holds it here.
+    held: SmallVec<[Option<RegId>; 3]>,
 }
 
 impl<'a> Emitter<'a> {
@@ -286,14 +285,14 @@ impl<'a> Emitter<'a> {
             cfg,
             dom,
             demanded,
-            avail: FxHashMap::default(),
+            avail: FxHashMap::with_capacity_and_hasher(built.values, Default::default()),
             out: Vec::new(),
             here: 0,
             point: Point { block: cfg.entry, seq: 0 },
             in_progress: FxHashSet::default(),
             can_memo: FxHashMap::default(),
             emitted: 0,
-            emitted_inputs: FxHashSet::default(),
+            emitted_inputs: FxHashSet::with_capacity_and_hasher(built.values, Default::default()),
         }
     }
 
@@ -511,7 +510,7 @@ impl<'a> Emitter<'a> {
     /// Node indices of `class` to try, the extracted one first.
     fn candidates(&self, class: Id) -> SmallVec<[usize; 4]> {
         let mut v: SmallVec<[usize; 4]> = SmallVec::new();
-        if let Some(&k) = self.choice.node.get(&class) {
+        if let Some(k) = self.choice.index(class) {
             v.push(k);
         }
         for k in 0..self.eg()[class].nodes.len() {
@@ -619,24 +618,43 @@ impl<'a> Emitter<'a> {
         let input = input?;
         let class = self.find(class);
         let kids: SmallVec<[Id; 3]> = input.operands.iter().map(|(k, _)| self.find(*k)).collect();
-        if !kids.iter().all(|k| self.can(*k)) {
+        // (Nothing the walk writes here goes into an input register: what
+        // an input register holds stays so for the whole statement.)
+        let held: SmallVec<[Option<RegId>; 3]> = kids.iter().zip(&input.regs).map(|(k, r)| r.filter(|r| self.holds(*r, *k))).collect();
+        // A source its register holds can be had (`can` says so, the
+        // register holding it being available).
+        debug_assert!(kids.iter().zip(&held).all(|(k, h)| h.is_none() || self.available(*k).is_some()), "a source held in its register is not available");
+        if !kids.iter().zip(&held).all(|(k, h)| h.is_some() || self.can(*k)) {
             return None;
         }
-        let mine = Node::Op(input.shape, kids.clone());
+        let mine = Node::Op(input.shape, kids);
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
         if let Some(c) = self.choice.node(self.eg(), class) {
-            if *c != mine && !self.rewritten_as_input(class) && self.node_cost_here(&mine, 3) > self.node_cost_here(c, 3) {
+            if *c != mine && !self.rewritten_as_input(class) && self.costs_more_here(&mine, &held, c) {
                 return None;
             }
         }
-        let written: SmallVec<[Written; 3]> = input.operands.iter().zip(&input.regs).zip(&input.literals).map(|(((_, i), r), l)| Written { imm: *i, reg: *r, literal: l.clone() }).collect();
         let width = self.eg()[class].data.width;
-        let r = self.emit_op_with(input.shape, &kids, into, width, Some(&written));
+        let r = self.emit_op_with(input.shape, egg::Language::children(&mine), into, width, Some(&AsInput { input, held }));
         if r.is_some() {
             self.emitted_inputs.insert(mine);
         }
         r
+    }
+
+    /// Does the input's node `mine` cost more here than the chosen node
+    /// `chosen` ([`Self::node_cost_here`], three levels deep)? `held` says
+    /// which of its sources their registers hold here.
+    fn costs_more_here(&mut self, mine: &Node, held: &[Option<RegId>], chosen: &Node) -> bool {
+        // With every source at hand (held, or a constant) `mine` costs its
+        // own node only, and no node costs less than its own node.
+        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.eg()[*k].data.constant.is_some());
+        if at_hand && self.costs.node_cost(self.eg(), mine) <= self.costs.node_cost(self.eg(), chosen) {
+            debug_assert!(self.node_cost_here(mine, 3) <= self.node_cost_here(chosen, 3), "the input's node with its sources at hand costs more than its own node");
+            return false;
+        }
+        self.node_cost_here(mine, 3) > self.node_cost_here(chosen, 3)
     }
 
     /// Emits one node's instruction.
@@ -644,14 +662,13 @@ impl<'a> Emitter<'a> {
         self.emit_op_with(s, kids, into, width, None)
     }
 
-    /// [`Self::emit_op`]; with `as_input` (per operand: written as an
-    /// immediate, the register read), the input's instruction is written
+    /// [`Self::emit_op`]; with `as_input`, the input's instruction is written
     /// back as the input wrote it: an operand read from a register that
     /// still holds its value reads that register (not another copy of the
     /// value, which would lengthen that copy's live range), and a constant
     /// the input read from a register is read from a register holding it
     /// when there is one.
-    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&[Written]>) -> Option<RegId> {
+    fn emit_op_with(&mut self, s: super::lang::ShapeId, kids: &[Id], into: Option<RegId>, width: u8, as_input: Option<&AsInput>) -> Option<RegId> {
         let shape = self.eg().analysis.shapes.get(s);
         // Whether the instruction is the input's statement here as it was:
         // written into the input's register (`into`, given only for the
@@ -663,7 +680,7 @@ impl<'a> Emitter<'a> {
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;
-            let own = as_input.and_then(|w| w[k].reg).filter(|r| self.holds(*r, *kid));
+            let own = as_input.and_then(|w| w.held[k]);
             if let Some(r) = own {
                 let coerced = self.coerce(r, src.ty, kd.width)?;
                 same &= coerced == r;
@@ -671,7 +688,7 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             // Asked only where it decides something: a constant operand.
-            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| !w[k].imm) && self.available(*kid).is_some();
+            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| !w.input.operands[k].1) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
@@ -679,7 +696,7 @@ impl<'a> Emitter<'a> {
             };
             // The input's literal as written (an operand the input wrote as
             // an immediate is the class of that constant).
-            let literal = as_input.and_then(|w| w[k].literal.clone()).filter(|_| imm.is_some());
+            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literals[k].clone());
             let op = match (imm, literal) {
                 (Some(_), Some(l)) => Operand::Imm(l),
                 (Some(i), None) => {

@@ -13,7 +13,7 @@
 use super::facts::EGraph;
 use super::lang::Node;
 use egg::{Id, Language};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 /// The cost of one node alone (its children excluded).
 pub trait NodeCost {
@@ -22,17 +22,27 @@ pub trait NodeCost {
 
 /// The choice: for each canonical class, the index of its chosen node.
 pub struct Choice {
-    pub node: FxHashMap<Id, usize>,
+    /// By class id: the index of the chosen node, [`NONE`] for a class
+    /// without one (and for ids that are not canonical classes).
+    chosen: Vec<u32>,
     /// The cost of the DAG of the chosen nodes reachable from the demanded classes.
     pub dag_cost: u64,
 }
 
 const INF: u64 = u64::MAX / 4;
 
+/// No node chosen.
+const NONE: u32 = u32::MAX;
+
 impl Choice {
     pub fn node<'a>(&self, eg: &'a EGraph, id: Id) -> Option<&'a Node> {
         let id = eg.find(id);
-        self.node.get(&id).map(|&k| &eg[id].nodes[k])
+        self.index(id).map(|k| &eg[id].nodes[k])
+    }
+
+    /// The index of the chosen node of the canonical class `class`.
+    pub fn index(&self, class: Id) -> Option<usize> {
+        self.chosen.get(usize::from(class)).filter(|k| **k != NONE).map(|k| *k as usize)
     }
 }
 
@@ -66,7 +76,7 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
     // costs at least 1); later rounds make demanded and shared classes free
     // to their users, and a round whose choice has a cycle is discarded.
     let mut free = vec![false; n];
-    let mut choice: Vec<u32> = vec![u32::MAX; n];
+    let mut choice: Vec<u32> = vec![NONE; n];
     let mut best_cost = INF;
     let mut best_choice: Vec<u32> = Vec::new();
     let mut cost: Vec<u64> = vec![INF; n];
@@ -101,7 +111,7 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
         }
         // The chosen DAG, its exact cost, and the classes shared in it.
         let Some((dag, uses)) = dag_of(&nodes, &choice, &demanded_ix) else { break };
-        let total: u64 = dag.iter().map(|&c| if choice[c] == u32::MAX { INF } else { nodes.own[nodes.first[c] as usize + choice[c] as usize] }).fold(0u64, |a, b| a.saturating_add(b));
+        let total: u64 = dag.iter().map(|&c| if choice[c] == NONE { INF } else { nodes.own[nodes.first[c] as usize + choice[c] as usize] }).fold(0u64, |a, b| a.saturating_add(b));
         if total < best_cost {
             best_cost = total;
             best_choice = choice.clone();
@@ -120,8 +130,11 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
         }
         free = next;
     }
-    let node = classes.iter().zip(&best_choice).filter(|(_, k)| **k != u32::MAX).map(|(c, k)| (*c, *k as usize)).collect();
-    Choice { node, dag_cost: best_cost }
+    let mut chosen = vec![NONE; bound];
+    for (c, k) in classes.iter().zip(&best_choice) {
+        chosen[usize::from(*c)] = *k;
+    }
+    Choice { chosen, dag_cost: best_cost }
 }
 
 /// The nodes of an e-graph's classes (numbered densely) in flat arrays.
@@ -157,7 +170,7 @@ fn dag_of(nodes: &Nodes, choice: &[u32], roots: &[usize]) -> Option<(Vec<usize>,
     let mut state = vec![0u8; n];
     let kids_of = |c: usize| -> &[u32] {
         match choice[c] {
-            u32::MAX => &[],
+            NONE => &[],
             k => nodes.kids_of(nodes.first[c] as usize + k as usize),
         }
     };
@@ -201,4 +214,41 @@ pub fn dag_cost_of(eg: &EGraph, nodes: &[(Id, Node)], costs: &dyn NodeCost) -> u
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::facts::Facts;
+
+    /// Prices a leaf below a constant.
+    struct LeavesCheap;
+
+    impl NodeCost for LeavesCheap {
+        fn node_cost(&self, _: &EGraph, n: &Node) -> u64 {
+            if matches!(n, Node::Leaf(_)) {
+                1
+            } else {
+                5
+            }
+        }
+    }
+
+    /// Each class gets its cheapest node, found from any id of the class.
+    #[test]
+    fn the_cheapest_node_is_chosen_and_found_from_any_id() {
+        let mut eg = EGraph::new(Facts::new(ptx_ir::eval::Dialect::MODERN));
+        let l = eg.analysis.new_leaf(32);
+        let leaf = eg.add(Node::Leaf(l));
+        let seven = eg.add(Node::Const { width: 32, bits: 7 });
+        let nine = eg.add(Node::Const { width: 32, bits: 9 });
+        eg.union(seven, leaf);
+        eg.rebuild();
+        let choice = extract(&eg, &[seven], &LeavesCheap);
+        for id in [seven, leaf] {
+            assert_eq!(choice.node(&eg, id), Some(&Node::Leaf(l)));
+        }
+        assert_eq!(choice.node(&eg, nine), Some(&Node::Const { width: 32, bits: 9 }));
+        assert_eq!(choice.dag_cost, 1, "the demanded class only, with its leaf");
+    }
 }

@@ -335,7 +335,7 @@ fn declares_registers_in_blocks(f: &Function) -> bool {
 /// The classes the chosen nodes reach from the roots (canonical ids);
 /// constants only where a root reads one (elsewhere they are immediates).
 fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) -> FxHashSet<Id> {
-    let mut seen = FxHashSet::default();
+    let mut seen = FxHashSet::with_capacity_and_hasher(roots.len(), Default::default());
     let mut stack: Vec<Id> = roots.iter().map(|r| eg.find(*r)).collect();
     while let Some(c) = stack.pop() {
         if !seen.insert(c) {
