@@ -44,8 +44,9 @@ pub struct Thread {
     pub local: Flat,
     pub carry: bool,
     pub wait: Wait,
-    /// Results a completed collective left for this thread (written on resume).
-    pub resume: Option<Vec<Val>>,
+    /// Results a completed collective left for this thread (written on
+    /// resume): a barrier's three fit without an allocation.
+    pub resume: Option<SmallVec<[Val; 3]>>,
     /// Instructions this thread executed: its `%clock`.
     pub clock: u64,
 }
@@ -223,7 +224,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             for k in arrived {
                 let th = &mut self.threads[k];
                 th.wait = Wait::Running;
-                th.resume = Some(vec![known(popc), known(all as u128), known(any as u128)]);
+                th.resume = Some(smallvec::smallvec![known(popc), known(all as u128), known(any as u128)]);
             }
             released = true;
         }
@@ -1074,7 +1075,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Writes what a completed barrier or collective gives this thread.
-    fn finish_collective(&mut self, t: usize, ins: &Instruction, results: Vec<Val>) -> Result<(), RunError> {
+    fn finish_collective(&mut self, t: usize, ins: &Instruction, results: SmallVec<[Val; 3]>) -> Result<(), RunError> {
         if ins.opcode == Opcode::BAR || ins.opcode == Opcode::BARRIER {
             if ins.has(Mod::RED) {
                 let v = if ins.has(Mod::POPC) { results[0] } else if ins.has(Mod::AND) { results[1] } else { results[2] };
