@@ -65,6 +65,28 @@ pub enum IntCmp {
     GeU,
 }
 
+impl IntCmp {
+    /// Does the comparison hold between the low `n` bits of `a` and `b`?
+    /// (Only the signed comparisons sign-extend.)
+    #[inline]
+    fn holds(self, a: u128, b: u128, n: u32) -> bool {
+        let unsigned = |x: u128| x & eval::bits_mask(n);
+        let signed = |x: u128| eval::sext(x, n);
+        match self {
+            IntCmp::Eq => unsigned(a) == unsigned(b),
+            IntCmp::Ne => unsigned(a) != unsigned(b),
+            IntCmp::LtS => signed(a) < signed(b),
+            IntCmp::LeS => signed(a) <= signed(b),
+            IntCmp::GtS => signed(a) > signed(b),
+            IntCmp::GeS => signed(a) >= signed(b),
+            IntCmp::LtU => unsigned(a) < unsigned(b),
+            IntCmp::LeU => unsigned(a) <= unsigned(b),
+            IntCmp::GtU => unsigned(a) > unsigned(b),
+            IntCmp::GeU => unsigned(a) >= unsigned(b),
+        }
+    }
+}
+
 /// An integer or bitwise instruction computed without the evaluator. Each
 /// computes what `eval::eval` gives for the form it was decoded from (the
 /// test `fast::tests` checks that on random values); `n` is the width in bits.
@@ -556,22 +578,7 @@ impl AluOp {
                     (a & mask(n)) >> s
                 }
             }
-            AluOp::Setp { cmp, n } => {
-                let (ua, ub) = (a & mask(n), b & mask(n));
-                let (sa, sb) = (eval::sext(a, n), eval::sext(b, n));
-                (match cmp {
-                    IntCmp::Eq => ua == ub,
-                    IntCmp::Ne => ua != ub,
-                    IntCmp::LtS => sa < sb,
-                    IntCmp::LeS => sa <= sb,
-                    IntCmp::GtS => sa > sb,
-                    IntCmp::GeS => sa >= sb,
-                    IntCmp::LtU => ua < ub,
-                    IntCmp::LeU => ua <= ub,
-                    IntCmp::GtU => ua > ub,
-                    IntCmp::GeU => ua >= ub,
-                }) as u128
-            }
+            AluOp::Setp { cmp, n } => cmp.holds(a, b, n) as u128,
             AluOp::Selp(n) => (if c & 1 == 1 { a } else { b }) & mask(n),
             AluOp::Mov(w) => a & mask(w),
             AluOp::Cvt { from, signed, to } => (if signed { eval::sext(a, from) as u128 } else { a & mask(from) }) & mask(to),

@@ -44,8 +44,9 @@ pub struct Thread {
     pub local: Flat,
     pub carry: bool,
     pub wait: Wait,
-    /// Results a completed collective left for this thread (written on resume).
-    pub resume: Option<Vec<Val>>,
+    /// Results a completed collective left for this thread (written on
+    /// resume): a barrier's three fit without an allocation.
+    pub resume: Option<SmallVec<[Val; 3]>>,
     /// Instructions this thread executed: its `%clock`.
     pub clock: u64,
 }
@@ -191,12 +192,15 @@ impl<'p, 'm> Cta<'p, 'm> {
 
     /// Releases every barrier all of whose expected threads have arrived.
     fn release_barriers(&mut self) -> bool {
+        // The barriers some thread waits at (ids are below 16), found in one
+        // pass: most rounds of the scheduler have none, or one.
+        let waited = self.threads.iter().fold(0u16, |ids, t| match t.wait {
+            Wait::Barrier { id, .. } => ids | 1 << id,
+            _ => ids,
+        });
         let mut released = false;
-        for id in 0..16u32 {
+        for id in (0..16u32).filter(|id| waited >> id & 1 != 0) {
             let arrived: Vec<usize> = (0..self.threads.len()).filter(|&k| matches!(self.threads[k].wait, Wait::Barrier { id: i, .. } if i == id)).collect();
-            if arrived.is_empty() {
-                continue;
-            }
             let alive = self.threads.iter().filter(|t| t.wait != Wait::Exited).count();
             let count = arrived.iter().find_map(|&k| match self.threads[k].wait {
                 Wait::Barrier { count, .. } => count,
@@ -220,7 +224,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             for k in arrived {
                 let th = &mut self.threads[k];
                 th.wait = Wait::Running;
-                th.resume = Some(vec![known(popc), known(all as u128), known(any as u128)]);
+                th.resume = Some(smallvec::smallvec![known(popc), known(all as u128), known(any as u128)]);
             }
             released = true;
         }
@@ -1071,7 +1075,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     /// Writes what a completed barrier or collective gives this thread.
-    fn finish_collective(&mut self, t: usize, ins: &Instruction, results: Vec<Val>) -> Result<(), RunError> {
+    fn finish_collective(&mut self, t: usize, ins: &Instruction, results: SmallVec<[Val; 3]>) -> Result<(), RunError> {
         if ins.opcode == Opcode::BAR || ins.opcode == Opcode::BARRIER {
             if ins.has(Mod::RED) {
                 let v = if ins.has(Mod::POPC) { results[0] } else if ins.has(Mod::AND) { results[1] } else { results[2] };

@@ -103,7 +103,7 @@ pub fn release_collectives(cta: &mut Cta) -> Result<bool, RunError> {
         let results = compute(cta, t, &ins, members, &srcs)?;
         for (&k, r) in group.iter().zip(results) {
             cta.threads[k].wait = Wait::Running;
-            cta.threads[k].resume = Some(r);
+            cta.threads[k].resume = Some(r.into());
         }
         released = true;
     }

@@ -48,18 +48,21 @@ impl Instruction {
 
     /// The data types, in slot order (`cvt.f32.s32` gives `[F32, S32]`).
     pub fn types(&self) -> SmallVec<[ScalarType; 4]> {
-        self.modifiers()
-            .filter(|(r, _)| *r == SlotRole::Type)
-            .filter_map(|(_, m)| match m.kind() {
-                ModKind::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect()
+        self.type_mods().collect()
     }
 
-    /// The first data type (the instruction type for most opcodes).
+    /// The first data type (the instruction type for most opcodes), found
+    /// without collecting the others: the evaluator and the interpreter ask
+    /// for it at every instruction they run.
     pub fn ty(&self) -> Option<ScalarType> {
-        self.types().first().copied()
+        self.type_mods().next()
+    }
+
+    fn type_mods(&self) -> impl Iterator<Item = ScalarType> + '_ {
+        self.modifiers().filter_map(|(r, m)| match (r, m.kind()) {
+            (SlotRole::Type, ModKind::Type(t)) => Some(t),
+            _ => None,
+        })
     }
 
     pub fn rounding(&self) -> Option<Rounding> {
@@ -85,17 +88,19 @@ impl Instruction {
 
     /// State-space modifiers in slot order (`cp.async.ca.shared.global` gives shared, global).
     pub fn spaces(&self) -> SmallVec<[StateSpace; 2]> {
-        self.modifiers()
-            .filter_map(|(r, m)| match (r, m.kind()) {
-                (SlotRole::Space, ModKind::Space(s)) => Some(s),
-                _ => None,
-            })
-            .collect()
+        self.space_mods().collect()
     }
 
     /// The first state space, or `Generic` when none is written.
     pub fn space(&self) -> StateSpace {
-        self.spaces().first().copied().unwrap_or(StateSpace::Generic)
+        self.space_mods().next().unwrap_or(StateSpace::Generic)
+    }
+
+    fn space_mods(&self) -> impl Iterator<Item = StateSpace> + '_ {
+        self.modifiers().filter_map(|(r, m)| match (r, m.kind()) {
+            (SlotRole::Space, ModKind::Space(s)) => Some(s),
+            _ => None,
+        })
     }
 
     /// `.v2`/`.v4`/`.v8`.

@@ -192,7 +192,7 @@ pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
         for (lane, r) in done.results.into_iter().enumerate() {
             let k = by_lane[lane];
             cta.threads[k].wait = Wait::Running;
-            cta.threads[k].resume = Some(r);
+            cta.threads[k].resume = Some(r.into());
         }
         released = true;
     }

@@ -434,7 +434,7 @@ pub fn release(cta: &mut Cta, global: &mut Global) -> Result<bool, RunError> {
             st.in_flight += 1;
             st.uncommitted.push(InFlight { op, func, pc, d_slots, a_slots, results: regs });
             cta.threads[k].wait = Wait::Running;
-            cta.threads[k].resume = Some(Vec::new());
+            cta.threads[k].resume = Some(Default::default());
         }
         released = true;
     }
