@@ -163,15 +163,17 @@ pub struct Lexer<'a> {
     i: usize,
     /// The previous token was an identifier or dot-word ending right here.
     prev_wordish_end: Option<usize>,
-    /// Why the last `Error` token is one.
+    /// Why the last `Error` token is one; set until [`Lexer::set_pos`].
     pub error: Option<LexError>,
 }
 
 impl<'a> Lexer<'a> {
-    /// Continues lexing at byte `i` (after raw text the parser took itself).
+    /// Continues lexing at byte `i` (after raw text the parser took
+    /// itself): an error before it no longer stands.
     pub fn set_pos(&mut self, i: usize) {
         self.i = i.min(self.src.len());
         self.prev_wordish_end = None;
+        self.error = None;
     }
 
     pub fn new(src: &'a [u8]) -> Result<Lexer<'a>, LexError> {
@@ -179,6 +181,12 @@ impl<'a> Lexer<'a> {
             return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });
         }
         Ok(Lexer { src, i: 0, prev_wordish_end: None, error: None })
+    }
+
+    /// A lexer of no text that has already failed for `error` (a text it
+    /// refuses as a whole).
+    pub fn failed(error: LexError) -> Lexer<'a> {
+        Lexer { src: &[], i: 0, prev_wordish_end: None, error: Some(error) }
     }
 
     /// The next token, or `None` at bytes that are no token.

@@ -1,7 +1,7 @@
 //! The parser's token cursor, error helpers and module-level symbol table.
 
 use super::scope::FuncState;
-use crate::lexer::{LexError, Lexer, Token, TokenKind};
+use crate::lexer::{Lexer, Token, TokenKind};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
 use crate::isa::{FormId, Mod, Opcode, SlotMods};
@@ -23,8 +23,6 @@ pub struct Parser<'a> {
     lexer: Lexer<'a>,
     /// Tokens lexed but not consumed yet; `look[0]` is the current token.
     look: [Token; LOOKAHEAD],
-    /// The first lexer error, reported when the parser reaches it.
-    lex_error: Option<LexError>,
     /// Span of the last consumed token.
     prev: Span,
     lines: OnceCell<LineIndex>,
@@ -61,16 +59,13 @@ const SHOW_MAX: usize = 40;
 impl<'a> Parser<'a> {
     pub fn new(file: &'a str, src: &'a [u8]) -> Parser<'a> {
         let eof = Token { kind: TokenKind::Eof, span: Span::new(0, 0), glued: false };
-        let (lexer, lex_error) = match Lexer::new(src) {
-            Ok(l) => (l, None),
-            Err(e) => (Lexer::new(&[]).unwrap(), Some(e)),
-        };
+        // A text the lexer refuses as a whole reads as that error.
+        let lexer = Lexer::new(src).unwrap_or_else(|e| Lexer::failed(e));
         let mut p = Parser {
             file,
             src,
             lexer,
             look: [eof; LOOKAHEAD],
-            lex_error,
             prev: Span::new(0, 0),
             lines: OnceCell::new(),
             globals: FxHashMap::default(),
@@ -91,18 +86,15 @@ impl<'a> Parser<'a> {
         p
     }
 
-    /// Pulls one token from the lexer; a lexing error becomes an `Error` token.
+    /// Pulls one token from the lexer. Lexing stops at the first error
+    /// (the lexer keeps it, and the parser reports it when it reaches it):
+    /// every token after it is that `Error` token again.
     #[inline(never)]
     fn lex_next(&mut self) -> Token {
-        if self.lex_error.is_some() {
-            let sp = self.lex_error.as_ref().unwrap().span;
-            return Token { kind: TokenKind::Error, span: sp, glued: false };
+        if let Some(e) = &self.lexer.error {
+            return Token { kind: TokenKind::Error, span: e.span, glued: false };
         }
-        let t = self.lexer.next_token();
-        if t.kind == TokenKind::Error {
-            self.lex_error = self.lexer.error.take();
-        }
-        t
+        self.lexer.next_token()
     }
 
     /// Is `name` a module-level variable or function?
@@ -188,7 +180,6 @@ impl<'a> Parser<'a> {
     pub fn resume_after(&mut self, last: Span) {
         self.prev = last;
         self.lexer.set_pos(last.end as usize);
-        self.lex_error = None;
         for k in 0..LOOKAHEAD {
             self.look[k] = self.lex_next();
         }
@@ -267,7 +258,7 @@ impl<'a> Parser<'a> {
 
     pub fn error_at<T>(&self, span: Span, msg: impl Into<String>) -> PResult<T> {
         // A lexing error at or before this point is the real cause.
-        if let Some(e) = &self.lex_error {
+        if let Some(e) = &self.lexer.error {
             if e.span.start <= span.start.max(self.peek().span.start) && self.peek().kind == TokenKind::Error {
                 return Err(Diagnostic::error(self.file, self.lines(), e.span, e.message.clone()));
             }
