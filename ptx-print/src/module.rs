@@ -8,11 +8,8 @@ use std::fmt::Write;
 /// Prints a whole module.
 pub fn print_module(m: &Module) -> String {
     let mut out = String::with_capacity(estimate_len(&m.items));
-    let appended: std::io::Result<()> = emit_module(m, &mut |text| {
-        out.push_str(text);
-        Ok(())
-    });
-    debug_assert!(appended.is_ok(), "appending to a string cannot fail");
+    let printed = emit_module(m, &mut out);
+    debug_assert!(printed.is_ok(), "printing into a string cannot fail");
     out
 }
 
@@ -20,22 +17,68 @@ pub fn print_module(m: &Module) -> String {
 /// gives, without ever holding all of it (a large module's rounds, below,
 /// or a small module's items one at a time).
 pub fn write_module(m: &Module, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    emit_module(m, &mut |text| w.write_all(text.as_bytes()))
+    emit_module(m, &mut Writing { w, piece: String::new() })
+}
+
+/// Where a module's text goes as it is printed.
+trait Sink {
+    /// The string to print the next piece into.
+    fn buffer(&mut self) -> &mut String;
+    /// The piece printed into [`Sink::buffer`] is complete.
+    fn piece_done(&mut self) -> std::io::Result<()>;
+    /// A piece printed elsewhere (a thread's run of items).
+    fn put(&mut self, text: &str) -> std::io::Result<()>;
+}
+
+/// A string holds the whole text: pieces are printed straight into it.
+impl Sink for String {
+    fn buffer(&mut self) -> &mut String {
+        self
+    }
+
+    fn piece_done(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn put(&mut self, text: &str) -> std::io::Result<()> {
+        self.push_str(text);
+        Ok(())
+    }
+}
+
+/// A writer is handed each piece when it is complete.
+struct Writing<'w> {
+    w: &'w mut dyn std::io::Write,
+    piece: String,
+}
+
+impl Sink for Writing<'_> {
+    fn buffer(&mut self) -> &mut String {
+        &mut self.piece
+    }
+
+    fn piece_done(&mut self) -> std::io::Result<()> {
+        self.w.write_all(self.piece.as_bytes())?;
+        self.piece.clear();
+        Ok(())
+    }
+
+    fn put(&mut self, text: &str) -> std::io::Result<()> {
+        self.w.write_all(text.as_bytes())
+    }
 }
 
 /// Prints a module a piece at a time into `sink`. A large module's items
 /// are printed a run per task on rayon's threads ([`ptx_ir::threads`]) and
 /// handed over in order: the same text.
-fn emit_module(m: &Module, sink: &mut dyn FnMut(&str) -> std::io::Result<()>) -> std::io::Result<()> {
-    let mut piece = String::new();
-    write_header(&mut piece, m);
-    sink(&piece)?;
+fn emit_module(m: &Module, sink: &mut dyn Sink) -> std::io::Result<()> {
+    write_header(sink.buffer(), m);
+    sink.piece_done()?;
     let estimate = estimate_len(&m.items);
     if !ptx_ir::threads::worth_splitting(estimate) {
         for k in 0..m.items.len() {
-            piece.clear();
-            write_items(&mut piece, &m.items, k..k + 1);
-            sink(&piece)?;
+            write_items(sink.buffer(), &m.items, k..k + 1);
+            sink.piece_done()?;
         }
         return Ok(());
     }
@@ -54,7 +97,7 @@ fn emit_module(m: &Module, sink: &mut dyn FnMut(&str) -> std::io::Result<()>) ->
             })
             .collect();
         for t in &texts {
-            sink(t)?;
+            sink.put(t)?;
         }
     }
     Ok(())
