@@ -27,7 +27,7 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
     }
     out.push(' ');
     out.push_str(d.ty.text());
-    if let Some(p) = d.ptr {
+    if let Some(p) = d.ptr.as_deref() {
         out.push_str(" .ptr");
         if let Some(s) = p.space {
             out.push(' ');

@@ -189,11 +189,11 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
                 }
                 crate::instruction::push_u64(out, n.into());
             }
-            if let Some(fname) = &l.function_name {
+            if let Some(fname) = l.function_name() {
                 out.push_str(", function_name ");
                 write_expr(out, fname);
             }
-            if let Some((a, b, c)) = l.inlined_at {
+            if let Some((a, b, c)) = l.inlined_at() {
                 let _ = write!(out, ", inlined_at {a} {b} {c}");
             }
         }

@@ -68,9 +68,9 @@ pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
             }
         }
         Operand::Imm(i) => write_imm(out, i),
-        Operand::Sym(name, off) => {
-            out.push_str(name);
-            write_offset(out, *off);
+        Operand::Sym(s) => {
+            out.push_str(&s.name);
+            write_offset(out, s.offset);
         }
         Operand::Label(l) => write_label(out, f, *l),
         Operand::Vector(v) => {
@@ -231,7 +231,7 @@ pub fn write_float(out: &mut String, f: &FloatLit) {
             out.push_str("0d");
             push_hex_digits(out, *b, 16);
         }
-        FloatLit::Dec { text, .. } => out.push_str(text),
+        FloatLit::Dec(d) => out.push_str(&d.text),
     }
 }
 

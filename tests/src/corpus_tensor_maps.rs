@@ -26,7 +26,7 @@ fn is_tensor_instruction(op: Opcode) -> bool {
 /// Is parameter `name` used as a tensor map in `f`?
 fn used_as_map(f: &Function, name: &str) -> bool {
     let names_it = |o: &Operand| match o {
-        Operand::Sym(n, _) => &**n == name,
+        Operand::Sym(s) => &*s.name == name,
         Operand::Addr(a) => matches!(&a.base, ptx_ir::ir::AddrBase::Sym(n) if &**n == name),
         _ => false,
     };

@@ -82,7 +82,7 @@ fn register_source(f: &Function, r: RegId, params: &[String]) -> Option<Source> 
                     }
                 }
             }
-            (Opcode::MOV, Some(Operand::Sym(n, _))) => return Some(Source::Module(n.to_string())),
+            (Opcode::MOV, Some(Operand::Sym(s))) => return Some(Source::Module(s.name.to_string())),
             _ => {}
         }
     }
@@ -91,13 +91,13 @@ fn register_source(f: &Function, r: RegId, params: &[String]) -> Option<Source> 
 
 fn source_of(op: &Operand, f: &Function, params: &[String]) -> Option<Source> {
     match op {
-        Operand::Sym(n, _) => Some(match params.iter().position(|p| **p == **n) {
+        Operand::Sym(s) => Some(match params.iter().position(|p| **p == *s.name) {
             Some(k) => Source::Param(k),
-            None => Source::Module(n.to_string()),
+            None => Source::Module(s.name.to_string()),
         }),
         Operand::Reg(r) => register_source(f, r.reg, params),
         Operand::Addr(a) => match &a.base {
-            ptx_ir::ir::AddrBase::Sym(n) => source_of(&Operand::Sym(n.clone(), 0), f, params),
+            ptx_ir::ir::AddrBase::Sym(n) => source_of(&Operand::sym(n.clone(), 0), f, params),
             ptx_ir::ir::AddrBase::Reg(r) => register_source(f, *r, params),
             _ => None,
         },
@@ -155,7 +155,7 @@ pub fn bind_default_textures(module: &Module, kernel: &str, launch: &mut Launch)
             _ => None,
         })
         .flat_map(|g| g.decl.names.iter())
-        .filter(|n| matches!(n.init, Some(Initializer::Fields(_))))
+        .filter(|n| matches!(n.init.as_deref(), Some(Initializer::Fields(_))))
         .map(|n| n.name.to_string())
         .collect();
     let opaque: Vec<String> = module
@@ -207,7 +207,7 @@ pub fn bind_default_textures(module: &Module, kernel: &str, launch: &mut Launch)
             };
             // A txq of a module .samplerref is a sampler query.
             let want = match (ins.opcode, handle) {
-                (Opcode::TXQ, Some(Operand::Sym(n, _))) if is_sampler(module, n) => Want::Sampler,
+                (Opcode::TXQ, Some(Operand::Sym(s))) if is_sampler(module, &s.name) => Want::Sampler,
                 _ => want,
             };
             add(handle, want);

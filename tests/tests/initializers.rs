@@ -16,7 +16,7 @@ fn first_init(text: &str) -> Initializer {
     let parsed = ptx_ir::parse("init.ptx", text.as_bytes()).unwrap_or_else(|d| panic!("{d}\n{text}"));
     for item in &parsed.module.items {
         if let Item::Var(g) = item {
-            return g.decl.names[0].init.clone().expect("an initializer");
+            return *g.decl.names[0].init.clone().expect("an initializer");
         }
     }
     panic!("no variable in {text}")
@@ -47,7 +47,7 @@ fn other_lists_stay_general() {
         let text = text.replace(".global .u64 b[4] = {a, 2};", ".global .u32 a;\n.global .u64 b[4] = {a, 2};");
         let parsed = ptx_ir::parse("init.ptx", text.as_bytes()).unwrap_or_else(|d| panic!("{d}\n{text}"));
         let init = parsed.module.items.iter().rev().find_map(|i| match i {
-            Item::Var(g) => g.decl.names[0].init.clone(),
+            Item::Var(g) => g.decl.names[0].init.as_deref().cloned(),
             _ => None,
         });
         match init {

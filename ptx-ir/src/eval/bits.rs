@@ -84,6 +84,6 @@ mod tests {
     fn immediates() {
         assert_eq!(imm_bits(&Imm::Int(IntLit::dec(-1)), ScalarType::U32), 0xffff_ffff);
         assert_eq!(imm_bits(&Imm::Float(FloatLit::F32(0x3f80_0000)), ScalarType::F32), 0x3f80_0000);
-        assert_eq!(imm_bits(&Imm::Float(FloatLit::Dec { text: "0.5".into(), bits: 0.5f64.to_bits() }), ScalarType::F32), 0x3f00_0000);
+        assert_eq!(imm_bits(&Imm::Float(FloatLit::decimal("0.5".into(), 0.5f64.to_bits())), ScalarType::F32), 0x3f00_0000);
     }
 }

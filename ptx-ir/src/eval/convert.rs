@@ -2159,7 +2159,7 @@ mod tests {
         assert!(Fmt::HALF.is_nan(f64_to_format_bits(f64::NAN, T::F16) as u128));
         assert!(Fmt::BF16.is_nan(f64_to_format_bits(f64::NAN, T::Bf16) as u128));
         use crate::ir::{FloatLit, Imm};
-        let lit = Imm::Float(FloatLit::Dec { text: "0.5".into(), bits: 0.5f64.to_bits() });
+        let lit = Imm::Float(FloatLit::decimal("0.5".into(), 0.5f64.to_bits()));
         assert_eq!(crate::eval::imm_bits(&lit, T::F16), 0x3800);
         assert_eq!(crate::eval::imm_bits(&lit, T::Bf16), 0x3f00);
     }

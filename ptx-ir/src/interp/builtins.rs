@@ -53,9 +53,9 @@ impl Cta<'_, '_> {
         }
         let (text, exact, count) = self.format(t, global, arg(0), arg(1))?;
         self.printed.push(Printed { thread: self.thread_name(t), text, exact });
-        if let Some(Operand::Sym(r, _)) = ret.and_then(|r| r.first()) {
+        if let Some(Operand::Sym(r)) = ret.and_then(|r| r.first()) {
             let f = self.threads[t].frames.last().unwrap();
-            if let Some(VarLoc::Param(o)) = self.p.funcs[f.func].lookup(r, f.pc) {
+            if let Some(VarLoc::Param(o)) = self.p.funcs[f.func].lookup(&r.name, f.pc) {
                 let bytes = (count as u32).to_le_bytes();
                 let _ = self.threads[t].frames.last_mut().unwrap().params.write(o, &bytes, Quality::Exact);
             }
@@ -69,7 +69,7 @@ impl Cta<'_, '_> {
     fn call_argument(&self, t: usize, ins: &Instruction, a: &Operand) -> Result<Val, RunError> {
         let f = self.threads[t].frames.last().unwrap();
         match a {
-            Operand::Sym(name, _) => match self.p.funcs[f.func].lookup(name, f.pc) {
+            Operand::Sym(s) => match self.p.funcs[f.func].lookup(&s.name, f.pc) {
                 Some(VarLoc::Param(o)) => {
                     let size = self.p.funcs[f.func].param_size_at(VarLoc::Param(o)).min(8);
                     let (b, q) = f.params.read_bytes(o, size).map_err(|e| self.fault(t, e))?;

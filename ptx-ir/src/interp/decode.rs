@@ -346,7 +346,7 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         return cvta(cx, pc, ins);
     }
     if op == Opcode::MOV {
-        if ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) {
+        if ins.operands.iter().any(|o| matches!(o, Operand::Sym(_) | Operand::SReg(..))) {
             return mov_special_or_address(cx, pc, ins);
         }
         if let Some(Operand::Imm(_)) = ins.operands.get(1) {
@@ -411,16 +411,17 @@ fn mov_special_or_address(cx: &Context, pc: usize, ins: &Instruction) -> Option<
             let mask = operand_type(1).map_or(u128::MAX, |t| eval::bits_mask(t.bits()));
             Some(Op::Special { reg: super::special::Special::of(*s, *sel), mask, dst })
         }
-        Operand::Sym(name, off) => {
+        Operand::Sym(s) => {
+            let (name, off) = (&s.name, s.offset);
             let at = match cx.layout.lookup(name, pc).or_else(|| cx.globals.get(name).copied())? {
                 VarLoc::Global(a) | VarLoc::Func(a) => a,
                 VarLoc::Const(o) | VarLoc::Shared(o) | VarLoc::Param(o) | VarLoc::ModuleLocal(o) => o,
-                VarLoc::Local(o) => return Some(Op::FrameAddr { offset: o.wrapping_add(*off as u64), dst }),
+                VarLoc::Local(o) => return Some(Op::FrameAddr { offset: o.wrapping_add(off as u64), dst }),
                 VarLoc::Reg(_) => return None,
             };
             let mut dsts = SmallVec::new();
             dsts.push(Some(dst));
-            Some(Op::Copy { src: Src::Imm(at.wrapping_add(*off as u64) as u128), dsts })
+            Some(Op::Copy { src: Src::Imm(at.wrapping_add(off as u64) as u128), dsts })
         }
         _ => None,
     }

@@ -430,9 +430,9 @@ impl<'p, 'm> Cta<'p, 'm> {
                 let quality = if s.is_volatile() { Quality::Unspecified } else { Quality::Exact };
                 out.push(Val { bits: v, quality });
             }
-            Operand::Sym(name, off) => {
-                let a = self.symbol_value(t, name).ok_or_else(|| self.unsupported(t, &format!("address of `{name}`")))?;
-                out.push(Val::exact(a.wrapping_add(*off as u64) as u128));
+            Operand::Sym(s) => {
+                let a = self.symbol_value(t, &s.name).ok_or_else(|| self.unsupported(t, &format!("address of `{}`", s.name)))?;
+                out.push(Val::exact(a.wrapping_add(s.offset as u64) as u128));
             }
             Operand::Vector(v) => {
                 for o in v.iter() {
@@ -691,7 +691,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         if super::warp::is_collective(op) {
             return super::warp::arrive(self, t, ins);
         }
-        if op == Opcode::MOV && (ins.operands.iter().any(|o| matches!(o, Operand::Sym(..) | Operand::SReg(..))) || matches!(ins.operands.get(1), Some(Operand::Imm(_)))) {
+        if op == Opcode::MOV && (ins.operands.iter().any(|o| matches!(o, Operand::Sym(_) | Operand::SReg(..))) || matches!(ins.operands.get(1), Some(Operand::Imm(_)))) {
             // Addresses, special registers and immediates: no evaluation needed.
             let mut v = SmallVec::new();
             self.read(t, ins, 1, &ins.operands[1], &mut v)?;
@@ -785,7 +785,7 @@ impl<'p, 'm> Cta<'p, 'm> {
             }
         }
         let callee = match target {
-            Some(Operand::Sym(name, _)) => self.p.func_index.get(&**name).copied(),
+            Some(Operand::Sym(s)) => self.p.func_index.get(&*s.name).copied(),
             Some(Operand::Reg(r)) => {
                 let a = self.reg(t, r.reg, 0).bits as u64;
                 let k = a.wrapping_sub(FUNC_BASE) as usize;
@@ -797,13 +797,14 @@ impl<'p, 'm> Cta<'p, 'm> {
             _ => None,
         };
         let Some(callee) = callee else {
-            if let Some(Operand::Sym(name, _)) = target {
+            if let Some(Operand::Sym(s)) = target {
+                let name = &s.name;
                 if super::builtins::is_builtin(name) {
                     return self.call_builtin(t, ins, name, ret.map(|(_, l)| &l[..]), args.map(|(_, l)| &l[..]), global);
                 }
             }
             let what = match target {
-                Some(Operand::Sym(name, _)) => format!("call {name} (an external function: no body in the module)"),
+                Some(Operand::Sym(s)) => format!("call {} (an external function: no body in the module)", s.name),
                 _ => "call (through a pointer to no function of the module)".to_string(),
             };
             return Err(self.unsupported(t, &what));
@@ -815,7 +816,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         if let Some((_, list)) = args {
             for (a, loc) in list.iter().zip(&cf.params) {
                 let (bytes, quality): (Vec<u8>, Vec<Quality>) = match a {
-                    Operand::Sym(name, _) => match self.p.funcs[caller.func].lookup(name, caller.pc) {
+                    Operand::Sym(s) => match self.p.funcs[caller.func].lookup(&s.name, caller.pc) {
                         Some(VarLoc::Param(o)) => caller.params.read_bytes(o, cf.param_size_at(*loc)).map_err(|f| self.fault(t, f))?,
                         _ => return Err(self.unsupported(t, "call argument that is not a .param variable")),
                     },
@@ -873,8 +874,8 @@ impl<'p, 'm> Cta<'p, 'm> {
                             _ => continue,
                         };
                         match dst {
-                            Operand::Sym(name, _) => {
-                                if let Some(VarLoc::Param(o)) = self.p.funcs[caller_func].lookup(name, caller_pc) {
+                            Operand::Sym(s) => {
+                                if let Some(VarLoc::Param(o)) = self.p.funcs[caller_func].lookup(&s.name, caller_pc) {
                                     let _ = self.threads[t].frames.last_mut().unwrap().params.write_bytes(o, &bytes, &quality);
                                 }
                             }

@@ -65,7 +65,7 @@ macro_rules! register_walk {
                     }
                 }
                 Operand::ArrayElem(e) => $walk(&$($m)? e.index, true, false, f),
-                Operand::SReg(..) | Operand::Imm(_) | Operand::Sym(..) | Operand::Label(_) | Operand::Sink => {}
+                Operand::SReg(..) | Operand::Imm(_) | Operand::Sym(_) | Operand::Label(_) | Operand::Sink => {}
             }
         }
 

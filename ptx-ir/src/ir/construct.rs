@@ -9,13 +9,13 @@
 //! assert_eq!(ops[1], Operand::from(4i32));
 //! ```
 
-use super::{Address, AddrBase, Declarator, FloatLit, Guard, Imm, Instruction, IntLit, LabelId, Operand, Radix, RegId, RegOperand, Selector, SpecialReg, Stmt, VarDecl};
+use super::{Address, AddrBase, Declarator, Declarators, FloatLit, Guard, Imm, Instruction, IntLit, LabelId, Operand, Radix, RegId, RegOperand, Selector, SpecialReg, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 
 impl VarDecl {
     /// `.space .ty name`: no attributes, alignment, vector, dimensions or initializer.
     pub fn new(space: StateSpace, ty: ScalarType, name: &str) -> VarDecl {
-        VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty, names: vec![Declarator::new(name)] }
+        VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty, names: smallvec::smallvec![Declarator::new(name)] }
     }
 
     /// `.param .ty name`, a kernel or function parameter.
@@ -42,7 +42,7 @@ impl VarDecl {
 /// (`VarDecl { space: StateSpace::Shared, ..VarDecl::default() }`).
 impl Default for VarDecl {
     fn default() -> VarDecl {
-        VarDecl { space: StateSpace::Reg, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B32, names: Vec::new() }
+        VarDecl { space: StateSpace::Reg, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B32, names: Declarators::new() }
     }
 }
 

@@ -4,6 +4,7 @@
 use super::int_list::{is_plain, IntList, IntListBuilder};
 use super::Name;
 use crate::isa::{ScalarType, StateSpace};
+use smallvec::SmallVec;
 
 /// A variable declaration in any state space: module variables, function
 /// parameters, and `.reg`/`.local`/`.shared`/`.param` declarations in bodies.
@@ -13,13 +14,17 @@ pub struct VarDecl {
     /// `.attribute(...)` list, as written inside the parentheses (`.managed`, `.unified(1,2)`).
     pub attributes: Vec<Attribute>,
     pub align: Option<u64>,
-    /// Kernel parameter attribute `.ptr {.space} {.align N}`.
-    pub ptr: Option<PtrAttr>,
+    /// Kernel parameter attribute `.ptr {.space} {.align N}` (boxed: rare).
+    pub ptr: Option<Box<PtrAttr>>,
     /// `.v2`, `.v4`, `.v8`.
     pub vector: Option<u8>,
     pub ty: ScalarType,
-    pub names: Vec<Declarator>,
+    pub names: Declarators,
 }
+
+/// The names of a declaration: most declare one, held in place (a body of
+/// old-style PTX declares each register on a line of its own).
+pub type Declarators = SmallVec<[Declarator; 1]>;
 
 /// `.ptr .global .align 16` on a kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,7 +48,8 @@ pub struct Declarator {
     pub range: Option<u32>,
     /// `[4][8]`; `None` for an unsized `[]` dimension.
     pub dims: Vec<Option<u64>>,
-    pub init: Option<Initializer>,
+    /// Boxed: rare in bodies, and a declarator is held in place.
+    pub init: Option<Box<Initializer>>,
 }
 
 /// Splits a name into a register range's prefix and index (`%r12` is
@@ -113,16 +119,29 @@ pub enum FloatLit {
     F32(u32),
     /// `0dXXXXXXXXXXXXXXXX`: an exact double-precision value.
     F64(u64),
-    /// A decimal literal: its text (printed back as written) and its double value's bits.
-    Dec { text: Name, bits: u64 },
+    /// A decimal literal (boxed: rare, and an operand stays small).
+    Dec(Box<DecimalLit>),
+}
+
+/// A decimal floating-point literal: its text (printed back as written)
+/// and its double value's bits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecimalLit {
+    pub text: Name,
+    pub bits: u64,
 }
 
 impl FloatLit {
+    pub fn decimal(text: Name, bits: u64) -> FloatLit {
+        FloatLit::Dec(Box::new(DecimalLit { text, bits }))
+    }
+
     /// The value as a double (single-precision literals widen exactly).
     pub fn to_f64(&self) -> f64 {
         match self {
             FloatLit::F32(b) => f32::from_bits(*b) as f64,
-            FloatLit::F64(b) | FloatLit::Dec { bits: b, .. } => f64::from_bits(*b),
+            FloatLit::F64(b) => f64::from_bits(*b),
+            FloatLit::Dec(d) => f64::from_bits(d.bits),
         }
     }
 }

@@ -111,7 +111,7 @@ fn scan(f: &Function, body: &impl Body) -> FxHashSet<Box<str>> {
             Some(Stmt::Instr(ins)) => {
                 for op in &ins.operands {
                     op.for_each_operand(&mut |o| match o {
-                        Operand::Sym(name, _) => add_stem(&mut stems, name),
+                        Operand::Sym(s) => add_stem(&mut stems, &s.name),
                         Operand::Addr(a) => {
                             if let AddrBase::Sym(name) = &a.base {
                                 add_stem(&mut stems, name)

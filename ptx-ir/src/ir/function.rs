@@ -144,8 +144,31 @@ pub struct Loc {
     pub file: u32,
     pub line: u32,
     pub col: u32,
-    pub function_name: Option<Box<ConstExpr>>,
+    /// The two optional attributes, boxed together: most `.loc` lines have
+    /// neither, and a statement is as large as its largest variant.
+    pub inlining: Option<Box<LocInlining>>,
+}
+
+/// The attributes of a `.loc` that describe inlining.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LocInlining {
+    pub function_name: Option<ConstExpr>,
     pub inlined_at: Option<(u32, u32, u32)>,
+}
+
+impl Loc {
+    /// `.loc file line col` with neither attribute.
+    pub fn new(file: u32, line: u32, col: u32) -> Loc {
+        Loc { file, line, col, inlining: None }
+    }
+
+    pub fn function_name(&self) -> Option<&ConstExpr> {
+        self.inlining.as_ref()?.function_name.as_ref()
+    }
+
+    pub fn inlined_at(&self) -> Option<(u32, u32, u32)> {
+        self.inlining.as_ref()?.inlined_at
+    }
 }
 
 /// `.callprototype` signature.

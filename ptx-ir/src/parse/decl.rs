@@ -4,7 +4,7 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
-use crate::ir::{Attribute, Declarator, Initializer, IntList, IntListBuilder, PtrAttr, VarDecl};
+use crate::ir::{Attribute, Declarator, Declarators, Initializer, IntList, IntListBuilder, PtrAttr, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::lexer::TokenKind;
 use crate::source::Span;
@@ -50,7 +50,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.bump();
-        let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Vec::with_capacity(1) };
+        let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Declarators::new() };
         let mut ty = None;
         while self.at(TokenKind::DotWord) {
             let t = self.peek();
@@ -81,7 +81,7 @@ impl<'a> Parser<'a> {
                         let a = self.expect_u64("an alignment in bytes")?;
                         p.align = Some(a);
                     }
-                    decl.ptr = Some(p);
+                    decl.ptr = Some(Box::new(p));
                 }
                 ".v2" | ".v4" | ".v8" => {
                     self.bump();
@@ -155,7 +155,7 @@ impl<'a> Parser<'a> {
         }
         let semi = self.bump();
         debug_assert_eq!(semi.kind, TokenKind::Semi);
-        let mut names = Vec::with_capacity(1);
+        let mut names = Declarators::new();
         names.push(Declarator { name: name.into(), range: None, dims: Vec::new(), init: None });
         Some(Ok(VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty, names }))
     }
@@ -223,7 +223,7 @@ impl<'a> Parser<'a> {
                 return self.error_at(self.peek().span, "a parameterized name `name<N>` cannot have an initializer");
             }
             self.bump();
-            d.init = Some(self.initializer(0)?);
+            d.init = Some(Box::new(self.initializer(0)?));
         }
         // Bind the name.
         let span = nt.span;

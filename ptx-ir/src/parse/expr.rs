@@ -33,7 +33,7 @@ pub fn float_literal(kind: TokenKind, text: &str) -> Option<FloatLit> {
     match kind {
         TokenKind::HexF32 => u32::from_str_radix(&text[2..], 16).ok().map(FloatLit::F32),
         TokenKind::HexF64 => u64::from_str_radix(&text[2..], 16).ok().map(FloatLit::F64),
-        _ => text.parse::<f64>().ok().map(|v| FloatLit::Dec { text: text.into(), bits: v.to_bits() }),
+        _ => text.parse::<f64>().ok().map(|v| FloatLit::decimal(text.into(), v.to_bits())),
     }
 }
 
@@ -195,7 +195,7 @@ fn eval_depth(e: &ConstExpr, depth: u32) -> Result<ExprValue, String> {
     Ok(match e {
         ConstExpr::Int(l) => Int { value: l.value, unsigned: l.unsigned },
         ConstExpr::Float(f) => match f {
-            FloatLit::Dec { .. } | FloatLit::F64(_) => Float(f.to_f64()),
+            FloatLit::Dec(_) | FloatLit::F64(_) => Float(f.to_f64()),
             FloatLit::F32(_) => Float(f.to_f64()),
         },
         ConstExpr::Sym(s) if &**s == "WARP_SZ" => Int { value: 32, unsigned: false },
@@ -315,8 +315,8 @@ pub fn to_imm(e: &ConstExpr) -> Result<Imm, String> {
         ConstExpr::Float(f) => return Ok(Imm::Float(f.clone())),
         ConstExpr::Unary(UnOp::Neg, x) => match &**x {
             ConstExpr::Int(l) => return Ok(Imm::Int(IntLit { value: l.value.wrapping_neg(), ..*l })),
-            ConstExpr::Float(FloatLit::Dec { text, bits }) if !text.starts_with('-') => {
-                return Ok(Imm::Float(FloatLit::Dec { text: format!("-{text}").into(), bits: bits ^ (1 << 63) }))
+            ConstExpr::Float(FloatLit::Dec(d)) if !d.text.starts_with('-') => {
+                return Ok(Imm::Float(FloatLit::decimal(format!("-{}", d.text).into(), d.bits ^ (1 << 63))))
             }
             ConstExpr::Float(FloatLit::F32(b)) => return Ok(Imm::Float(FloatLit::F32(b ^ (1 << 31)))),
             ConstExpr::Float(FloatLit::F64(b)) => return Ok(Imm::Float(FloatLit::F64(b ^ (1 << 63)))),

@@ -125,7 +125,7 @@ fn plain_locs_fail_as_the_general_parser_does() {
 #[test]
 fn a_plain_loc_takes_the_fast_path_and_others_do_not() {
     let mut p = Parser::new("t.ptx", b".loc 1 23 5\nret;");
-    assert_eq!(p.plain_loc(), Some(Loc { file: 1, line: 23, col: 5, function_name: None, inlined_at: None }));
+    assert_eq!(p.plain_loc(), Some(Loc::new(1, 23, 5)));
     assert_eq!(p.text(p.peek()), "ret");
     for text in [".loc 1 23 5, inlined_at 1 10 3\n", ".loc 1 23 017\n", ".loc 1 23 5 // c\n"] {
         let mut p = Parser::new("t.ptx", text.as_bytes());

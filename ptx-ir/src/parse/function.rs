@@ -378,26 +378,26 @@ impl<'a> Parser<'a> {
         }
         let col = plain_decimal(&self.src[col_start..col_end])?;
         self.resume_after(Span::new(col_start, col_end));
-        Some(Loc { file, line, col, function_name: None, inlined_at: None })
+        Some(Loc::new(file, line, col))
     }
 
     fn loc(&mut self) -> PResult<Loc> {
         let file = self.expect_u32("a file index")?;
         let line = self.expect_u32("a line number")?;
         let col = self.expect_u32("a column number")?;
-        let mut loc = Loc { file, line, col, function_name: None, inlined_at: None };
+        let mut loc = Loc::new(file, line, col);
         while self.eat(TokenKind::Comma) {
             let (t, w) = self.expect_ident("`function_name` or `inlined_at`")?;
             match w {
                 "function_name" => {
                     // A label or section name, possibly plus an offset (`.debug_str+7`).
-                    loc.function_name = Some(Box::new(self.const_expr()?));
+                    loc.inlining.get_or_insert_default().function_name = Some(self.const_expr()?);
                 }
                 "inlined_at" => {
                     let a = self.expect_u32("a file index")?;
                     let b = self.expect_u32("a line number")?;
                     let c = self.expect_u32("a column number")?;
-                    loc.inlined_at = Some((a, b, c));
+                    loc.inlining.get_or_insert_default().inlined_at = Some((a, b, c));
                 }
                 _ => return self.error_at(t.span, format!("found `{w}`, expected `function_name` or `inlined_at`")),
             }

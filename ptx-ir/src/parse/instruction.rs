@@ -261,7 +261,7 @@ impl<'a> Parser<'a> {
             return Ok(Operand::ArrayElem(Box::new(ArrayElem { name: name.into(), index })));
         }
         let off = self.offset()?;
-        Ok(Operand::Sym(name.into(), off))
+        Ok(Operand::sym(name.into(), off))
     }
 
     /// The fast path for the commonest constant expression, a lone literal
@@ -335,7 +335,7 @@ impl<'a> Parser<'a> {
             let mut items = vec![match first {
                 (Some(base), 0, false) => match base {
                     AddrBase::Reg(r) => Operand::reg(r),
-                    AddrBase::Sym(s) => Operand::Sym(s, 0),
+                    AddrBase::Sym(s) => Operand::sym(s, 0),
                     AddrBase::Imm(i) => Operand::Imm(Imm::Int(crate::ir::IntLit::dec(i as i64))),
                 },
                 _ => return self.error_at(self.span_from(first_start), "found an offset address, expected a texture or surface name"),

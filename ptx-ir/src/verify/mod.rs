@@ -541,7 +541,7 @@ impl<'a> Verifier<'a> {
                     if !matches!(op, Operand::Label(_)) {
                         let what = match op {
                             Operand::Reg(r) => f.regs.get(r.reg.0 as usize).map_or(String::new(), |r| format!(" (`{}` is a register here)", r.name)),
-                            Operand::Sym(name, _) => format!(" (`{name}` is a variable or function here)"),
+                            Operand::Sym(s) => format!(" (`{}` is a variable or function here)", s.name),
                             _ => String::new(),
                         };
                         self.error(at, format!("operand {} of `{}` must be a label{what}", k + 1, ins.opcode.name()));
@@ -621,7 +621,7 @@ impl<'a> Verifier<'a> {
         for op in &ins.operands {
             // Only registers with a selector matter; most operands are
             // plain registers, immediates or addresses, with nothing inside.
-            if matches!(op, Operand::Reg(r) if r.sel.is_none()) || matches!(op, Operand::Imm(_) | Operand::Addr(_) | Operand::Sym(..) | Operand::Label(_) | Operand::SReg(..) | Operand::Sink | Operand::RegOffset(..)) {
+            if matches!(op, Operand::Reg(r) if r.sel.is_none()) || matches!(op, Operand::Imm(_) | Operand::Addr(_) | Operand::Sym(_) | Operand::Label(_) | Operand::SReg(..) | Operand::Sink | Operand::RegOffset(..)) {
                 continue;
             }
             op.walk(&mut |o| {
@@ -729,7 +729,7 @@ impl<'a> Verifier<'a> {
             match op {
                 Operand::List(l) if target.is_none() => ret = Some(l.len()),
                 Operand::List(l) => args = Some(l.len()),
-                Operand::Sym(name, _) if target.is_none() => target = Some(name),
+                Operand::Sym(s) if target.is_none() => target = Some(&s.name),
                 _ => {}
             }
         }
@@ -818,7 +818,7 @@ impl<'a> Verifier<'a> {
 /// register, a variable, a label or `r+offset`, alone or in a vector.
 fn not_a_register(op: &Operand) -> bool {
     match op {
-        Operand::Imm(_) | Operand::SReg(..) | Operand::Sym(..) | Operand::Label(_) | Operand::RegOffset(..) => true,
+        Operand::Imm(_) | Operand::SReg(..) | Operand::Sym(_) | Operand::Label(_) | Operand::RegOffset(..) => true,
         Operand::Vector(v) => v.iter().any(not_a_register),
         Operand::Pair(first, _) => not_a_register(first),
         _ => false,

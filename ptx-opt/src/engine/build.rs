@@ -164,13 +164,13 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                     srcs.push(Src::Leaf(LeafKey::Special(*s, *sel, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
                     Some(Operand::reg(RegId(n)))
                 }
-                Operand::Sym(name, off) => {
+                Operand::Sym(s) => {
                     let t = ty()?;
                     if !matches!(t.bits(), 32 | 64) {
                         return None;
                     }
-                    let operand = Operand::Sym(name.clone(), *off);
-                    srcs.push(Src::Leaf(LeafKey::Symbol(name.clone(), *off, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
+                    let operand = Operand::Sym(s.clone());
+                    srcs.push(Src::Leaf(LeafKey::Symbol(s.name.clone(), s.offset, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
                     Some(Operand::reg(RegId(n)))
                 }
                 _ => None,
@@ -341,7 +341,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     let mut block_vars: Option<Vec<bool>> = None;
     let mut names_block_var = |k: usize, ins: &Instruction| -> bool {
         any_block_vars
-            && ins.operands.iter().any(|o| matches!(o, Operand::Sym(name, _) if block_var_names.as_ref().is_none_or(|set| set.contains(&**name))))
+            && ins.operands.iter().any(|o| matches!(o, Operand::Sym(s) if block_var_names.as_ref().is_none_or(|set| set.contains(&*s.name))))
             && block_vars.get_or_insert_with(|| ptx_ir::ir::scopes::block_variable_users(f)).get(k).copied().unwrap_or(true)
     };
     // First pass: which statements are values, and which registers are physical.

@@ -102,7 +102,7 @@ fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin
                 _ => return None,
             };
             let base = match &ins.operands[1] {
-                Operand::Sym(n, off) => Base::Sym(n.clone(), *off),
+                Operand::Sym(s) => Base::Sym(s.name.clone(), s.offset),
                 o => {
                     let x = plain_reg(f, o, Some(width))?;
                     Base::Reg(x, read(x)?.0)
@@ -285,7 +285,7 @@ fn rewrite(ins: &Instruction, o: &Origin, offset: i64, zero_written: bool, temps
     for ((r, _), t) in o.regs.iter().zip(temps) {
         let from = match &base {
             Base::Reg(x, _) => Operand::reg(*x),
-            Base::Sym(n, off) => Operand::Sym(n.clone(), *off),
+            Base::Sym(n, off) => Operand::sym(n.clone(), *off),
         };
         seq.push(Instruction::new(Opcode::ADD, add_mods, [Operand::reg(*t), from, Operand::reg(*r)]).ok()?);
         base = Base::Reg(*t, VersionDef::Entry);

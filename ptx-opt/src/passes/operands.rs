@@ -27,7 +27,7 @@ pub fn only_types(ins: &Instruction) -> bool {
 pub fn for_each_symbol<'a>(ins: &'a Instruction, mut f: impl FnMut(&'a Name)) {
     for op in &ins.operands {
         op.for_each_operand(&mut |o| match o {
-            Operand::Sym(n, _) => f(n),
+            Operand::Sym(s) => f(&s.name),
             Operand::Addr(a) => {
                 if let AddrBase::Sym(n) = &a.base {
                     f(n)

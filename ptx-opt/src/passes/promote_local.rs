@@ -265,7 +265,7 @@ fn produced(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
     };
     let sym = |o: &Operand| -> Option<(usize, i64)> {
         match o {
-            Operand::Sym(n, off) => Some((*index.get(n)?, *off)),
+            Operand::Sym(s) => Some((*index.get(&s.name)?, s.offset)),
             _ => None,
         }
     };

@@ -116,7 +116,7 @@ impl Alignment {
                 match o {
                     Operand::Imm(i) => log2_of(ins.ty().map_or(0, |t| ptx_ir::eval::imm_bits(i, t)) as u64),
                     Operand::Reg(_) => plain_reg(f, o, None).and_then(|r| view.read(k, r)).and_then(|v| known.get(&v).copied()).unwrap_or(0),
-                    Operand::Sym(n, off) => syms.get(n).map_or(0, |&a| a.min(log2_of(*off as u64))),
+                    Operand::Sym(s) => syms.get(&s.name).map_or(0, |&a| a.min(log2_of(s.offset as u64))),
                     _ => 0,
                 }
             };

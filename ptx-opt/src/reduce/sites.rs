@@ -154,8 +154,8 @@ impl Uses {
             Operand::Label(l) => {
                 self.labels.insert(*l);
             }
-            Operand::Sym(name, _) => {
-                self.symbols.insert(name.clone());
+            Operand::Sym(s) => {
+                self.symbols.insert(s.name.clone());
             }
             Operand::Addr(a) => {
                 if let AddrBase::Sym(name) = &a.base {

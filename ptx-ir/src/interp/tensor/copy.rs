@@ -132,7 +132,7 @@ impl Cta<'_, '_> {
             }
         }
         let base = match op {
-            Operand::Sym(name, off) => (AddrBase::Sym(name.clone()), *off),
+            Operand::Sym(s) => (AddrBase::Sym(s.name.clone()), s.offset),
             Operand::Reg(r) => (AddrBase::Reg(r.reg), 0),
             Operand::RegOffset(r, off) => (AddrBase::Reg(*r), *off),
             Operand::Addr(_) => return self.address(t, ins, op, space),

@@ -78,7 +78,7 @@ impl<'i> Access<'i> {
         match ins.operands.get(k)? {
             Operand::AddrList(v) if v.len() == 2 => Some(Access { handle: &v[0], sampler: None, coords: &v[1] }),
             Operand::AddrList(v) if v.len() == 3 => Some(Access { handle: &v[0], sampler: Some(&v[1]), coords: &v[2] }),
-            h @ Operand::Sym(..) => Some(Access { handle: h, sampler: None, coords: ins.operands.get(k + 1)? }),
+            h @ Operand::Sym(_) => Some(Access { handle: h, sampler: None, coords: ins.operands.get(k + 1)? }),
             _ => None,
         }
     }
@@ -88,7 +88,8 @@ impl<'i> Access<'i> {
 pub fn resolve(cta: &Cta, t: usize, ins: &Instruction, op: &Operand) -> Result<Resolved, RunError> {
     let res = &cta.p.resources;
     let value = match op {
-        Operand::Sym(name, 0) => {
+        Operand::Sym(s) if s.offset == 0 => {
+            let name = &s.name;
             let f = cta.threads[t].frames.last().unwrap();
             if let Some(VarLoc::Param(off)) = cta.p.funcs[f.func].lookup(name, f.pc) {
                 let mut b = [0u8; 8];
@@ -103,7 +104,7 @@ pub fn resolve(cta: &Cta, t: usize, ins: &Instruction, op: &Operand) -> Result<R
             }
         }
         Operand::Addr(a) if a.offset == 0 => match &a.base {
-            AddrBase::Sym(name) => return resolve(cta, t, ins, &Operand::Sym(name.clone(), 0)),
+            AddrBase::Sym(name) => return resolve(cta, t, ins, &Operand::sym(name.clone(), 0)),
             AddrBase::Reg(r) => return resolve(cta, t, ins, &Operand::reg(*r)),
             AddrBase::Imm(v) => *v,
         },

@@ -253,7 +253,7 @@ impl Resources {
                 _ => continue,
             };
             for n in &g.decl.names {
-                let init = match &n.init {
+                let init = match n.init.as_deref() {
                     Some(Initializer::Fields(fields)) if kind != Kind::Surface => Some(sampler_of_fields(&n.name, fields)?),
                     _ => None,
                 };
@@ -305,7 +305,8 @@ impl Resources {
                 }
                 ins.operands.iter().for_each(|o| {
                     o.walk(&mut |x| {
-                        if let Operand::Sym(n, _) = x {
+                        if let Operand::Sym(s) = x {
+                            let n = &s.name;
                             if let Some(h) = r.names.get(n) {
                                 if h.binding.is_none() && h.init.is_none() && !missing.iter().any(|m| m.ends_with(&format!("`{n}`"))) {
                                     missing.push(format!("{} `{n}`", h.kind.name()));

@@ -2,7 +2,7 @@
 //! every `.reg` declaration at the top of the body.
 
 use super::{check, label_def, leading_decls, names_used, Meaning, NameUse, ScopeError, Site, Walk};
-use crate::ir::{range_member, Declarator, Function, Name, RegId, Stmt, VarDecl};
+use crate::ir::{range_member, Declarator, Declarators, Function, Name, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -41,7 +41,7 @@ struct Plan {
     reg_names: Vec<Option<Name>>,
     label_names: Vec<Option<Name>>,
     /// New declarator lists of `.reg` declaration statements, by statement.
-    decls: FxHashMap<usize, Vec<Declarator>>,
+    decls: FxHashMap<usize, Declarators>,
     /// `.reg` declaration statements to move to the leading declarations.
     moved: Vec<usize>,
     lead: usize,
@@ -160,7 +160,7 @@ impl Plan {
             }
         };
         let mut plan = Plan { reg_names: vec![None; f.regs.len()], label_names: vec![None; f.labels.len()], decls: FxHashMap::default(), moved: Vec::new(), lead };
-        let mut new_lists: FxHashMap<usize, Vec<Declarator>> = FxHashMap::default();
+        let mut new_lists: FxHashMap<usize, Declarators> = FxHashMap::default();
         for &(site, d) in &sites {
             let regs = site_regs.get(&site).map(|v| v.as_slice()).unwrap_or(&[]);
             let stmt = match site {
@@ -168,7 +168,7 @@ impl Plan {
                 Site::Param { .. } => None,
             };
             let free = |name: &str, claimed: &FxHashSet<Name>, cr: &FxHashMap<Name, u32>| !fixed.contains(name) && !claimed.contains(name) && !covered_by_claimed(cr, name);
-            let mut decl_out: Vec<Declarator> = Vec::new();
+            let mut decl_out = Declarators::new();
             match d.range {
                 None => {
                     let name = if stmt.is_none() || free(&d.name, &claimed, &claimed_ranges) { d.name.clone() } else { taken.fresh(&d.name) };
@@ -348,7 +348,7 @@ fn for_each_fixed_name(f: &Function, out: &mut dyn FnMut(&str)) {
             }
             Stmt::CallTargets(_, fs) => fs.iter().for_each(|n| out(n)),
             Stmt::Loc(l) => {
-                if let Some(e) = &l.function_name {
+                if let Some(e) = l.function_name() {
                     e.symbols(out);
                 }
             }

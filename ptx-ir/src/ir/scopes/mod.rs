@@ -313,7 +313,7 @@ pub fn names_used(ins: &Instruction) -> SmallVec<[NameUse<'_>; 6]> {
             Operand::RegOffset(r, _) => out.push(NameUse::Reg(*r)),
             Operand::Pair(_, super::PairPred::Reg(r)) => out.push(NameUse::Reg(*r)),
             Operand::Label(l) => out.push(NameUse::Label(*l)),
-            Operand::Sym(s, _) => out.push(NameUse::Var(s)),
+            Operand::Sym(s) => out.push(NameUse::Var(&s.name)),
             Operand::ArrayElem(e) => out.push(NameUse::Var(&e.name)),
             Operand::Addr(a) => match &a.base {
                 AddrBase::Reg(r) => out.push(NameUse::Reg(*r)),
