@@ -2058,7 +2058,7 @@ mod tests {
                         mods.push(c[k % c.len()]);
                         k /= c.len();
                     }
-                    let operands: SmallVec<[Operand; 4]> = (0..form.operands().len()).map(|j| Operand::reg(RegId(j as u32))).collect();
+                    let operands: crate::ir::Operands = (0..form.operands().len()).map(|j| Operand::reg(RegId(j as u32))).collect();
                     let i = Instruction { guard: None, opcode: op, form, mods, operands };
                     let Some(ty) = i.ty() else { continue };
                     if ty.class() != TypeClass::Float {

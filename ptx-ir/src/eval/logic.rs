@@ -931,7 +931,7 @@ mod tests {
                 }
                 for mods in combos {
                     let mut dests = 0;
-                    let operands: SmallVecOps = form
+                    let operands: crate::ir::Operands = form
                         .operands()
                         .iter()
                         .enumerate()
@@ -966,8 +966,6 @@ mod tests {
         }
         assert!(counts.0 > 10_000, "{counts:?}");
     }
-
-    type SmallVecOps = smallvec::SmallVec<[Operand; 4]>;
 
     #[test]
     fn handles_only_its_opcodes() {

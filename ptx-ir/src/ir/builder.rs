@@ -29,7 +29,7 @@
 //! # Ok(()) }
 //! ```
 
-use super::{Function, FuncKind, GlobalVar, Guard, Instruction, Item, LabelId, Linkage, Module, Operand, RegId, Stmt, VarDecl, Version};
+use super::{Function, FuncKind, GlobalVar, Guard, Instruction, Item, LabelId, Linkage, Module, Operand, Operands, RegId, Stmt, VarDecl, Version};
 use super::Address;
 use crate::isa::{similar_modifier, FormMismatch, Mod, Opcode, ScalarType};
 use rustc_hash::FxHashMap;
@@ -84,23 +84,23 @@ impl std::error::Error for BuildError {
 /// Operands for [`FuncBuilder::ins`]: `()`, an array of one kind (`[d, a, b]`),
 /// a tuple of mixed kinds (`(d, Address::reg(p), 4)`), or a `Vec<Operand>`.
 pub trait IntoOperands {
-    fn into_operands(self) -> SmallVec<[Operand; 4]>;
+    fn into_operands(self) -> Operands;
 }
 
 impl IntoOperands for () {
-    fn into_operands(self) -> SmallVec<[Operand; 4]> {
+    fn into_operands(self) -> Operands {
         SmallVec::new()
     }
 }
 
 impl<T: Into<Operand>, const N: usize> IntoOperands for [T; N] {
-    fn into_operands(self) -> SmallVec<[Operand; 4]> {
+    fn into_operands(self) -> Operands {
         self.into_iter().map(Into::into).collect()
     }
 }
 
 impl IntoOperands for Vec<Operand> {
-    fn into_operands(self) -> SmallVec<[Operand; 4]> {
+    fn into_operands(self) -> Operands {
         self.into()
     }
 }
@@ -109,7 +109,7 @@ macro_rules! tuple_operands {
     ($($t:ident),+) => {
         impl<$($t: Into<Operand>),+> IntoOperands for ($($t,)+) {
             #[allow(non_snake_case)]
-            fn into_operands(self) -> SmallVec<[Operand; 4]> {
+            fn into_operands(self) -> Operands {
                 let ($($t,)+) = self;
                 SmallVec::from_iter([$($t.into()),+])
             }

@@ -5,7 +5,7 @@
 use super::cursor::{PResult, Parser};
 use super::expr::to_imm;
 use super::scope::Binding;
-use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, PairPred, Prefix, RegId, RegOperand, Selector, SpecialReg};
+use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, Operands, PairPred, Prefix, RegId, RegOperand, Selector, SpecialReg};
 use crate::isa::{match_form, Mismatch, Mod, Opcode, SlotMods};
 use crate::isa::matcher::ParsedKind;
 use crate::lexer::{Token, TokenKind};
@@ -59,7 +59,7 @@ impl<'a> Parser<'a> {
             }
         };
         // Operands.
-        let mut operands: SmallVec<[Operand; 4]> = SmallVec::new();
+        let mut operands: Operands = SmallVec::new();
         let mut spans: SmallVec<[Span; 4]> = SmallVec::new();
         if !self.at(TokenKind::Semi) {
             loop {

@@ -27,7 +27,7 @@ use egg::Id;
 use ptx_ir::cfg::Cfg;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::eval::{self, imm_bits, Dialect};
-use ptx_ir::ir::{Function, Instruction, Operand, RegId, Selector, SpecialReg, Stmt};
+use ptx_ir::ir::{Function, Instruction, Operand, Operands, RegId, Selector, SpecialReg, Stmt};
 use ptx_ir::isa::{Flags, ScalarType};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -114,7 +114,7 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
         return None;
     }
     // The template's operands (the rest of the template is the instruction's).
-    let mut tmpl_ops: SmallVec<[Operand; 4]> = SmallVec::with_capacity(ins.operands.len());
+    let mut tmpl_ops: Operands = SmallVec::with_capacity(ins.operands.len());
     let mut dest = None;
     let mut srcs: Vec<Src> = Vec::with_capacity(ins.operands.len());
     for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {

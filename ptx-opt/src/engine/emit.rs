@@ -37,7 +37,7 @@ use egg::Id;
 use petgraph::stable_graph::NodeIndex;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
-use ptx_ir::ir::{FloatLit, Function, Imm, Instruction, IntLit, Operand, Radix, RegId, RegOperand, Stmt};
+use ptx_ir::ir::{FloatLit, Function, Imm, Instruction, IntLit, Operand, Operands, Radix, RegId, RegOperand, Stmt};
 use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -676,7 +676,7 @@ impl<'a> Emitter<'a> {
         // literal (the shape is the input's template, so the rest is too).
         let mut same = as_input.is_some() && into.is_some();
         // Operands first (they may emit instructions).
-        let mut srcs: SmallVec<[Operand; 4]> = SmallVec::new();
+        let mut srcs: Operands = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
             let kd = self.eg()[self.find(*kid)].data;

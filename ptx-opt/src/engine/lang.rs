@@ -18,7 +18,7 @@
 
 use egg::Id;
 use ptx_ir::eval::{self, Dialect, Quality};
-use ptx_ir::ir::{Instruction, Operand, Prefix, RegId};
+use ptx_ir::ir::{Instruction, Operand, Operands, Prefix, RegId};
 use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -351,7 +351,7 @@ pub fn template(head: &str, n: usize) -> Result<Instruction, String> {
         let text = format!(".{m}");
         mods.push(Mod::from_text(&text).ok_or_else(|| format!("unknown modifier `{text}`"))?);
     }
-    let mut operands: SmallVec<[Operand; 4]> = SmallVec::new();
+    let mut operands: Operands = SmallVec::new();
     operands.push(Operand::reg(DEST));
     for k in 0..n {
         operands.push(Operand::reg(RegId(k as u32)));
