@@ -9,9 +9,9 @@ use std::fmt::Write;
 /// `.global .align 4 .b8 name[16] = {...}` (without the `;`).
 pub fn write_decl(out: &mut String, d: &VarDecl) {
     out.push_str(d.space.text());
-    if !d.attributes.is_empty() {
+    if !d.attributes().is_empty() {
         out.push_str(" .attribute(");
-        for (k, a) in d.attributes.iter().enumerate() {
+        for (k, a) in d.attributes().iter().enumerate() {
             if k > 0 {
                 out.push_str(", ");
             }
@@ -27,7 +27,7 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
     }
     out.push(' ');
     out.push_str(d.ty.text());
-    if let Some(p) = d.ptr.as_deref() {
+    if let Some(p) = d.ptr() {
         out.push_str(" .ptr");
         if let Some(s) = p.space {
             out.push(' ');

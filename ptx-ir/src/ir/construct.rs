@@ -15,7 +15,7 @@ use crate::isa::{ScalarType, StateSpace};
 impl VarDecl {
     /// `.space .ty name`: no attributes, alignment, vector, dimensions or initializer.
     pub fn new(space: StateSpace, ty: ScalarType, name: &str) -> VarDecl {
-        VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty, names: smallvec::smallvec![Declarator::new(name)] }
+        VarDecl { space, align: None, vector: None, ty, names: smallvec::smallvec![Declarator::new(name)], attrs: None }
     }
 
     /// `.param .ty name`, a kernel or function parameter.
@@ -42,7 +42,7 @@ impl VarDecl {
 /// (`VarDecl { space: StateSpace::Shared, ..VarDecl::default() }`).
 impl Default for VarDecl {
     fn default() -> VarDecl {
-        VarDecl { space: StateSpace::Reg, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B32, names: Declarators::new() }
+        VarDecl { space: StateSpace::Reg, align: None, vector: None, ty: ScalarType::B32, names: Declarators::new(), attrs: None }
     }
 }
 

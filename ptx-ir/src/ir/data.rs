@@ -11,15 +11,34 @@ use smallvec::SmallVec;
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDecl {
     pub space: StateSpace,
-    /// `.attribute(...)` list, as written inside the parentheses (`.managed`, `.unified(1,2)`).
-    pub attributes: Vec<Attribute>,
     pub align: Option<u64>,
-    /// Kernel parameter attribute `.ptr {.space} {.align N}` (boxed: rare).
-    pub ptr: Option<Box<PtrAttr>>,
     /// `.v2`, `.v4`, `.v8`.
     pub vector: Option<u8>,
     pub ty: ScalarType,
     pub names: Declarators,
+    /// `.attribute(...)` and `.ptr`, boxed together: only module variables
+    /// and kernel parameters have them. `None` when neither is written
+    /// (never an empty box, so that equal declarations compare equal).
+    pub attrs: Option<Box<VarAttributes>>,
+}
+
+/// The rarely written attributes of a variable.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VarAttributes {
+    /// `.attribute(...)` list, as written inside the parentheses (`.managed`, `.unified(1,2)`).
+    pub attributes: Vec<Attribute>,
+    /// Kernel parameter attribute `.ptr {.space} {.align N}`.
+    pub ptr: Option<PtrAttr>,
+}
+
+impl VarDecl {
+    pub fn attributes(&self) -> &[Attribute] {
+        self.attrs.as_ref().map_or(&[], |a| &a.attributes)
+    }
+
+    pub fn ptr(&self) -> Option<&PtrAttr> {
+        self.attrs.as_ref()?.ptr.as_ref()
+    }
 }
 
 /// The names of a declaration: most declare one, held in place (a body of

@@ -50,7 +50,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.bump();
-        let mut decl = VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty: ScalarType::B8, names: Declarators::new() };
+        let mut decl = VarDecl { space, align: None, vector: None, ty: ScalarType::B8, names: Declarators::new(), attrs: None };
         let mut ty = None;
         while self.at(TokenKind::DotWord) {
             let t = self.peek();
@@ -66,7 +66,7 @@ impl<'a> Parser<'a> {
                 }
                 ".attribute" => {
                     self.bump();
-                    decl.attributes = self.attributes()?;
+                    decl.attrs.get_or_insert_default().attributes = self.attributes()?;
                 }
                 ".ptr" => {
                     self.bump();
@@ -81,7 +81,7 @@ impl<'a> Parser<'a> {
                         let a = self.expect_u64("an alignment in bytes")?;
                         p.align = Some(a);
                     }
-                    decl.ptr = Some(Box::new(p));
+                    decl.attrs.get_or_insert_default().ptr = Some(p);
                 }
                 ".v2" | ".v4" | ".v8" => {
                     self.bump();
@@ -157,7 +157,7 @@ impl<'a> Parser<'a> {
         debug_assert_eq!(semi.kind, TokenKind::Semi);
         let mut names = Declarators::new();
         names.push(Declarator { name: name.into(), range: None, dims: Vec::new(), init: None });
-        Some(Ok(VarDecl { space, attributes: Vec::new(), align: None, ptr: None, vector: None, ty, names }))
+        Some(Ok(VarDecl { space, align: None, vector: None, ty, names, attrs: None }))
     }
 
     fn attributes(&mut self) -> PResult<Vec<Attribute>> {

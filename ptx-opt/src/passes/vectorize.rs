@@ -79,7 +79,7 @@ impl Alignment {
         let mut ptr_params: FxHashMap<Name, u32> = FxHashMap::default();
         if f.kind == ptx_ir::ir::FuncKind::Entry {
             for d in f.params.iter().flatten() {
-                if let Some(a) = d.ptr.as_ref().and_then(|p| p.align) {
+                if let Some(a) = d.ptr().and_then(|p| p.align) {
                     ptr_params.extend(d.names.iter().map(|n| (n.name.clone(), log2_of(a))));
                 }
             }
