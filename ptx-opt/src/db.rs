@@ -10,8 +10,8 @@
 //! into the whole current text). Queries, per item: its declared names, its
 //! parse, its function IR, CFG and analyses, its optimized IR, its printed
 //! text; per file: the module's names, header, diagnostics, the whole
-//! parsed module and the printed module (a concatenation of memoized item
-//! texts). The verifier runs item by item too (`verify.rs`);
+//! parsed module, the items the printed module leaves out and the printed
+//! module (a concatenation of memoized item texts). The verifier runs item by item too (`verify.rs`);
 //! [`Database::printed`] gives the first verifier error instead of output.
 //!
 //! **The invariant:** after any sequence of edits and `set_text`s, every
@@ -198,10 +198,11 @@ pub fn printed_item(db: &dyn salsa::Database, item: ItemSource) -> Option<(bool,
 /// Do the header and every item parse on their own? Then the file's
 /// answers are assembled from the items' (a cut that equals
 /// [`split::split_items`] of the whole text makes them those of a fresh
-/// parse); otherwise they come from [`whole`].
+/// parse); otherwise they come from [`whole`]. It reads each item's
+/// declarations rather than its parse, which an edit inside a body changes.
 #[salsa::tracked(returns(copy))]
 pub fn items_parse(db: &dyn salsa::Database, file: SourceFile) -> bool {
-    header(db, file).is_ok() && file.items(db).iter().all(|i| parsed_item(db, *i).is_ok())
+    header(db, file).is_ok() && file.items(db).iter().all(|i| verify::item_declarations(db, *i).is_some())
 }
 
 /// What a fresh parse of the whole text gives: the module and the
@@ -292,6 +293,21 @@ impl std::fmt::Display for PrintedModule {
     }
 }
 
+/// The positions of the items that are internal symbols nothing names, when
+/// the level's pipeline removes them (as `optimize` does after the
+/// functions), from the items' memoized facts. Unchanged by an edit that
+/// changes no item's symbols, so [`printed_module`] reads it in one step.
+#[salsa::tracked(returns(ref))]
+pub fn dead_items(db: &dyn salsa::Database, file: SourceFile) -> rustc_hash::FxHashSet<usize> {
+    use crate::passes::dead_decls;
+    if !crate::passes::pipeline(file.level(db)).contains(&dead_decls::PASS.name) {
+        return rustc_hash::FxHashSet::default();
+    }
+    let facts: Vec<(usize, &dead_decls::SymbolFacts)> = file.items(db).iter().enumerate().filter_map(|(k, i)| Some((k, item_symbols(db, *i).as_ref()?))).collect();
+    let found = dead_decls::dead_items(&facts.iter().map(|(_, f)| *f).collect::<Vec<_>>());
+    found.into_iter().map(|j| facts[j].0).collect()
+}
+
 /// The optimized module's text: the header and the memoized text of each item.
 #[salsa::tracked(returns(ref))]
 pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<PrintedModule, Diagnostic> {
@@ -305,15 +321,7 @@ pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<Prin
     let mut header_text = String::new();
     ptx_print::write_header(&mut header_text, &head);
     let items = file.items(db);
-    // Internal symbols nothing names, when the level's pipeline removes them
-    // (as `optimize` does after the functions), from memoized facts.
-    let dead = if crate::passes::pipeline(file.level(db)).contains(&crate::passes::dead_decls::PASS.name) {
-        let facts: Vec<(usize, &crate::passes::dead_decls::SymbolFacts)> = items.iter().enumerate().filter_map(|(k, i)| Some((k, item_symbols(db, *i).as_ref()?))).collect();
-        let found = crate::passes::dead_decls::dead_items(&facts.iter().map(|(_, f)| *f).collect::<Vec<_>>());
-        found.into_iter().map(|j| facts[j].0).collect()
-    } else {
-        rustc_hash::FxHashSet::default()
-    };
+    let dead = dead_items(db, file);
     let mut pieces: Vec<Arc<str>> = Vec::with_capacity(items.len() * 2 + 1);
     pieces.push(header_text.into());
     let separator: Arc<str> = Arc::from("\n");
@@ -535,7 +543,7 @@ impl Database {
     }
 
     /// What an item gives the module-wide inputs: its names and declarations.
-    fn module_facts_of(&self, item: ItemSource) -> (Vec<(Box<str>, GlobalKind)>, Declarations) {
+    fn module_facts_of(&self, item: ItemSource) -> (Vec<(Box<str>, GlobalKind)>, Option<Declarations>) {
         (item_names(self, item).clone(), verify::item_declarations(self, item).clone())
     }
 

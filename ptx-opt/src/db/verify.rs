@@ -13,13 +13,16 @@ use super::{header, items_parse, parsed_item, whole, Database, ItemSource, Parse
 use ptx_ir::source::Diagnostic;
 use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context, Declarations};
 
-/// What an item declares for the others (unchanged by edits inside a
-/// function body, so [`verify_context`] is not recomputed for them).
+/// What an item declares for the others, `None` when it does not parse
+/// (unchanged by edits inside a function body that parses, so neither
+/// [`verify_context`] nor [`items_parse`](super::items_parse) is recomputed
+/// for them).
 #[salsa::tracked(returns(ref))]
-pub(super) fn item_declarations(db: &dyn salsa::Database, item: ItemSource) -> Declarations {
+pub(super) fn item_declarations(db: &dyn salsa::Database, item: ItemSource) -> Option<Declarations> {
     match parsed_item(db, item) {
-        Ok(ParsedItem { item: Some(i), .. }) => Declarations::of(i),
-        _ => Declarations::default(),
+        Ok(ParsedItem { item: Some(i), .. }) => Some(Declarations::of(i)),
+        Ok(ParsedItem { item: None, .. }) => Some(Declarations::default()),
+        Err(_) => None,
     }
 }
 
@@ -30,7 +33,7 @@ pub(super) fn item_declarations(db: &dyn salsa::Database, item: ItemSource) -> D
 #[salsa::tracked(returns(ref))]
 pub fn verify_context(db: &dyn salsa::Database, file: SourceFile) -> Context {
     let Ok(h) = header(db, file) else { return Context::default() };
-    Context::new(h.version, &h.target, h.address_size, file.items(db).iter().map(|i| item_declarations(db, *i)))
+    Context::new(h.version, &h.target, h.address_size, file.items(db).iter().filter_map(|i| item_declarations(db, *i).as_ref()))
 }
 
 /// One item's verifier diagnostics, positions relative to its text.
