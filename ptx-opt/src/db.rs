@@ -11,8 +11,9 @@
 //! parse, its function IR, CFG and analyses, its optimized IR, its printed
 //! text; per file: the module's names, header, diagnostics, the whole
 //! parsed module, the items the printed module leaves out and the printed
-//! module (a concatenation of memoized item texts). The verifier runs item by item too (`verify.rs`);
-//! [`Database::printed`] gives the first verifier error instead of output.
+//! module (a concatenation of memoized item texts). The verifier runs item
+//! by item too (`verify.rs`); [`Database::printed`] gives the first
+//! verifier error instead of output.
 //!
 //! **The invariant:** after any sequence of edits and `set_text`s, every
 //! answer (`printed`, `module`, `diagnostics`, `verifier_diagnostics`, with
