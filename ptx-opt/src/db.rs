@@ -10,9 +10,10 @@
 //! into the whole current text). Queries, per item: its declared names, its
 //! parse, its function IR, CFG and analyses, its optimized IR, its printed
 //! text; per file: the module's names, header, diagnostics, the whole
-//! parsed module and the printed module (a concatenation of memoized item
-//! texts). The verifier runs item by item too (`verify.rs`);
-//! [`Database::printed`] gives the first verifier error instead of output.
+//! parsed module, the items the printed module leaves out and the printed
+//! module (a concatenation of memoized item texts). The verifier runs item
+//! by item too (`verify.rs`); [`Database::printed`] gives the first
+//! verifier error instead of output.
 //!
 //! **The invariant:** after any sequence of edits and `set_text`s, every
 //! answer (`printed`, `module`, `diagnostics`, `verifier_diagnostics`, with
@@ -25,6 +26,17 @@
 //! own ([`items_parse`]) the answers come from a fresh parse of the whole
 //! text ([`whole`]), so errors are the one-shot parser's, positions and
 //! messages included.
+//!
+//! **What an edit costs:** the queries of one item read only that item's
+//! text and inputs of the file: its header, and the module's names and
+//! verifier context, which the [`Database`] copies from their queries
+//! ([`module_names`], [`verify::verify_context`]) after every change, so
+//! the queries of an item do not depend on the text of any other. An
+//! item's text is of high durability until it first changes and of low
+//! durability after, so once a function has been edited, editing it again
+//! re-checks the queries of the edited items only, and the per-file
+//! queries that gather every item re-check the others' in one step each
+//! (salsa's durability check) instead of walking their dependencies.
 //!
 //! ```
 //! use ptx_opt::db::Database;
@@ -42,11 +54,15 @@ use ptx_ir::analysis::FunctionAnalyses;
 use ptx_ir::ir::{Function, Item, Module};
 use ptx_ir::parse::{parse_header, parse_item, split, GlobalKind, Header, ItemSpans};
 use ptx_ir::source::Diagnostic;
+use ptx_ir::verify::Declarations;
+use salsa::Durability;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 /// A source file: its name, the level it is optimized at, its header text
-/// (`.version` ...) and its items in order.
+/// (`.version` ...) and its items in order, and two module-wide facts
+/// derived from them that the [`Database`] keeps equal to their queries
+/// after every change (`Database::refresh_module_facts`).
 #[salsa::input(debug)]
 pub struct SourceFile {
     #[returns(ref)]
@@ -57,11 +73,19 @@ pub struct SourceFile {
     pub header_text: String,
     #[returns(ref)]
     pub items: Vec<ItemSource>,
+    /// What [`module_names`] gives: the names every item parses against.
+    #[returns(ref)]
+    pub names: rustc_hash::FxHashMap<Box<str>, GlobalKind>,
+    /// What [`verify::verify_context`] gives: what every item is verified against.
+    #[returns(ref)]
+    pub context: ptx_ir::verify::Context,
 }
 
 /// One top-level item's text (a function, a variable, a directive), with
 /// the whitespace and comments after it. Its identity survives edits to
-/// other items, so their query results stay valid.
+/// other items, so their query results stay valid. The text is of high
+/// durability until it first changes, of low durability after (see
+/// [`Database`]).
 #[salsa::input(debug)]
 pub struct ItemSource {
     #[returns(copy)]
@@ -105,8 +129,7 @@ pub fn header(db: &dyn salsa::Database, file: SourceFile) -> Result<Header, Diag
 #[salsa::tracked(returns(ref))]
 pub fn parsed_item(db: &dyn salsa::Database, item: ItemSource) -> Result<ParsedItem, Diagnostic> {
     let file = item.file(db);
-    let names = module_names(db, file);
-    let parsed = parse_item(file.name(db), item.text(db).as_bytes(), names)?;
+    let parsed = parse_item(file.name(db), item.text(db).as_bytes(), file.names(db))?;
     Ok(match parsed {
         Some((i, spans)) => ParsedItem { item: Some(Arc::new(i)), spans },
         None => ParsedItem { item: None, spans: ItemSpans::default() },
@@ -176,10 +199,11 @@ pub fn printed_item(db: &dyn salsa::Database, item: ItemSource) -> Option<(bool,
 /// Do the header and every item parse on their own? Then the file's
 /// answers are assembled from the items' (a cut that equals
 /// [`split::split_items`] of the whole text makes them those of a fresh
-/// parse); otherwise they come from [`whole`].
+/// parse); otherwise they come from [`whole`]. It reads each item's
+/// declarations rather than its parse, which an edit inside a body changes.
 #[salsa::tracked(returns(copy))]
 pub fn items_parse(db: &dyn salsa::Database, file: SourceFile) -> bool {
-    header(db, file).is_ok() && file.items(db).iter().all(|i| parsed_item(db, *i).is_ok())
+    header(db, file).is_ok() && file.items(db).iter().all(|i| verify::item_declarations(db, *i).is_some())
 }
 
 /// What a fresh parse of the whole text gives: the module and the
@@ -270,6 +294,21 @@ impl std::fmt::Display for PrintedModule {
     }
 }
 
+/// The positions of the items that are internal symbols nothing names, when
+/// the level's pipeline removes them (as `optimize` does after the
+/// functions), from the items' memoized facts. Unchanged by an edit that
+/// changes no item's symbols, so [`printed_module`] reads it in one step.
+#[salsa::tracked(returns(ref))]
+pub fn dead_items(db: &dyn salsa::Database, file: SourceFile) -> rustc_hash::FxHashSet<usize> {
+    use crate::passes::dead_decls;
+    if !crate::passes::pipeline(file.level(db)).contains(&dead_decls::PASS.name) {
+        return rustc_hash::FxHashSet::default();
+    }
+    let facts: Vec<(usize, &dead_decls::SymbolFacts)> = file.items(db).iter().enumerate().filter_map(|(k, i)| Some((k, item_symbols(db, *i).as_ref()?))).collect();
+    let found = dead_decls::dead_items(&facts.iter().map(|(_, f)| *f).collect::<Vec<_>>());
+    found.into_iter().map(|j| facts[j].0).collect()
+}
+
 /// The optimized module's text: the header and the memoized text of each item.
 #[salsa::tracked(returns(ref))]
 pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<PrintedModule, Diagnostic> {
@@ -283,15 +322,7 @@ pub fn printed_module(db: &dyn salsa::Database, file: SourceFile) -> Result<Prin
     let mut header_text = String::new();
     ptx_print::write_header(&mut header_text, &head);
     let items = file.items(db);
-    // Internal symbols nothing names, when the level's pipeline removes them
-    // (as `optimize` does after the functions), from memoized facts.
-    let dead = if crate::passes::pipeline(file.level(db)).contains(&crate::passes::dead_decls::PASS.name) {
-        let facts: Vec<(usize, &crate::passes::dead_decls::SymbolFacts)> = items.iter().enumerate().filter_map(|(k, i)| Some((k, item_symbols(db, *i).as_ref()?))).collect();
-        let found = crate::passes::dead_decls::dead_items(&facts.iter().map(|(_, f)| *f).collect::<Vec<_>>());
-        found.into_iter().map(|j| facts[j].0).collect()
-    } else {
-        rustc_hash::FxHashSet::default()
-    };
+    let dead = dead_items(db, file);
     let mut pieces: Vec<Arc<str>> = Vec::with_capacity(items.len() * 2 + 1);
     pieces.push(header_text.into());
     let separator: Arc<str> = Arc::from("\n");
@@ -391,8 +422,10 @@ impl Database {
 
     /// Adds a file.
     pub fn add_file(&mut self, name: &str, text: &str, level: OptLevel) -> SourceFile {
-        let file = SourceFile::new(self, name.to_string(), level, String::new(), Vec::new());
+        let file = SourceFile::builder(name.to_string(), level, String::new(), Vec::new(), Default::default(), Default::default()).durability(Durability::HIGH).new(self);
         self.set_text(file, text);
+        // A text with no header and no items changes no input.
+        self.refresh_module_facts(file);
         file
     }
 
@@ -449,24 +482,27 @@ impl Database {
             .count();
         let mut items: Vec<ItemSource> = old[..prefix].to_vec();
         let (old_mid, new_mid) = (&old[prefix..old.len() - suffix], &new[prefix..new.len() - suffix]);
+        let mut facts_changed = false;
         for (k, t) in new_mid.iter().enumerate() {
             match old_mid.get(k) {
                 // The k-th changed item takes over the k-th old input.
                 Some(o) => {
                     if o.text(self) != *t {
-                        o.set_text(self).to(t.to_string());
+                        facts_changed |= self.set_item_text(*o, t.to_string());
                     }
                     items.push(*o);
                 }
-                None => items.push(ItemSource::new(self, file, t.to_string())),
+                None => items.push(ItemSource::builder(file, t.to_string()).durability(Durability::HIGH).new(self)),
             }
         }
         items.extend_from_slice(&old[old.len() - suffix..]);
         if *file.header_text(self) != text[..header_end] {
             file.set_header_text(self).to(text[..header_end].to_string());
+            facts_changed = true;
         }
         if items != old {
             file.set_items(self).to(items);
+            facts_changed = true;
         }
         // Reuse the cached buffer: a fresh multi-megabyte copy per edit costs page faults.
         let cut = self.cuts.entry(file.as_id()).or_insert_with(|| Cut { text: None, header_end, ranges: Vec::new(), len: 0 });
@@ -477,6 +513,39 @@ impl Database {
         cut.header_end = header_end;
         cut.ranges = ranges;
         cut.len = text.len();
+        if facts_changed {
+            self.refresh_module_facts(file);
+        }
+    }
+
+    /// Sets an item's text (of low durability from now on) and says whether
+    /// its names or declarations changed (then the module-wide inputs may
+    /// have: see [`Database::refresh_module_facts`]).
+    fn set_item_text(&mut self, item: ItemSource, text: String) -> bool {
+        use salsa::Setter;
+        let before = self.module_facts_of(item);
+        item.set_text(self).with_durability(Durability::LOW).to(text);
+        self.module_facts_of(item) != before
+    }
+
+    /// Sets [`SourceFile::names`] and [`SourceFile::context`] to what their
+    /// queries give now, each only when it differs (setting one re-checks
+    /// every query of the file).
+    fn refresh_module_facts(&mut self, file: SourceFile) {
+        use salsa::Setter;
+        if module_names(self, file) != file.names(self) {
+            let names = module_names(self, file).clone();
+            file.set_names(self).to(names);
+        }
+        if verify::verify_context(self, file) != file.context(self) {
+            let context = verify::verify_context(self, file).clone();
+            file.set_context(self).to(context);
+        }
+    }
+
+    /// What an item gives the module-wide inputs: its names and declarations.
+    fn module_facts_of(&self, item: ItemSource) -> (Vec<(Box<str>, GlobalKind)>, Option<Declarations>) {
+        (item_names(self, item).clone(), verify::item_declarations(self, item).clone())
     }
 
     pub fn set_level(&mut self, file: SourceFile, level: OptLevel) {
@@ -541,7 +610,6 @@ impl Database {
     /// swallows items) re-cuts the text as [`Database::set_text`] does.
     pub fn edit(&mut self, file: SourceFile, range: Range<usize>, replacement: &str) -> Result<(), EditError> {
         use salsa::plumbing::AsId;
-        use salsa::Setter;
         self.check_range(file, &range)?;
         let Some(cut) = self.cuts.get(&file.as_id()) else {
             self.edit_whole(file, range, replacement);
@@ -576,7 +644,11 @@ impl Database {
             return Ok(());
         }
         let delta = text.len() as isize - (r.end - r.start) as isize;
-        item.set_text(self).to(text);
+        // The header and the other items are as they were: the module-wide
+        // inputs change only if this item's names or declarations did.
+        if self.set_item_text(item, text) {
+            self.refresh_module_facts(file);
+        }
         let cut = self.cuts.get_mut(&file.as_id()).unwrap();
         // Rebuilt from the items only if a whole-text update needs it.
         cut.text = None;

@@ -216,6 +216,21 @@ fn comments_and_strings_across_items_and_merged_items() {
 }
 
 #[test]
+fn a_declaration_changed_after_body_edits_re_verifies_its_users() {
+    // f's text is of low durability after its first edit; changing its
+    // parameter list afterwards must still re-verify b, which calls it.
+    let caller = ".visible .entry b()\n{\n\t.reg .b32 %r<2>;\n\t{\n\t.param .b32 x;\n\tst.param.b32 [x], %r1;\n\tcall f, (x);\n\t}\n\tret;\n}\n";
+    let text = format!("{HEAD}.func f(.param .b32 a)\n{{\n\tret;\n}}\n{caller}");
+    let body = text.find("\tret;").unwrap();
+    let params = text.find(".param .b32 a").unwrap() + ".param .b32 a".len();
+    let more = ", .param .b32 b";
+    edits_agree(&text, &[(body..body, "\tret;\n"), (body..body, "\tret;\n"), (params..params, more), (params..params + more.len(), "")]);
+    let mut changed = text.clone();
+    changed.insert_str(params, more);
+    assert!(fresh(&changed).unwrap_err().contains("call to `f` passes 1 argument(s)"), "{:?}", fresh(&changed));
+}
+
+#[test]
 fn invalid_edit_ranges_are_errors() {
     let text = format!("{HEAD}// é\n.visible .entry a() {{ ret; }}\n");
     let mut db = Database::default();

@@ -13,23 +13,27 @@ use super::{header, items_parse, parsed_item, whole, Database, ItemSource, Parse
 use ptx_ir::source::Diagnostic;
 use ptx_ir::verify::{misplaced_target, verify_header, verify_item, Context, Declarations};
 
-/// What an item declares for the others (unchanged by edits inside a
-/// function body, so [`verify_context`] is not recomputed for them).
+/// What an item declares for the others, `None` when it does not parse
+/// (unchanged by edits inside a function body that parses, so neither
+/// [`verify_context`] nor [`items_parse`](super::items_parse) is recomputed
+/// for them).
 #[salsa::tracked(returns(ref))]
-fn item_declarations(db: &dyn salsa::Database, item: ItemSource) -> Declarations {
+pub(super) fn item_declarations(db: &dyn salsa::Database, item: ItemSource) -> Option<Declarations> {
     match parsed_item(db, item) {
-        Ok(ParsedItem { item: Some(i), .. }) => Declarations::of(i),
-        _ => Declarations::default(),
+        Ok(ParsedItem { item: Some(i), .. }) => Some(Declarations::of(i)),
+        Ok(ParsedItem { item: None, .. }) => Some(Declarations::default()),
+        Err(_) => None,
     }
 }
 
 /// What verifying one item needs of the rest of its file. Equal after an
 /// edit that changes no header or declaration, so the queries of the other
-/// items keep their results.
+/// items keep their results. Items read it through [`SourceFile::context`],
+/// the copy the [`Database`] keeps.
 #[salsa::tracked(returns(ref))]
 pub fn verify_context(db: &dyn salsa::Database, file: SourceFile) -> Context {
     let Ok(h) = header(db, file) else { return Context::default() };
-    Context::new(h.version, &h.target, h.address_size, file.items(db).iter().map(|i| item_declarations(db, *i)))
+    Context::new(h.version, &h.target, h.address_size, file.items(db).iter().filter_map(|i| item_declarations(db, *i).as_ref()))
 }
 
 /// One item's verifier diagnostics, positions relative to its text.
@@ -59,7 +63,7 @@ pub fn verified_item(db: &dyn salsa::Database, item: ItemSource) -> ItemVerdict 
     };
     let file = item.file(db);
     let text = item.text(db).as_bytes();
-    let diagnostics = verify_item(verify_context(db, file), i, spans, file.name(db), text);
+    let diagnostics = verify_item(file.context(db), i, spans, file.name(db), text);
     let misplaced = misplaced_target(i, false, None).map(|msg| Diagnostic::error(file.name(db), &ptx_ir::source::LineIndex::new(text), spans.item, msg));
     ItemVerdict { is_item: true, parse_error: false, extent, diagnostics, misplaced }
 }
@@ -81,8 +85,7 @@ pub fn verifier_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<D
         return whole(db, file).as_ref().map_or_else(|_| Vec::new(), |w| w.verifier.clone());
     }
     let Ok(h) = header(db, file) else { return Vec::new() };
-    let ctx = verify_context(db, file);
-    let mut out = verify_header(ctx, h.version, &h.target, &h.spans, file.name(db), file.header_text(db).as_bytes());
+    let mut out = verify_header(file.context(db), h.version, &h.target, &h.spans, file.name(db), file.header_text(db).as_bytes());
     // Lines before the current item, and bytes of its first line before it.
     let (mut lines, mut col) = extent(file.header_text(db));
     let mut leading = true;
