@@ -19,7 +19,7 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
         }
         out.push(')');
     }
-    if let Some(a) = d.align {
+    if let Some(a) = d.align() {
         let _ = write!(out, " .align {a}");
     }
     if let Some(v) = d.vector {

@@ -36,7 +36,7 @@ pub enum VarLoc {
 pub fn var_size(d: &VarDecl, dims: &[Option<u64>]) -> (usize, usize) {
     let elem = (d.ty.bits().max(8) / 8) as usize * d.vector.unwrap_or(1) as usize;
     let count: u64 = dims.iter().map(|x| x.unwrap_or(0)).product::<u64>().max(if dims.is_empty() { 1 } else { 0 });
-    let align = d.align.map(|a| a as usize).unwrap_or(elem.max(1));
+    let align = d.align().map(|a| a as usize).unwrap_or(elem.max(1));
     (elem * count as usize, align)
 }
 

@@ -15,7 +15,7 @@ use crate::isa::{ScalarType, StateSpace};
 impl VarDecl {
     /// `.space .ty name`: no attributes, alignment, vector, dimensions or initializer.
     pub fn new(space: StateSpace, ty: ScalarType, name: &str) -> VarDecl {
-        VarDecl { space, align: None, vector: None, ty, names: smallvec::smallvec![Declarator::new(name)], attrs: None }
+        VarDecl { space, vector: None, ty, names: smallvec::smallvec![Declarator::new(name)], attrs: None }
     }
 
     /// `.param .ty name`, a kernel or function parameter.
@@ -25,7 +25,7 @@ impl VarDecl {
 
     /// With `.align bytes`.
     pub fn aligned(mut self, bytes: u64) -> VarDecl {
-        self.align = Some(bytes);
+        self.attrs.get_or_insert_default().align = Some(bytes);
         self
     }
 
@@ -42,14 +42,14 @@ impl VarDecl {
 /// (`VarDecl { space: StateSpace::Shared, ..VarDecl::default() }`).
 impl Default for VarDecl {
     fn default() -> VarDecl {
-        VarDecl { space: StateSpace::Reg, align: None, vector: None, ty: ScalarType::B32, names: Declarators::new(), attrs: None }
+        VarDecl { space: StateSpace::Reg, vector: None, ty: ScalarType::B32, names: Declarators::new(), attrs: None }
     }
 }
 
 impl Declarator {
     /// `name`: no dimensions, range or initializer.
     pub fn new(name: &str) -> Declarator {
-        Declarator { name: name.into(), range: None, dims: Vec::new(), init: None }
+        Declarator { name: name.into(), range: None, dims: Box::default(), init: None }
     }
 }
 
@@ -213,7 +213,7 @@ mod tests {
         let a = Address::reg(RegId(3)).offset(-8);
         assert_eq!((a.base.clone(), a.offset), (AddrBase::Reg(RegId(3)), -8));
         let d = VarDecl::new(StateSpace::Shared, ScalarType::F32, "tile").aligned(16).array(&[32, 33]);
-        assert_eq!(d.names[0].dims, [Some(32), Some(33)]);
+        assert_eq!(*d.names[0].dims, [Some(32), Some(33)]);
         assert_eq!(VarDecl { ty: ScalarType::U64, ..VarDecl::default() }.space, StateSpace::Reg);
     }
 }

@@ -11,20 +11,22 @@ use smallvec::SmallVec;
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarDecl {
     pub space: StateSpace,
-    pub align: Option<u64>,
     /// `.v2`, `.v4`, `.v8`.
     pub vector: Option<u8>,
     pub ty: ScalarType,
     pub names: Declarators,
-    /// `.attribute(...)` and `.ptr`, boxed together: only module variables
-    /// and kernel parameters have them. `None` when neither is written
-    /// (never an empty box, so that equal declarations compare equal).
+    /// `.align`, `.attribute(...)` and `.ptr`, boxed together: a body's
+    /// register declarations, most of its declarations, have none of them.
+    /// `None` when none is written (never an empty box, so that equal
+    /// declarations compare equal).
     pub attrs: Option<Box<VarAttributes>>,
 }
 
 /// The rarely written attributes of a variable.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct VarAttributes {
+    /// `.align N`.
+    pub align: Option<u64>,
     /// `.attribute(...)` list, as written inside the parentheses (`.managed`, `.unified(1,2)`).
     pub attributes: Vec<Attribute>,
     /// Kernel parameter attribute `.ptr {.space} {.align N}`.
@@ -32,6 +34,10 @@ pub struct VarAttributes {
 }
 
 impl VarDecl {
+    pub fn align(&self) -> Option<u64> {
+        self.attrs.as_ref()?.align
+    }
+
     pub fn attributes(&self) -> &[Attribute] {
         self.attrs.as_ref().map_or(&[], |a| &a.attributes)
     }
@@ -66,7 +72,7 @@ pub struct Declarator {
     /// `%r<100>`: declares `%r0` .. `%r99`.
     pub range: Option<u32>,
     /// `[4][8]`; `None` for an unsized `[]` dimension.
-    pub dims: Vec<Option<u64>>,
+    pub dims: Box<[Option<u64>]>,
     /// Boxed: rare in bodies, and a declarator is held in place.
     pub init: Option<Box<Initializer>>,
 }

@@ -437,7 +437,7 @@ mod sizes {
         assert_eq!(size_of::<Operand>(), 24);
         assert_eq!(size_of::<Instruction>(), 120);
         assert_eq!(size_of::<Stmt>(), 32);
-        assert_eq!(size_of::<VarDecl>(), 96);
-        assert_eq!(size_of::<Declarator>(), 56);
+        assert_eq!(size_of::<VarDecl>(), 72);
+        assert_eq!(size_of::<Declarator>(), 48);
     }
 }

@@ -50,7 +50,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.bump();
-        let mut decl = VarDecl { space, align: None, vector: None, ty: ScalarType::B8, names: Declarators::new(), attrs: None };
+        let mut decl = VarDecl { space, vector: None, ty: ScalarType::B8, names: Declarators::new(), attrs: None };
         let mut ty = None;
         while self.at(TokenKind::DotWord) {
             let t = self.peek();
@@ -62,7 +62,7 @@ impl<'a> Parser<'a> {
                     if !a.is_power_of_two() {
                         return self.error_at(self.prev_span(), format!("alignment {a} is not a power of two"));
                     }
-                    decl.align = Some(a);
+                    decl.attrs.get_or_insert_default().align = Some(a);
                 }
                 ".attribute" => {
                     self.bump();
@@ -156,8 +156,8 @@ impl<'a> Parser<'a> {
         let semi = self.bump();
         debug_assert_eq!(semi.kind, TokenKind::Semi);
         let mut names = Declarators::new();
-        names.push(Declarator { name: name.into(), range: None, dims: Vec::new(), init: None });
-        Some(Ok(VarDecl { space, align: None, vector: None, ty, names, attrs: None }))
+        names.push(Declarator { name: name.into(), range: None, dims: Box::default(), init: None });
+        Some(Ok(VarDecl { space, vector: None, ty, names, attrs: None }))
     }
 
     fn attributes(&mut self) -> PResult<Vec<Attribute>> {
@@ -189,17 +189,18 @@ impl<'a> Parser<'a> {
 
     fn declarator(&mut self, decl: &VarDecl, ctx: DeclCtx) -> PResult<Declarator> {
         let (nt, name) = self.expect_ident("a name to declare")?;
-        let mut d = Declarator { name: name.into(), range: None, dims: Vec::new(), init: None };
+        let mut d = Declarator { name: name.into(), range: None, dims: Box::default(), init: None };
         if self.at(TokenKind::Lt) {
             self.bump();
             let n = self.expect_u32("a register count")?;
             self.expect(TokenKind::Gt, "`>` closing a parameterized name")?;
             d.range = Some(n);
         }
+        let mut dims = Vec::new();
         while self.at(TokenKind::LBracket) {
             self.bump();
             if self.eat(TokenKind::RBracket) {
-                d.dims.push(None);
+                dims.push(None);
                 continue;
             }
             let st = self.peek().span;
@@ -210,8 +211,9 @@ impl<'a> Parser<'a> {
                 Err(m) => return self.error_at(st, m),
             };
             self.expect(TokenKind::RBracket, "`]` closing an array size")?;
-            d.dims.push(Some(n));
+            dims.push(Some(n));
         }
+        d.dims = dims.into_boxed_slice();
         if d.range.is_some() && (!d.dims.is_empty()) {
             return self.error_at(nt.span, "a parameterized name `name<N>` cannot be an array");
         }

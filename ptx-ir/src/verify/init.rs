@@ -23,7 +23,7 @@ enum Shape {
 pub(super) fn check(d: &VarDecl, n: &Declarator, space_of: &dyn Fn(&str) -> Option<StateSpace>, is_function: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     let Some(init) = &n.init else { return out };
-    let mut dims: Vec<Option<u64>> = n.dims.clone();
+    let mut dims: Vec<Option<u64>> = n.dims.to_vec();
     if let Some(v) = d.vector {
         dims.push(Some(v as u64));
     }

@@ -92,7 +92,7 @@ impl Alignment {
                 Stmt::ScopeEnd => depth = depth.saturating_sub(1),
                 Stmt::Decl(d) if depth == 0 && matches!(d.space, StateSpace::Local | StateSpace::Shared | StateSpace::Global) => {
                     let natural = (d.ty.bits() as u64 / 8).max(1) * d.vector.unwrap_or(1) as u64;
-                    let a = log2_of(d.align.unwrap_or(natural));
+                    let a = log2_of(d.align().unwrap_or(natural));
                     for n in &d.names {
                         if !syms_scope.is_scoped(&n.name) {
                             syms.insert(n.name.clone(), a);

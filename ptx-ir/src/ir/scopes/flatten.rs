@@ -209,7 +209,7 @@ impl Plan {
                             if *old != name {
                                 plan.reg_names[r.0 as usize] = Some(name.clone());
                             }
-                            decl_out.push(Declarator { name, range: None, dims: Vec::new(), init: None });
+                            decl_out.push(Declarator { name, range: None, dims: Box::default(), init: None });
                         }
                     }
                 }
