@@ -1,6 +1,7 @@
 //! Reference-interpreter speed, in executed instructions per second, on
 //! three kinds of kernel: an integer loop, a shared-memory reduction with
-//! barriers, and the differential harness's generated kernels.
+//! barriers, and the differential harness's generated kernels; each from
+//! its text (parse and run) and from a module parsed once (run only).
 //! `cargo bench -p ptx-tests --bench interpreter`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -78,32 +79,65 @@ END:
 	ret;
 }";
 
-fn run(text: &str, launch: &Launch) -> u64 {
-    let p = ptx_ir::parse("bench.ptx", text.as_bytes()).unwrap();
-    interp::run(&p.module, &p.source_map, "bench.ptx", text.as_bytes(), launch).unwrap().steps
+/// A kernel's text, and the launch it runs with.
+struct Case {
+    text: String,
+    launch: Launch,
 }
 
-fn interpreter(c: &mut Criterion) {
-    let mut g = c.benchmark_group("interpreter (elements = executed instructions)");
-    g.sample_size(10);
+fn parse(text: &str) -> ptx_ir::Parsed {
+    ptx_ir::parse("bench.ptx", text.as_bytes()).unwrap()
+}
 
+/// Runs a parsed kernel (laying it out and pre-decoding it first, as every
+/// run does); gives the instructions executed.
+fn run_parsed(p: &ptx_ir::Parsed, c: &Case) -> u64 {
+    interp::run(&p.module, &p.source_map, "bench.ptx", c.text.as_bytes(), &c.launch).unwrap().steps
+}
+
+/// The three benchmarks: a name and its kernels.
+fn cases() -> Vec<(&'static str, Vec<Case>)> {
     let mut l = Launch::new("k", [1, 1, 1], [64, 1, 1]);
     l.buffers.push(vec![0; 64 * 4]);
     l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: ptx_ir::isa::ScalarType::U32, bits: 2000 }];
-    g.throughput(Throughput::Elements(run(LOOP, &l)));
-    g.bench_function("integer loop, 64 threads", |b| b.iter(|| run(LOOP, &l)));
+    let int_loop = vec![Case { text: LOOP.to_string(), launch: l }];
 
     let mut l = Launch::new("k", [1, 1, 1], [256, 1, 1]);
     l.buffers = vec![vec![0; 256 * 4], vec![0; 4]];
     l.args = vec![KernelArg::Buffer(0), KernelArg::Buffer(1)];
-    g.throughput(Throughput::Elements(run(REDUCE, &l)));
-    g.bench_function("shared reduction, 256 threads", |b| b.iter(|| run(REDUCE, &l)));
+    let reduce = vec![Case { text: REDUCE.to_string(), launch: l }];
 
-    let kernels: Vec<_> = (0..20).map(|s| ptx_tests::gen::kernel(s, &ptx_tests::gen::GenOptions::default())).collect();
-    let launches: Vec<Launch> = kernels.iter().map(|k| ptx_tests::differential::launch_for(&k.spec, &ptx_tests::differential::SHAPES[0], 1)).collect();
-    let all = || kernels.iter().zip(&launches).map(|(k, l)| run(&k.text, l)).sum::<u64>();
-    g.throughput(Throughput::Elements(all()));
-    g.bench_function("20 generated kernels, 32 threads", |b| b.iter(all));
+    let generated = (0..20)
+        .map(|s| {
+            let k = ptx_tests::gen::kernel(s, &ptx_tests::gen::GenOptions::default());
+            let launch = ptx_tests::differential::launch_for(&k.spec, &ptx_tests::differential::SHAPES[0], 1);
+            Case { text: k.text, launch }
+        })
+        .collect();
+    vec![("integer loop, 64 threads", int_loop), ("shared reduction, 256 threads", reduce), ("20 generated kernels, 32 threads", generated)]
+}
+
+/// Each benchmark timed twice: parsing its text and running it, as a
+/// caller with only the text does, and running a module parsed once (the
+/// interpreter's own speed: layout, pre-decoding and execution).
+fn interpreter(c: &mut Criterion) {
+    let cases = cases();
+    let mut g = c.benchmark_group("interpreter (elements = executed instructions)");
+    g.sample_size(10);
+    for (name, kernels) in &cases {
+        let all = || kernels.iter().map(|k| run_parsed(&parse(&k.text), k)).sum::<u64>();
+        g.throughput(Throughput::Elements(all()));
+        g.bench_function(*name, |b| b.iter(all));
+    }
+    g.finish();
+    let mut g = c.benchmark_group("interpreter, parsed once (elements = executed instructions)");
+    g.sample_size(10);
+    for (name, kernels) in &cases {
+        let parsed: Vec<_> = kernels.iter().map(|k| parse(&k.text)).collect();
+        let all = || kernels.iter().zip(&parsed).map(|(k, p)| run_parsed(p, k)).sum::<u64>();
+        g.throughput(Throughput::Elements(all()));
+        g.bench_function(*name, |b| b.iter(all));
+    }
     g.finish();
 }
 

@@ -258,7 +258,10 @@ impl Cta<'_, '_> {
         let mut v: SmallVec<[Val; 6]> = SmallVec::new();
         self.read(t, ins, k, &ins.operands[k], &mut v)?;
         let x = v.first().copied().unwrap_or(Val::unspecified());
-        self.note_dependence(t, x.quality, &format!("operand {} of `{}`", k + 1, instruction_head(ins)));
+        // The message is made only for the note (most operands are exact).
+        if x.quality != Quality::Exact {
+            self.note_dependence(t, x.quality, &format!("operand {} of `{}`", k + 1, instruction_head(ins)));
+        }
         Ok(x.bits as u64)
     }
 

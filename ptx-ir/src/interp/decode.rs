@@ -70,7 +70,7 @@ impl IntCmp {
     /// (Only the signed comparisons sign-extend.)
     #[inline]
     fn holds(self, a: u128, b: u128, n: u32) -> bool {
-        let unsigned = |x: u128| x & eval::bits_mask(n);
+        let unsigned = |x: u128| x & width_mask(n);
         let signed = |x: u128| eval::sext(x, n);
         match self {
             IntCmp::Eq => unsigned(a) == unsigned(b),
@@ -142,6 +142,10 @@ pub enum Op {
     /// `cvta`: the address moved by `shift` (added, wrapping: a space's
     /// window to or from the generic space; 0 for global and generic).
     Cvta { src: Src, shift: u64, dst: Dst },
+    /// `bar`/`barrier` that waits and gives no result (not `.arrive`, not
+    /// `.red`): the barrier number and the thread count it expects
+    /// (`Cta::barrier`).
+    Barrier { id: Src, count: Option<Src> },
 }
 
 /// A statement, decoded.
@@ -345,6 +349,9 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
     if op == Opcode::CVTA {
         return cvta(cx, pc, ins);
     }
+    if op == Opcode::BAR || op == Opcode::BARRIER {
+        return barrier(cx, pc, ins);
+    }
     if op == Opcode::MOV {
         if ins.operands.iter().any(|o| matches!(o, Operand::Sym(_) | Operand::SReg(..))) {
             return mov_special_or_address(cx, pc, ins);
@@ -446,6 +453,30 @@ fn cvta(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
     Some(Op::Cvta { src, shift, dst })
 }
 
+/// `bar.sync a{, b}` and `barrier.sync a{, b}` (`Cta::barrier`): one
+/// value each for the number and the count.
+fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
+    if ins.has(Mod::RED) || ins.has(Mod::ARRIVE) || ins.operands.is_empty() || ins.operands.len() > 2 {
+        return None;
+    }
+    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
+    let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
+    for (k, o) in ins.operands.iter().enumerate() {
+        if !matches!(o, Operand::Reg(_) | Operand::Imm(_)) {
+            return None;
+        }
+        cx.src(o, operand_type(k), &mut srcs)?;
+    }
+    if srcs.len() != ins.operands.len() {
+        return None;
+    }
+    match srcs.as_slice() {
+        [id] => Some(Op::Barrier { id: *id, count: None }),
+        [id, count] => Some(Op::Barrier { id: *id, count: Some(*count) }),
+        _ => None,
+    }
+}
+
 /// The [`AluOp`] that computes `ins` (with `nsrcs` sources), if one does:
 /// only the plain forms (no `.cc`, `.sat`, packed types, combining
 /// predicates, video selectors).
@@ -530,6 +561,13 @@ fn int_cvt(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<AluO
     Some(AluOp::Cvt { from: a.bits(), signed: a.class() == TypeClass::Signed, to: d.bits() })
 }
 
+/// The low `n` bits set, for a width of 1 to 128 bits (every [`AluOp`]'s:
+/// `eval::bits_mask` without its test for the widths outside that).
+#[inline]
+fn width_mask(n: u32) -> u128 {
+    u128::MAX >> (128 - n)
+}
+
 /// The quality of a result of quality `q` computed from inputs of the worst
 /// quality `input` (what `Cta::step` gives a pure instruction's results).
 #[inline]
@@ -546,7 +584,7 @@ impl AluOp {
     /// The result bits from the sources' bits.
     #[inline]
     pub fn apply(self, a: u128, b: u128, c: u128) -> u128 {
-        use eval::bits_mask as mask;
+        let mask = width_mask;
         let product = |n: u32, signed: bool| if signed { (eval::sext(a, n) * eval::sext(b, n)) as u128 } else { (a & mask(n)) * (b & mask(n)) };
         match self {
             AluOp::Add(n) => (a & mask(n)).wrapping_add(b & mask(n)) & mask(n),

@@ -242,7 +242,9 @@ impl<'p, 'm> Cta<'p, 'm> {
             // path's loads and stores do not do; nor while the thread has a
             // wgmma in flight (its register accesses are checked).
             if self.p.fast_path && !self.asyncs.watching() && !self.wgmma.watching(t) {
-                self.run_fast(t, global, steps, &mut left);
+                if self.run_fast(t, global, steps, &mut left) {
+                    return Ok(Stop::Blocked);
+                }
                 if left == 0 {
                     break;
                 }

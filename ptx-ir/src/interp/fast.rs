@@ -1,16 +1,17 @@
 //! The interpreter's fast path: runs a thread over the pre-decoded
 //! statements of its function ([`super::decode`]) until it reaches one that
-//! is not pre-decoded (calls, returns, barriers, collectives, special
+//! is not pre-decoded (calls, returns, collectives, volatile special
 //! registers ...), which `Cta::run_thread` then runs through the reference
-//! `Cta::step`. It counts steps and the scheduling quantum, checks guards
+//! `Cta::step`, or arrives at a barrier (`bar.sync`), where the thread waits
+//! as `Cta::barrier` has it wait. It counts steps and the scheduling quantum, checks guards
 //! and propagates `Quality` exactly as the reference path does; an
 //! instruction that would fail (a fault, a misaligned vector, an evaluator
 //! error), reach the step limit or note the first dependence on an inexact
 //! value is left, uncounted, to the reference path, so that errors and
 //! notes come from one place.
 
-use super::decode::{result_quality, Addr, Dst, Op, Src};
-use super::exec::{Cta, Frame, Thread};
+use super::decode::{result_quality, Addr, Dst, FastIns, Op, Src};
+use super::exec::{Cta, Frame, Thread, Wait};
 use super::memory::{worst, worst_of, Flat, Global, Space};
 use super::program::FuncLayout;
 use super::special::ThreadIds;
@@ -148,6 +149,9 @@ struct Budget {
     /// has, an instruction whose guard or address is not exact goes to the
     /// reference path, which notes it.
     noted: bool,
+    /// The barrier number and expected count of the barrier the thread
+    /// arrived at (the run stops there).
+    barrier: Option<(u32, Option<u32>)>,
 }
 
 impl<'p, 'm> Cta<'p, 'm> {
@@ -156,23 +160,38 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// (`Op::Slow`, the end of the body, a completed collective to finish),
     /// before the instruction that would pass the step limit or note a
     /// dependence, and before one that would fail: the caller runs the
-    /// next statement.
-    pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) {
+    /// next statement. Gives true when the thread arrived at a barrier
+    /// and waits there.
+    pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) -> bool {
         let p: &'p super::program::Program<'m> = self.p;
         let noted = self.unspecified_dependence.borrow().is_some();
-        let Thread { frames, local, carry, clock, resume, tid, linear, .. } = &mut self.threads[t];
-        if resume.is_some() {
-            return;
-        }
-        let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return };
-        let ids = ThreadIds { tid: *tid, linear: *linear, block: self.launch.block, ctaid: self.ctaid, grid: self.launch.grid, dynamic_shared: self.launch.dynamic_shared, shared_size: self.shared.bytes.len(), clock: *clock };
+        let Thread { frames, local, carry, clock, resume, tid, linear, wait, .. } = &mut self.threads[t];
+        let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return false };
         let layout = &p.funcs[*func];
-        let mut budget = Budget { left: *left, allowed: self.launch.max_steps.saturating_sub(*steps), executed: 0, noted };
+        if resume.is_some() {
+            // A completed barrier gives no result (`Cta::finish_collective`):
+            // the thread goes on after it, in a turn that is not a step.
+            if !matches!(layout.fast.get(*pc), Some(FastIns { op: Op::Barrier { .. }, .. })) {
+                return false;
+            }
+            *resume = None;
+            *pc += 1;
+            *left -= 1;
+        }
+        let ids = ThreadIds { tid: *tid, linear: *linear, block: self.launch.block, ctaid: self.ctaid, grid: self.launch.grid, dynamic_shared: self.launch.dynamic_shared, shared_size: self.shared.bytes.len(), clock: *clock };
+        let mut budget = Budget { left: *left, allowed: self.launch.max_steps.saturating_sub(*steps), executed: 0, noted, barrier: None };
         let mut mem = Mem { global, shared: &mut self.shared, local, params, constant: &p.const_mem };
         run_ops(layout, regs, pc, *local_base, carry, &mut mem, &mut budget, &ids);
         *clock += budget.executed;
         *steps += budget.executed;
         *left = budget.left;
+        match budget.barrier {
+            Some((id, count)) => {
+                *wait = Wait::Barrier { id: id & 15, count, pred: None };
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -215,9 +234,34 @@ fn run_ops(layout: &FuncLayout, regs: &mut [Val], pc_out: &mut usize, local_base
         };
         turns += 1;
     }
+    // A barrier stops the loop too: the thread arrives at it here.
+    if turns < most {
+        if let Some(arrival) = ops.get(pc).and_then(|fi| barrier_arrival(fi, regs, noted)) {
+            b.barrier = Some(arrival);
+            turns += 1;
+        }
+    }
     b.left -= turns;
     b.executed += u64::from(turns - not_instructions);
     *pc_out = pc;
+}
+
+/// The number and count of the barrier `fi` when the loop of [`run_ops`]
+/// stopped at it to arrive there: its guard holds (the loop goes past a
+/// barrier whose guard does not), and the guard, number and count are
+/// exact or the CTA has noted a dependence already (else the reference
+/// path notes it).
+fn barrier_arrival(fi: &FastIns, regs: &[Val], noted: bool) -> Option<(u32, Option<u32>)> {
+    let Op::Barrier { id, count } = &fi.op else { return None };
+    let known = |q: Quality| q == Quality::Exact || noted;
+    if fi.guard.is_some_and(|(slot, _)| !known(regs[slot as usize].quality)) {
+        return None;
+    }
+    let (id, count) = (read(regs, id), count.map(|c| read(regs, &c)));
+    if !known(id.quality) || count.is_some_and(|c| !known(c.quality)) {
+        return None;
+    }
+    Some((id.bits as u32, count.map(|c| c.bits as u32)))
 }
 
 /// Carries out the pre-decoded instruction at `pc`; gives the next
@@ -312,7 +356,7 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
             let v = read(regs, src);
             write(regs, dst, Val { bits: (v.bits as u64).wrapping_add(*shift) as u128, quality: v.quality });
         }
-        Op::Nop | Op::Slow => return None,
+        Op::Nop | Op::Slow | Op::Barrier { .. } => return None,
     }
     Some(pc + 1)
 }
@@ -461,6 +505,7 @@ L:
 	add.s32 %r3, %r3, 1;
 	setp.lt.u32 %p2, %r3, %r1;
 	@%p2 bra L;
+	bar.sync 0;
 	mov.u64 %rd6, scratch;
 	cvta.local.u64 %rd7, %rd6;
 	cvta.to.local.u64 %rd8, %rd7;
@@ -487,12 +532,12 @@ L:
         let mut l = Launch::new("k", [2, 1, 1], [40, 1, 1]);
         l.buffers.push(vec![0; 40 * 16]);
         l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: 5 }];
-        // `mov` of special registers and addresses, and `cvta`, are pre-decoded.
+        // `mov` of special registers and addresses, `cvta` and `bar.sync` are pre-decoded.
         let prog = crate::interp::program::Program::new(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l).unwrap();
         let layout = &prog.funcs[prog.kernel];
         for (s, fi) in layout.f.body.as_ref().unwrap().iter().zip(&layout.fast) {
             if let crate::ir::Stmt::Instr(i) = s {
-                if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA) {
+                if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA | crate::isa::Opcode::BAR) {
                     assert!(!matches!(fi.op, super::super::decode::Op::Slow), "{i:?} is not pre-decoded");
                 }
             }

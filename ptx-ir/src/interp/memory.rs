@@ -94,6 +94,10 @@ pub fn worst(a: Quality, b: Quality) -> Quality {
 /// The worst quality of a run of bytes.
 #[inline]
 pub fn worst_of(qs: &[Quality]) -> Quality {
+    // Most bytes are exact: one pass to see that, before any ranking.
+    if qs.iter().all(|q| matches!(q, Quality::Exact)) {
+        return Quality::Exact;
+    }
     qs.iter().fold(Quality::Exact, |a, q| worst(a, *q))
 }
 
