@@ -37,6 +37,14 @@ pub enum Wait {
     Exited,
 }
 
+impl Wait {
+    /// Waiting at barrier `id`, taken modulo the sixteen barriers a CTA has
+    /// (the one place both paths decide which barrier a number means).
+    pub fn at_barrier(id: u32, count: Option<u32>, pred: Option<Val>) -> Wait {
+        Wait::Barrier { id: id & 15, count, pred }
+    }
+}
+
 pub struct Thread {
     pub tid: [u32; 3],
     pub linear: u32,
@@ -1048,12 +1056,10 @@ impl<'p, 'm> Cta<'p, 'm> {
 
     fn barrier(&mut self, t: usize, ins: &Instruction) -> Result<Flow, RunError> {
         let mut v: SmallVec<[Val; 6]> = SmallVec::new();
-        let specs = ins.form.operands();
         let red = ins.has(Mod::RED);
         // Operands: [d,] a{, b}{, c}: read the barrier number, count, predicate.
         let start = if red { 1 } else { 0 };
         for k in start..ins.operands.len() {
-            let _ = specs;
             self.read(t, ins, k, &ins.operands[k], &mut v)?;
         }
         // Which barrier and how many threads it waits for decide the schedule.
@@ -1073,7 +1079,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         if ins.has(Mod::ARRIVE) {
             return Ok(Flow::Next);
         }
-        self.threads[t].wait = Wait::Barrier { id: id & 15, count, pred };
+        self.threads[t].wait = Wait::at_barrier(id, count, pred);
         Ok(Flow::Block)
     }
 

@@ -187,7 +187,7 @@ impl<'p, 'm> Cta<'p, 'm> {
         *left = budget.left;
         match budget.barrier {
             Some((id, count)) => {
-                *wait = Wait::Barrier { id: id & 15, count, pred: None };
+                *wait = Wait::at_barrier(id, count, None);
                 true
             }
             None => false,
