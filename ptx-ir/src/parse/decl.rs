@@ -155,9 +155,7 @@ impl<'a> Parser<'a> {
         }
         let semi = self.bump();
         debug_assert_eq!(semi.kind, TokenKind::Semi);
-        let mut names = Declarators::new();
-        names.push(Declarator { name: name.into(), range: None, dims: Box::default(), init: None });
-        Some(Ok(VarDecl { space, vector: None, ty, names, attrs: None }))
+        Some(Ok(VarDecl::new(space, ty, name)))
     }
 
     fn attributes(&mut self) -> PResult<Vec<Attribute>> {
@@ -189,7 +187,7 @@ impl<'a> Parser<'a> {
 
     fn declarator(&mut self, decl: &VarDecl, ctx: DeclCtx) -> PResult<Declarator> {
         let (nt, name) = self.expect_ident("a name to declare")?;
-        let mut d = Declarator { name: name.into(), range: None, dims: Box::default(), init: None };
+        let mut d = Declarator::new(name);
         if self.at(TokenKind::Lt) {
             self.bump();
             let n = self.expect_u32("a register count")?;
