@@ -117,6 +117,9 @@ struct Scope<'a> {
     opened: Option<Span>,
     /// Its number in the function (0: the body itself).
     id: u32,
+    /// The entries `names` was given room for: what it held when the last
+    /// range was declared plus every range's members ([`room_for`]).
+    names_room: usize,
 }
 
 impl Scope<'_> {
@@ -135,9 +138,21 @@ impl Scope<'_> {
 /// declared count is no promise of use: `%r<1000000>` stays cheap).
 const MEMBERS_RESERVED_MAX: u32 = 1 << 12;
 
+/// The room a table needs for `members` more entries of a new range, when
+/// it was given `room` and holds `len`: a table's `reserve` counts from its
+/// length, so room made for earlier ranges whose members are not used yet
+/// would otherwise be counted again for this one (a function declaring
+/// `%r<N>`, `%rd<M>` and `%f<K>` got room for the largest, not the sum,
+/// and grew by doubling from there).
+fn room_for(room: usize, len: usize, members: usize) -> usize {
+    room.max(len) + members
+}
+
 /// Per-function parser state.
 pub struct FuncState<'a> {
     pub regs: Vec<Reg>,
+    /// The registers `regs` was given room for ([`room_for`]).
+    regs_room: usize,
     scopes: Vec<Scope<'a>>,
     /// Every scope's parent, by scope number (the body is its own parent).
     scope_parent: Vec<u32>,
@@ -156,6 +171,7 @@ impl<'a> FuncState<'a> {
     pub fn new() -> FuncState<'a> {
         FuncState {
             regs: Vec::new(),
+            regs_room: 0,
             scopes: vec![Scope::default()],
             scope_parent: vec![0],
             labels: Vec::new(),
@@ -261,9 +277,11 @@ impl<'a> FuncState<'a> {
     /// as many as it uses): the name table does not grow by rehashing.
     pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
         let members = count.min(MEMBERS_RESERVED_MAX) as usize;
-        self.regs.reserve(members);
+        self.regs_room = room_for(self.regs_room, self.regs.len(), members);
+        self.regs.reserve_exact(self.regs_room - self.regs.len());
         let scope = self.scopes.last_mut().unwrap();
-        scope.names.reserve(members);
+        scope.names_room = room_for(scope.names_room, scope.names.len(), members);
+        scope.names.reserve(scope.names_room - scope.names.len());
         scope.ranges.insert(prefix, Range { count, ty, vector, span });
     }
 
