@@ -151,7 +151,8 @@ fn room_for(room: usize, len: usize, members: usize) -> usize {
 /// Per-function parser state.
 pub struct FuncState<'a> {
     pub regs: Vec<Reg>,
-    /// The registers `regs` was given room for ([`room_for`]).
+    /// The registers `regs` aims to hold: those declared on their own so
+    /// far and every range's members ([`room_for`]).
     regs_room: usize,
     scopes: Vec<Scope<'a>>,
     /// Every scope's parent, by scope number (the body is its own parent).
@@ -224,8 +225,7 @@ impl<'a> FuncState<'a> {
 
     /// Declares a register; returns its id.
     fn declare_reg_as(&mut self, key: Key<'a>, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
-        let id = RegId(self.regs.len() as u32);
-        self.regs.push(Reg { name: key.name.into(), ty, vector, space: StateSpace::Reg });
+        let id = self.push_declared_reg(key.name, ty, vector);
         self.scopes.last_mut().unwrap().names.insert(key, (Binding::Reg(id), span));
         id
     }
@@ -246,12 +246,19 @@ impl<'a> FuncState<'a> {
         match s.names.entry(key) {
             std::collections::hash_map::Entry::Occupied(e) => Err(e.get().1),
             std::collections::hash_map::Entry::Vacant(e) => {
-                let id = RegId(self.regs.len() as u32);
-                e.insert((Binding::Reg(id), span));
-                self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
-                Ok(id)
+                e.insert((Binding::Reg(RegId(self.regs.len() as u32)), span));
+                Ok(self.push_declared_reg(name, ty, vector))
             }
         }
+    }
+
+    /// Adds a register declared on its own (not a range's member) to the
+    /// table, counted in the room the table aims for ([`room_for`]).
+    fn push_declared_reg(&mut self, name: &str, ty: ScalarType, vector: Option<u8>) -> RegId {
+        let id = RegId(self.regs.len() as u32);
+        self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
+        self.regs_room += 1;
+        id
     }
 
     /// Binds a body declaration's name in the innermost scope (a register,
@@ -415,6 +422,23 @@ mod tests {
         assert_eq!(f.lookup("%r10"), None);
         let a = f.lookup("%r3");
         assert_eq!(a, f.lookup("%r3"));
+    }
+
+    #[test]
+    fn room_is_made_for_every_range_declared() {
+        let mut f = FuncState::new();
+        f.declare_range("%p", 3, ScalarType::Pred, None, Span::default());
+        f.declare_range("%r", 40, ScalarType::B32, None, Span::default());
+        f.declare_new_reg("%x", ScalarType::B32, None, Span::default()).unwrap();
+        f.declare_range("%rd", 20, ScalarType::B64, None, Span::default());
+        for name in (0..3).map(|k| format!("%p{k}")).chain((0..40).map(|k| format!("%r{k}"))).chain((0..20).map(|k| format!("%rd{k}"))) {
+            let name: &'static str = Box::leak(name.into_boxed_str());
+            assert!(matches!(f.lookup(name), Some(Binding::Reg(_))), "{name}");
+        }
+        // The sum of the members and the plain register, made room for
+        // ahead: the table never grew by doubling.
+        assert_eq!(f.regs.len(), 64);
+        assert_eq!(f.regs.capacity(), 64);
     }
 
     #[test]
