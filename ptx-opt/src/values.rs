@@ -164,39 +164,41 @@ impl ValueView {
                 }
             }
         }
-        // Renaming walk over the dominator tree with one stack per register.
-        let mut stacks: Vec<Vec<VersionDef>> = vec![Vec::new(); nregs];
+        // Renaming walk over the dominator tree: the version each register
+        // holds (the top of its stack, as Cytron et al. keep one), and a log
+        // of the versions a block's definitions replaced, put back on leaving
+        // the block.
+        let mut current: Vec<VersionDef> = vec![VersionDef::Entry; nregs];
+        let mut replaced: Vec<(RegId, VersionDef)> = Vec::new();
         let mut reads: Vec<SmallVec<[(RegId, Version); 3]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
-        // (block, entered?) with the registers pushed in that block to pop on exit.
-        let mut walk: Vec<(NodeIndex, bool)> = vec![(cfg.entry, false)];
-        let mut pushed: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
-        while let Some((b, done)) = walk.pop() {
-            if done {
-                for r in pushed[b.index()].drain(..) {
-                    stacks[r.0 as usize].pop();
+        // (block, once entered: the length of `replaced` on entry).
+        let mut walk: Vec<(NodeIndex, Option<usize>)> = vec![(cfg.entry, None)];
+        while let Some((b, entered)) = walk.pop() {
+            if let Some(mark) = entered {
+                for (r, v) in replaced.drain(mark..).rev() {
+                    current[r.0 as usize] = v;
                 }
                 continue;
             }
-            walk.push((b, true));
+            walk.push((b, Some(replaced.len())));
+            let define = |current: &mut [VersionDef], replaced: &mut Vec<(RegId, VersionDef)>, r: RegId, v: VersionDef| replaced.push((r, std::mem::replace(&mut current[r.0 as usize], v)));
             for &r in &phi_blocks_of[b.index()] {
-                stacks[r.0 as usize].push(VersionDef::Phi(b));
-                pushed[b.index()].push(r);
+                define(&mut current, &mut replaced, r, VersionDef::Phi(b));
             }
             for k in cfg.block(b).stmts.clone() {
                 for &r in &stmt_reads[k] {
-                    let v = *stacks[r.0 as usize].last().unwrap_or(&VersionDef::Entry);
+                    let v = current[r.0 as usize];
                     if matches!(v, VersionDef::Phi(_)) {
                         regs[r.0 as usize].read_at_phi = true;
                     }
                     reads[k].push((r, Version { reg: r, def: v }));
                 }
                 for &r in &stmt_defs[k] {
-                    stacks[r.0 as usize].push(VersionDef::Def(k));
-                    pushed[b.index()].push(r);
+                    define(&mut current, &mut replaced, r, VersionDef::Def(k));
                 }
             }
             for &c in dom.children(b).iter().rev() {
-                walk.push((c, false));
+                walk.push((c, None));
             }
         }
         let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();

@@ -86,6 +86,10 @@ fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
     loop {
         let live = Liveness::compute(cfg, &locs, &fx);
         let mut found = false;
+        // Did a statement found dead read a location? Removing dead
+        // statements that read nothing leaves every location's liveness as
+        // it was: another round would find nothing more.
+        let mut found_reads = false;
         for &b in &cfg.layout {
             let mut l = live.live_out[b.index()].clone();
             for k in cfg.block(b).stmts.clone().rev() {
@@ -94,8 +98,9 @@ fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
                 let unread = e.defs.iter().all(|d| !l.contains(d.loc.0 as usize) && !kept.contains(d.loc.0 as usize));
                 if unread && only_writes_results(ins, e) {
                     dead[k] = true;
-                    fx[k] = None;
                     found = true;
+                    found_reads |= !e.uses.is_empty();
+                    fx[k] = None;
                     continue;
                 }
                 for d in &e.defs {
@@ -108,10 +113,10 @@ fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
                 }
             }
         }
-        if !found {
+        any |= found;
+        if !found_reads {
             break;
         }
-        any = true;
     }
     any.then_some(dead)
 }

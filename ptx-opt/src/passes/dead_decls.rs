@@ -87,24 +87,10 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
         }
     }
     let regs: FxHashSet<&str> = f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()).collect();
-    // A range declarator `%r<9>` is used when some `%rI` (I < 9, written
-    // without leading zeros) is: per way of reading a used name as such a
-    // name plus index, the smallest index (compares as building every
-    // `%rI` and looking it up would, without the strings).
-    let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
-    for &name in &regs {
-        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        for p in name.len() - digits..name.len() {
-            let index = &name[p..];
-            if index.len() > 1 && index.starts_with('0') {
-                continue;
-            }
-            if let Ok(i) = index.parse::<u32>() {
-                let e = range_min.entry(&name[..p]).or_insert(i);
-                *e = (*e).min(i);
-            }
-        }
-    }
+    // Only range declarators read the smallest indices (bodies that declare
+    // one register a line have none).
+    let declares_ranges = body.iter().any(|s| matches!(s, Stmt::Decl(d) if d.space == StateSpace::Reg && d.names.iter().any(|n| n.range.is_some())));
+    let range_min = if declares_ranges { smallest_indices(&regs) } else { FxHashMap::default() };
     let used = |space: StateSpace, n: &ptx_ir::ir::Declarator| match space {
         StateSpace::Reg => match n.range {
             Some(count) => range_min.get(n.name.as_ref()).is_some_and(|&i| i < count),
@@ -128,6 +114,28 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
         }
     }
     (!unused.is_empty()).then_some(unused)
+}
+
+/// When a range declarator `%r<9>` is used: when some `%rI` (I < 9,
+/// written without leading zeros) is. Per way of reading a used name as
+/// such a name plus index, the smallest index (compares as building every
+/// `%rI` and looking it up would, without the strings).
+fn smallest_indices<'a>(used: &FxHashSet<&'a str>) -> FxHashMap<&'a str, u32> {
+    let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
+    for &name in used {
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        for p in name.len() - digits..name.len() {
+            let index = &name[p..];
+            if index.len() > 1 && index.starts_with('0') {
+                continue;
+            }
+            if let Ok(i) = index.parse::<u32>() {
+                let e = range_min.entry(&name[..p]).or_insert(i);
+                *e = (*e).min(i);
+            }
+        }
+    }
+    range_min
 }
 
 /// What the module-level half of `dead-decls` needs to know of one item.

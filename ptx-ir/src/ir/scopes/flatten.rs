@@ -82,11 +82,18 @@ impl Plan {
         // table entries to unused declarations of their name, in order.
         let mut w = Walk::new(f);
         let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
+        // The walk's generation (plus one) at which each register was last
+        // looked up: at the same generation its name means the same.
+        let mut looked_up: Vec<u32> = vec![0; f.regs.len()];
         for (k, s) in body.iter().enumerate() {
             w.step(k);
             if let Stmt::Instr(ins) = s {
                 for u in names_used(ins) {
                     if let NameUse::Reg(r) = u {
+                        if looked_up[r.0 as usize] == w.generation + 1 {
+                            continue;
+                        }
+                        looked_up[r.0 as usize] = w.generation + 1;
                         if let Some(Meaning::Reg(site)) = w.lookup(&f.reg(r).name) {
                             reg_site[r.0 as usize] = Some(site);
                         }

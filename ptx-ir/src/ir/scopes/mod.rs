@@ -367,6 +367,10 @@ pub fn block_register_users(f: &Function) -> Option<Vec<bool>> {
     let mut w = Walk::new(f);
     let mut out = vec![false; body.len()];
     let block_reg = |w: &Walk, name: &str| matches!(w.lookup(name), Some(Meaning::Reg(Site::Body { stmt, .. })) if stmt as usize >= lead);
+    // Per register, the walk's generation (plus one) at which its name was
+    // last looked up and whether it meant a block's register: at the same
+    // generation it means the same.
+    let mut looked_up: Vec<(u32, bool)> = vec![(0, false); f.regs.len()];
     for (k, s) in body.iter().enumerate() {
         if let Stmt::Decl(d) = s {
             if k >= lead {
@@ -385,8 +389,11 @@ pub fn block_register_users(f: &Function) -> Option<Vec<bool>> {
         let Stmt::Instr(ins) = s else { continue };
         let mut uses = false;
         ins.for_each_reg(|r, _| {
-            if let Some(reg) = f.regs.get(r.0 as usize) {
-                uses |= block_reg(&w, &reg.name);
+            if let (Some(reg), Some(seen)) = (f.regs.get(r.0 as usize), looked_up.get_mut(r.0 as usize)) {
+                if seen.0 != w.generation + 1 {
+                    *seen = (w.generation + 1, block_reg(&w, &reg.name));
+                }
+                uses |= seen.1;
             }
         });
         out[k] = uses;
