@@ -1,7 +1,8 @@
 //! Reference-interpreter speed, in executed instructions per second, on
 //! three kinds of kernel: an integer loop, a shared-memory reduction with
 //! barriers, and the differential harness's generated kernels; each from
-//! its text (parse and run) and from a module parsed once (run only).
+//! its text (parse and run), from a module parsed once (layout,
+//! pre-decoding and run) and from a module prepared once (run only).
 //! `cargo bench -p ptx-tests --bench interpreter`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -117,9 +118,11 @@ fn cases() -> Vec<(&'static str, Vec<Case>)> {
     vec![("integer loop, 64 threads", int_loop), ("shared reduction, 256 threads", reduce), ("20 generated kernels, 32 threads", generated)]
 }
 
-/// Each benchmark timed twice: parsing its text and running it, as a
-/// caller with only the text does, and running a module parsed once (the
-/// interpreter's own speed: layout, pre-decoding and execution).
+/// Each benchmark timed three times: parsing its text and running it, as a
+/// caller with only the text does; running a module parsed once (the
+/// interpreter's own speed: layout, pre-decoding and execution); and
+/// running a module prepared once (execution only, as the differential
+/// harness runs a module on several launches).
 fn interpreter(c: &mut Criterion) {
     let cases = cases();
     let mut g = c.benchmark_group("interpreter (elements = executed instructions)");
@@ -135,6 +138,16 @@ fn interpreter(c: &mut Criterion) {
     for (name, kernels) in &cases {
         let parsed: Vec<_> = kernels.iter().map(|k| parse(&k.text)).collect();
         let all = || kernels.iter().zip(&parsed).map(|(k, p)| run_parsed(p, k)).sum::<u64>();
+        g.throughput(Throughput::Elements(all()));
+        g.bench_function(*name, |b| b.iter(all));
+    }
+    g.finish();
+    let mut g = c.benchmark_group("interpreter, prepared once (elements = executed instructions)");
+    g.sample_size(10);
+    for (name, kernels) in &cases {
+        let parsed: Vec<_> = kernels.iter().map(|k| parse(&k.text)).collect();
+        let prepared: Vec<_> = kernels.iter().zip(&parsed).map(|(k, p)| interp::Prepared::new(&p.module, &p.source_map, "bench.ptx", k.text.as_bytes(), k.launch.buffers.len()).unwrap()).collect();
+        let all = || kernels.iter().zip(&prepared).map(|(k, p)| p.run(&k.launch).unwrap().steps).sum::<u64>();
         g.throughput(Throughput::Elements(all()));
         g.bench_function(*name, |b| b.iter(all));
     }

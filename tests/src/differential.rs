@@ -337,8 +337,18 @@ fn parse(name: &'static str, text: &str) -> Result<ptx_ir::Parsed, String> {
     ptx_ir::parse(name, text.as_bytes()).map_err(|d| format!("the {name} module does not parse: {d}"))
 }
 
-fn run(p: &Prepared, launch: &Launch) -> Result<RunOutput, RunError> {
-    interp::run(&p.parsed.module, &p.parsed.source_map, p.name, p.text.as_bytes(), launch)
+/// `p` laid out and pre-decoded once for the runs of a comparison (every
+/// launch of a spec passes its `buffers` buffers); a module the interpreter
+/// cannot prepare fails each run with that error.
+fn prepare<'a>(p: &'a Prepared, buffers: usize) -> Result<interp::Prepared<'a>, RunError> {
+    interp::Prepared::new(&p.parsed.module, &p.parsed.source_map, p.name, p.text.as_bytes(), buffers)
+}
+
+fn run(p: &Result<interp::Prepared, RunError>, launch: &Launch) -> Result<RunOutput, RunError> {
+    match p {
+        Ok(p) => p.run(launch),
+        Err(e) => Err(e.clone()),
+    }
 }
 
 /// Runs `original` and `transformed` (PTX texts) on the launches of `spec`
@@ -353,6 +363,7 @@ pub fn same_behaviour_with(original: &str, transformed: &str, spec: &KernelSpec,
 /// their texts: the same modules a parse here would give).
 pub fn same_behaviour_parsed(a: &Prepared, b: &Prepared, spec: &KernelSpec, seeds: &[u64], opts: &DiffOptions) -> Result<DiffStats, String> {
     let names = buffers(spec);
+    let (a, b) = (prepare(a, names.len()), prepare(b, names.len()));
     let mut stats = DiffStats::default();
     for &seed in seeds {
         for shape in &opts.shapes {
@@ -364,11 +375,11 @@ pub fn same_behaviour_parsed(a: &Prepared, b: &Prepared, spec: &KernelSpec, seed
             launch.max_steps = opts.max_steps;
             stats.runs += 1;
             let where_ = format!("grid {:?} block {:?} input seed {seed}", shape.grid, shape.block);
-            let ra = run(a, &launch);
+            let ra = run(&a, &launch);
             if let Ok(out) = &ra {
                 launch.max_steps = out.steps.saturating_mul(8).max(100_000);
             }
-            let rb = run(b, &launch);
+            let rb = run(&b, &launch);
             match (ra, rb) {
                 (Ok(x), Ok(y)) => {
                     let mut diffs = Vec::new();

@@ -321,14 +321,15 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
             return None;
         }
         let ty = ins.types().last().copied().unwrap_or(ScalarType::B32);
-        let n = ins.vector().unwrap_or(1);
+        let vector = ins.vector();
+        let n = vector.unwrap_or(1);
         if n > 8 || type_bytes(ty) > 16 {
             return None;
         }
         let addr = cx.addr(pc, &ins.operands[1], ins)?;
         let mut dsts = SmallVec::new();
         cx.dsts(&ins.operands[0], Some(ty), &mut dsts)?;
-        return Some(Op::Load { addr, size: type_bytes(ty) as u8, n, vector: ins.vector().is_some(), dsts });
+        return Some(Op::Load { addr, size: type_bytes(ty) as u8, n, vector: vector.is_some(), dsts });
     }
     if op == Opcode::ST {
         if ins.operands.len() != 2 {

@@ -3,7 +3,7 @@
 //! registers, addresses); pure instructions go to [`crate::eval`].
 
 use super::memory::{from_bytes, to_bytes, worst, Fault, Flat, Global, Space, FUNC_BASE, GLOBAL_BASE, GLOBAL_SLOT};
-use super::program::{arg_bytes, type_bytes, Program, Regs, VarLoc};
+use super::program::{arg_bytes, type_bytes, Bound, Regs, VarLoc};
 use super::{Launch, RunError};
 use crate::eval::{self, imm_bits, Quality, Val};
 use crate::ir::{AddrBase, Instruction, Operand, PairPred, Prefix, SpecialReg, Stmt};
@@ -60,7 +60,7 @@ pub struct Thread {
 }
 
 pub struct Cta<'p, 'm> {
-    pub p: &'p Program<'m>,
+    pub p: &'p Bound<'p, 'm>,
     pub launch: &'p Launch,
     pub ctaid: [u32; 3],
     pub threads: Vec<Thread>,
@@ -90,7 +90,7 @@ fn trunc(v: u128, bits: u32) -> u128 {
 }
 
 impl<'p, 'm> Cta<'p, 'm> {
-    pub fn new(p: &'p Program<'m>, launch: &'p Launch, ctaid: [u32; 3]) -> Cta<'p, 'm> {
+    pub fn new(p: &'p Bound<'p, 'm>, launch: &'p Launch, ctaid: [u32; 3]) -> Cta<'p, 'm> {
         let [bx, by, bz] = launch.block;
         let buffer_addrs: Vec<u64> = p.buffer_allocs.iter().map(|&k| GLOBAL_BASE + k as u64 * GLOBAL_SLOT).collect();
         let kf = &p.funcs[p.kernel];
@@ -371,7 +371,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     }
 
     fn lookup_decoded(&self, t: usize, ins: &Instruction) -> Option<&'p super::program::Decoded> {
-        let p: &'p Program<'m> = self.p;
+        let p: &'p Bound<'p, 'm> = self.p;
         let f = self.threads[t].frames.last()?;
         let layout = &p.funcs[f.func];
         match layout.f.body.as_ref()?.get(f.pc) {

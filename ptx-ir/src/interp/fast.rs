@@ -163,7 +163,7 @@ impl<'p, 'm> Cta<'p, 'm> {
     /// next statement. Gives true when the thread arrived at a barrier
     /// and waits there.
     pub(super) fn run_fast(&mut self, t: usize, global: &mut Global, steps: &mut u64, left: &mut u32) -> bool {
-        let p: &'p super::program::Program<'m> = self.p;
+        let p: &'p super::program::Bound<'p, 'm> = self.p;
         let noted = self.unspecified_dependence.borrow().is_some();
         let Thread { frames, local, carry, clock, resume, tid, linear, wait, .. } = &mut self.threads[t];
         let Some(Frame { func, pc, regs, params, local_base, .. }) = frames.last_mut() else { return false };
@@ -533,8 +533,8 @@ L:
         l.buffers.push(vec![0; 40 * 16]);
         l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: 5 }];
         // `mov` of special registers and addresses, `cvta` and `bar.sync` are pre-decoded.
-        let prog = crate::interp::program::Program::new(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l).unwrap();
-        let layout = &prog.funcs[prog.kernel];
+        let prog = crate::interp::program::Program::prepare(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), l.buffers.len()).unwrap();
+        let layout = &prog.funcs[prog.func_index["k"]];
         for (s, fi) in layout.f.body.as_ref().unwrap().iter().zip(&layout.fast) {
             if let crate::ir::Stmt::Instr(i) = s {
                 if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA | crate::isa::Opcode::BAR) {

@@ -187,14 +187,32 @@ impl std::error::Error for RunError {}
 /// Runs `launch.kernel` of a parsed module. `file` and `text` give
 /// positions in error messages.
 pub fn run(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
-    let prog = program::Program::new(module, source_map, file, text, launch)?;
-    prog.run(launch)
+    Prepared::new(module, source_map, file, text, launch.buffers.len())?.run(launch)
 }
 
 /// [`run`] with every instruction through the reference path (no
 /// pre-decoded fast path): what the fast path is checked against.
 pub fn run_without_fast_path(module: &Module, source_map: &SourceMap, file: &str, text: &[u8], launch: &Launch) -> Result<RunOutput, RunError> {
-    let mut prog = program::Program::new(module, source_map, file, text, launch)?;
+    let mut prog = program::Program::prepare(module, source_map, file, text, launch.buffers.len())?;
     prog.fast_path = false;
     prog.run(launch)
+}
+
+/// A parsed module laid out and pre-decoded once, to run many launches
+/// that pass the same number of buffers (other shapes, other inputs):
+/// [`run`] in two steps, with the first step done once.
+pub struct Prepared<'m>(program::Program<'m>);
+
+impl<'m> Prepared<'m> {
+    /// Prepares `module` for launches of `buffers` buffers. `file` and
+    /// `text` give positions in error messages.
+    pub fn new(module: &'m Module, source_map: &SourceMap, file: &str, text: &'m [u8], buffers: usize) -> Result<Prepared<'m>, RunError> {
+        program::Program::prepare(module, source_map, file, text, buffers).map(Prepared)
+    }
+
+    /// Runs `launch.kernel`, as [`run`] does; a launch with another number
+    /// of buffers than the module was prepared for is refused.
+    pub fn run(&self, launch: &Launch) -> Result<RunOutput, RunError> {
+        self.0.run(launch)
+    }
 }

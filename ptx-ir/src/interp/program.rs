@@ -82,15 +82,21 @@ pub struct Decoded {
     pub operand_types: SmallVec<[Option<ScalarType>; 6]>,
 }
 
+/// A module laid out and pre-decoded for launches that pass a given number
+/// of buffers (their allocations come first in global memory, so the
+/// addresses of module variables depend on how many there are): made once,
+/// it runs any number of such launches ([`Program::run`]).
 pub struct Program<'m> {
     pub module: &'m Module,
     pub funcs: Vec<FuncLayout<'m>>,
     pub func_index: FxHashMap<&'m str, usize>,
     pub globals: FxHashMap<Name, VarLoc>,
+    /// Global memory before a launch: an empty allocation for each buffer,
+    /// then the module variables with their initial contents.
     pub global_mem: Global,
     pub const_mem: Flat,
     /// Static shared memory per CTA (module and function `.shared` variables).
-    pub shared_size: usize,
+    pub static_shared_size: usize,
     /// Where dynamic shared memory (`.extern .shared x[]`) starts.
     pub dynamic_shared_at: usize,
     /// Does the module declare `.extern .shared` arrays (dynamic shared memory)?
@@ -102,19 +108,38 @@ pub struct Program<'m> {
     lines: std::cell::OnceCell<LineIndex>,
     /// Allocation index of each launch buffer.
     pub buffer_allocs: Vec<usize>,
-    pub kernel: usize,
     /// Bytes of module-scope `.local` variables at the start of each thread's local memory.
     pub module_local_size: usize,
     /// The module's target-dependent rules (sm_1x flushing ...).
     pub dialect: crate::eval::Dialect,
     /// Run pre-decoded statements through the fast path (fast.rs)?
     pub fast_path: bool,
+}
+
+/// A program bound to one launch: the kernel, the CTA's shared memory
+/// size, and the launch's textures, samplers and surfaces. The rest is
+/// the program's ([`Deref`](std::ops::Deref)).
+pub struct Bound<'p, 'm> {
+    pub program: &'p Program<'m>,
+    pub kernel: usize,
+    /// Shared memory per CTA: the static variables, then the launch's dynamic shared memory.
+    pub shared_size: usize,
     /// The launch's textures, samplers and surfaces.
     pub resources: super::texture::Resources,
 }
 
+impl<'m> std::ops::Deref for Bound<'_, 'm> {
+    type Target = Program<'m>;
+
+    fn deref(&self) -> &Program<'m> {
+        self.program
+    }
+}
+
 impl<'m> Program<'m> {
-    pub fn new(module: &'m Module, map: &'m SourceMap, file: &str, text: &'m [u8], launch: &Launch) -> Result<Program<'m>, RunError> {
+    /// Lays `module` out and pre-decodes it for launches of `buffers`
+    /// buffers. `file` and `text` give positions in error messages.
+    pub fn prepare(module: &'m Module, map: &SourceMap, file: &str, text: &'m [u8], buffers: usize) -> Result<Program<'m>, RunError> {
         let mut p = Program {
             module,
             dialect: crate::eval::Dialect::of_module(module),
@@ -124,21 +149,19 @@ impl<'m> Program<'m> {
             globals: FxHashMap::default(),
             global_mem: Global::default(),
             const_mem: Flat::new("constant", 0),
-            shared_size: 0,
+            static_shared_size: 0,
             dynamic_shared_at: 0,
             has_dynamic_shared: false,
             file: file.to_string(),
             text,
             lines: std::cell::OnceCell::new(),
             buffer_allocs: Vec::new(),
-            kernel: 0,
             fast_path: true,
-            resources: Default::default(),
         };
-        // Launch buffers first: their allocations are 0..n.
-        for (k, b) in launch.buffers.iter().enumerate() {
+        // Launch buffers first: their allocations are 0..n (a launch fills them).
+        for k in 0..buffers {
             p.buffer_allocs.push(p.global_mem.allocs.len());
-            p.global_mem.alloc(format!("buffer {k}"), b.clone());
+            p.global_mem.alloc(format!("buffer {k}"), Vec::new());
         }
         // Functions get addresses (for indirect calls and function tables).
         let mut fk = 0u64;
@@ -166,8 +189,8 @@ impl<'m> Program<'m> {
                         continue;
                     }
                     StateSpace::Shared => {
-                        let off = p.shared_size.div_ceil(align.max(1)) * align.max(1);
-                        p.shared_size = off + size;
+                        let off = p.static_shared_size.div_ceil(align.max(1)) * align.max(1);
+                        p.static_shared_size = off + size;
                         VarLoc::Shared(off as u64)
                     }
                     StateSpace::Local => {
@@ -193,29 +216,38 @@ impl<'m> Program<'m> {
             p.funcs.push(layout);
         }
         // Dynamic shared memory follows the static variables.
-        p.dynamic_shared_at = p.shared_size.div_ceil(16) * 16;
+        p.dynamic_shared_at = p.static_shared_size.div_ceil(16) * 16;
         p.has_dynamic_shared = !shared_extern.is_empty();
         for name in shared_extern {
             p.globals.insert(name, VarLoc::Shared(p.dynamic_shared_at as u64));
         }
-        p.shared_size = p.dynamic_shared_at + launch.dynamic_shared;
         for k in 0..p.funcs.len() {
             let fast = super::decode::decode_function(&super::decode::Context { layout: &p.funcs[k], globals: &p.globals });
             p.funcs[k].fast = fast;
         }
         super::init::initialize(&mut p).map_err(RunError::Launch)?;
-        let Some(&kernel) = p.func_index.get(launch.kernel.as_str()) else {
-            let kernels: Vec<&str> = p.funcs.iter().filter(|f| f.f.kind == FuncKind::Entry).map(|f| &*f.f.name).collect();
+        Ok(p)
+    }
+
+    /// Binds the program to `launch`: finds the kernel, checks the
+    /// arguments against its parameters, and places the launch's textures
+    /// in `global` (the launch's global memory).
+    pub fn bind<'p>(&'p self, launch: &Launch, global: &mut Global) -> Result<Bound<'p, 'm>, RunError> {
+        if launch.buffers.len() != self.buffer_allocs.len() {
+            return Err(RunError::Launch(format!("the program was prepared for {} buffer(s), the launch gives {}", self.buffer_allocs.len(), launch.buffers.len())));
+        }
+        let Some(&kernel) = self.func_index.get(launch.kernel.as_str()) else {
+            let kernels: Vec<&str> = self.funcs.iter().filter(|f| f.f.kind == FuncKind::Entry).map(|f| &*f.f.name).collect();
             return Err(RunError::Launch(format!("no kernel `{}` with a body in the module (kernels: {})", launch.kernel, kernels.join(", "))));
         };
-        if p.funcs[kernel].f.kind != FuncKind::Entry {
+        if self.funcs[kernel].f.kind != FuncKind::Entry {
             return Err(RunError::Launch(format!("`{}` is a .func, not a kernel (.entry)", launch.kernel)));
         }
-        let nparams = p.funcs[kernel].params.len();
+        let nparams = self.funcs[kernel].params.len();
         if launch.args.len() != nparams {
             return Err(RunError::Launch(format!("kernel `{}` takes {nparams} parameter(s), {} given", launch.kernel, launch.args.len())));
         }
-        let decls = p.funcs[kernel].f.params.iter().flatten().flat_map(|d| d.names.iter().map(move |n| (d, n)));
+        let decls = self.funcs[kernel].f.params.iter().flatten().flat_map(|d| d.names.iter().map(move |n| (d, n)));
         for (k, (a, (d, nm))) in launch.args.iter().zip(decls).enumerate() {
             let (size, _) = var_size(d, &nm.dims);
             let what = |given: String| RunError::Launch(format!("parameter {k} (`{}`) is {size} byte(s), {given}", nm.name));
@@ -235,9 +267,8 @@ impl<'m> Program<'m> {
                 _ => {}
             }
         }
-        p.kernel = kernel;
-        p.resources = super::texture::Resources::new(module, launch, p.funcs[kernel].f, &mut p.global_mem, &p.buffer_allocs, &p.globals).map_err(RunError::Launch)?;
-        Ok(p)
+        let resources = super::texture::Resources::new(self.module, launch, self.funcs[kernel].f, global, &self.buffer_allocs, &self.globals).map_err(RunError::Launch)?;
+        Ok(Bound { program: self, kernel, shared_size: self.dynamic_shared_at + launch.dynamic_shared, resources })
     }
 
     fn layout_function(&mut self, f: &'m Function, spans: Vec<Span>) -> FuncLayout<'m> {
@@ -300,8 +331,8 @@ impl<'m> Program<'m> {
                         VarLoc::Param(off)
                     }
                     StateSpace::Shared => {
-                        let off = self.shared_size.div_ceil(align.max(1)) * align.max(1);
-                        self.shared_size = off + size;
+                        let off = self.static_shared_size.div_ceil(align.max(1)) * align.max(1);
+                        self.static_shared_size = off + size;
                         VarLoc::Shared(off as u64)
                     }
                     StateSpace::Global => VarLoc::Global(self.global_mem.alloc(format!("variable `{}`", nm.name), vec![0; size.max(1)])),
@@ -334,8 +365,22 @@ impl<'m> Program<'m> {
         format!("{}:{l}:{c}", self.file)
     }
 
-    /// Runs every CTA of the grid in order.
-    pub fn run(mut self, launch: &Launch) -> Result<RunOutput, RunError> {
+    /// Runs `launch` (which must pass as many buffers as the program was
+    /// prepared for) on a copy of the program's global memory with the
+    /// launch's buffers in it.
+    pub fn run(&self, launch: &Launch) -> Result<RunOutput, RunError> {
+        let mut global = self.global_mem.clone();
+        let bound = self.bind(launch, &mut global)?;
+        for (&k, b) in self.buffer_allocs.iter().zip(&launch.buffers) {
+            global.fill(k, b.clone());
+        }
+        bound.run(launch, global)
+    }
+}
+
+impl Bound<'_, '_> {
+    /// Runs every CTA of the grid in order, in the launch's global memory.
+    fn run(&self, launch: &Launch, mut global: Global) -> Result<RunOutput, RunError> {
         let mut steps = 0u64;
         let [gx, gy, gz] = launch.grid;
         if launch.grid.contains(&0) || launch.block.contains(&0) {
@@ -357,14 +402,12 @@ impl<'m> Program<'m> {
                 return Err(RunError::Launch(format!("a grid dimension of {g} is more than {max}, the largest %nctaid.{axis}")));
             }
         }
-        // Quality of every byte of global memory (for the outputs).
-        let mut global = std::mem::take(&mut self.global_mem);
         let mut depends_on_unspecified = None;
         let mut printed = Vec::new();
         for z in 0..gz {
             for y in 0..gy {
                 for x in 0..gx {
-                    let mut cta = super::exec::Cta::new(&self, launch, [x, y, z]);
+                    let mut cta = super::exec::Cta::new(self, launch, [x, y, z]);
                     let (g, result) = cta.run(global, &mut steps);
                     global = g;
                     if depends_on_unspecified.is_none() {
@@ -447,6 +490,32 @@ mod tests {
         assert!(matches!(go([1, 1, 1], [1, 1, 65]), Err(RunError::Launch(m)) if m.contains("%ntid.z")));
         assert!(matches!(go([1, 65_536, 1], [1, 1, 1]), Err(RunError::Launch(m)) if m.contains("%nctaid.y")));
         assert!(matches!(go([1, 1, 1], [1025, 1, 1]), Err(RunError::Launch(_))));
+    }
+
+    /// A prepared module runs each launch as `run` does, from fresh memory
+    /// each time (a module variable the kernel changes starts from its
+    /// initializer again), and refuses a launch of another buffer count.
+    #[test]
+    fn a_prepared_module_runs_launches_as_run_does() {
+        use crate::interp::{KernelArg, Prepared};
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 counter = 5;\n.visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\tatom.global.add.u32 %r2, [counter], 1;\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\tld.global.u32 %r3, [%rd3];\n\tadd.u32 %r3, %r3, %r2;\n\tst.global.u32 [%rd3], %r3;\n\tret;\n}\n";
+        let parsed = crate::parse("k.ptx", text.as_bytes()).unwrap();
+        let launch = |threads: u32, first: u8| {
+            let mut l = Launch::new("k", [1, 1, 1], [threads, 1, 1]);
+            l.buffers.push(vec![first; 4 * threads as usize]);
+            l.args = vec![KernelArg::Buffer(0)];
+            l
+        };
+        let prepared = Prepared::new(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), 1).unwrap();
+        for l in [launch(3, 1), launch(7, 2), launch(3, 1)] {
+            let once = run(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), &l);
+            assert_eq!(prepared.run(&l), once);
+            // Thread 1 adds the counter's second value, 5 + 1, to its word.
+            assert_eq!(once.unwrap().buffers[0].bytes[4], l.buffers[0][4] + 6);
+        }
+        let mut two = launch(3, 1);
+        two.buffers.push(vec![0; 4]);
+        assert!(matches!(prepared.run(&two), Err(RunError::Launch(m)) if m.contains("prepared for 1 buffer")));
     }
 
     /// The interpreter's own checks (`ptx-opt run` checks types before it).

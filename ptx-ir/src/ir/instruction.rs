@@ -64,29 +64,36 @@ impl Instruction {
     }
 
     fn type_mods(&self) -> impl Iterator<Item = ScalarType> + '_ {
-        self.modifiers().filter_map(|(r, m)| match (r, m.kind()) {
-            (SlotRole::Type, ModKind::Type(t)) => Some(t),
+        self.mods_in(SlotRole::Type).filter_map(|m| match m.kind() {
+            ModKind::Type(t) => Some(t),
             _ => None,
         })
     }
 
+    /// The written modifiers of the slots of one role, in slot order: the
+    /// typed accessors' scan, which classifies only the modifiers of the
+    /// role it asks for (they run at every evaluated instruction).
+    fn mods_in(&self, role: SlotRole) -> impl Iterator<Item = Mod> + '_ {
+        self.form.slots().iter().zip(self.mods.iter()).filter(move |(s, m)| s.role == role && **m != Mod::NONE).map(|(_, m)| *m)
+    }
+
     pub fn rounding(&self) -> Option<Rounding> {
-        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
-            (SlotRole::Rounding, ModKind::Rounding(x)) => Some(x),
+        self.mods_in(SlotRole::Rounding).find_map(|m| match m.kind() {
+            ModKind::Rounding(x) => Some(x),
             _ => None,
         })
     }
 
     pub fn cmp(&self) -> Option<CmpOp> {
-        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
-            (SlotRole::Cmp, ModKind::Cmp(x)) => Some(x),
+        self.mods_in(SlotRole::Cmp).find_map(|m| match m.kind() {
+            ModKind::Cmp(x) => Some(x),
             _ => None,
         })
     }
 
     pub fn bool_op(&self) -> Option<BoolOp> {
-        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
-            (SlotRole::Bool, ModKind::Bool(x)) => Some(x),
+        self.mods_in(SlotRole::Bool).find_map(|m| match m.kind() {
+            ModKind::Bool(x) => Some(x),
             _ => None,
         })
     }
@@ -102,8 +109,8 @@ impl Instruction {
     }
 
     fn space_mods(&self) -> impl Iterator<Item = StateSpace> + '_ {
-        self.modifiers().filter_map(|(r, m)| match (r, m.kind()) {
-            (SlotRole::Space, ModKind::Space(s)) => Some(s),
+        self.mods_in(SlotRole::Space).filter_map(|m| match m.kind() {
+            ModKind::Space(s) => Some(s),
             _ => None,
         })
     }
@@ -128,8 +135,8 @@ impl Instruction {
     }
 
     pub fn vector(&self) -> Option<u8> {
-        self.modifiers().find_map(|(r, m)| match (r, m.kind()) {
-            (SlotRole::Vector, ModKind::Vector(n)) => Some(n),
+        self.mods_in(SlotRole::Vector).find_map(|m| match m.kind() {
+            ModKind::Vector(n) => Some(n),
             _ => None,
         })
     }
