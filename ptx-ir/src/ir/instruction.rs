@@ -74,7 +74,7 @@ impl Instruction {
     /// typed accessors' scan, which classifies only the modifiers of the
     /// role it asks for (they run at every evaluated instruction).
     fn mods_in(&self, role: SlotRole) -> impl Iterator<Item = Mod> + '_ {
-        self.form.slots().iter().zip(self.mods.iter()).filter(move |(s, m)| s.role == role && **m != Mod::NONE).map(|(_, m)| *m)
+        self.modifiers().filter(move |(r, _)| *r == role).map(|(_, m)| m)
     }
 
     pub fn rounding(&self) -> Option<Rounding> {
