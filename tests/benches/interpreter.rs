@@ -128,18 +128,14 @@ fn interpreter(c: &mut Criterion) {
     let mut g = c.benchmark_group("interpreter (elements = executed instructions)");
     g.sample_size(10);
     for (name, kernels) in &cases {
-        let all = || kernels.iter().map(|k| run_parsed(&parse(&k.text), k)).sum::<u64>();
-        g.throughput(Throughput::Elements(all()));
-        g.bench_function(*name, |b| b.iter(all));
+        timed(&mut g, name, || kernels.iter().map(|k| run_parsed(&parse(&k.text), k)).sum());
     }
     g.finish();
     let mut g = c.benchmark_group("interpreter, parsed once (elements = executed instructions)");
     g.sample_size(10);
     for (name, kernels) in &cases {
         let parsed: Vec<_> = kernels.iter().map(|k| parse(&k.text)).collect();
-        let all = || kernels.iter().zip(&parsed).map(|(k, p)| run_parsed(p, k)).sum::<u64>();
-        g.throughput(Throughput::Elements(all()));
-        g.bench_function(*name, |b| b.iter(all));
+        timed(&mut g, name, || kernels.iter().zip(&parsed).map(|(k, p)| run_parsed(p, k)).sum());
     }
     g.finish();
     let mut g = c.benchmark_group("interpreter, prepared once (elements = executed instructions)");
@@ -147,11 +143,16 @@ fn interpreter(c: &mut Criterion) {
     for (name, kernels) in &cases {
         let parsed: Vec<_> = kernels.iter().map(|k| parse(&k.text)).collect();
         let prepared: Vec<_> = kernels.iter().zip(&parsed).map(|(k, p)| interp::Prepared::new(&p.module, &p.source_map, "bench.ptx", k.text.as_bytes(), k.launch.buffers.len()).unwrap()).collect();
-        let all = || kernels.iter().zip(&prepared).map(|(k, p)| p.run(&k.launch).unwrap().steps).sum::<u64>();
-        g.throughput(Throughput::Elements(all()));
-        g.bench_function(*name, |b| b.iter(all));
+        timed(&mut g, name, || kernels.iter().zip(&prepared).map(|(k, p)| p.run(&k.launch).unwrap().steps).sum());
     }
     g.finish();
+}
+
+/// Times `all` (which runs a benchmark's kernels and gives the instructions
+/// they executed) under `name`, counting those instructions as elements.
+fn timed(g: &mut criterion::BenchmarkGroup<criterion::measurement::WallTime>, name: &str, all: impl Fn() -> u64) {
+    g.throughput(Throughput::Elements(all()));
+    g.bench_function(name, |b| b.iter(&all));
 }
 
 criterion_group!(benches, interpreter);
