@@ -117,6 +117,27 @@ pub(super) fn float_value(t: ScalarType, bits: u128, ftz: bool) -> Option<f64> {
     }
 }
 
+/// `x CmpOp y` for floating-point values (a NaN is unordered); `None` for
+/// the comparisons of unsigned integers.
+pub fn float_compare(cmp: CmpOp, x: f64, y: f64) -> Option<bool> {
+    use CmpOp::*;
+    let ordered = !x.is_nan() && !y.is_nan();
+    Some(match cmp {
+        Num => ordered,
+        CmpOp::Nan => !ordered,
+        // Ordered comparisons are false with a NaN operand, unordered ones true.
+        Eq | Ne | Lt | Le | Gt | Ge if !ordered => false,
+        Equ | Neu | Ltu | Leu | Gtu | Geu if !ordered => true,
+        Eq | Equ => x == y,
+        Ne | Neu => x != y,
+        Lt | Ltu => x < y,
+        Le | Leu => x <= y,
+        Gt | Gtu => x > y,
+        Ge | Geu => x >= y,
+        Lo | Ls | Hi | Hs => return None,
+    })
+}
+
 /// `a CmpOp b` for values of type `t`; `Err` when the manual does not define
 /// the comparison for that type.
 fn compare(ins: &Instruction, cmp: CmpOp, t: ScalarType, a: u128, b: u128, ftz: bool) -> Result<bool, EvalError> {
@@ -128,25 +149,7 @@ fn compare(ins: &Instruction, cmp: CmpOp, t: ScalarType, a: u128, b: u128, ftz: 
                 return Err(unsupported(ins, "comparison type"));
             }
             let (x, y) = (float_value(t, a, ftz), float_value(t, b, ftz));
-            let ordered = match (x, y) {
-                (Some(x), Some(y)) => Some((x, y)),
-                _ => None,
-            };
-            Ok(match (cmp, ordered) {
-                (Num, o) => o.is_some(),
-                (CmpOp::Nan, o) => o.is_none(),
-                // Ordered comparisons are false with a NaN operand ...
-                (Eq | Ne | Lt | Le | Gt | Ge, None) => false,
-                // ... unordered ones true.
-                (Equ | Neu | Ltu | Leu | Gtu | Geu, None) => true,
-                (Eq | Equ, Some((x, y))) => x == y,
-                (Ne | Neu, Some((x, y))) => x != y,
-                (Lt | Ltu, Some((x, y))) => x < y,
-                (Le | Leu, Some((x, y))) => x <= y,
-                (Gt | Gtu, Some((x, y))) => x > y,
-                (Ge | Geu, Some((x, y))) => x >= y,
-                (Lo | Ls | Hi | Hs, _) => return Err(unsupported(ins, ".lo .ls .hi .hs compare unsigned integers")),
-            })
+            float_compare(cmp, x.unwrap_or(f64::NAN), y.unwrap_or(f64::NAN)).ok_or_else(|| unsupported(ins, ".lo .ls .hi .hs compare unsigned integers"))
         }
         TypeClass::Signed | TypeClass::Unsigned | TypeClass::Bits if matches!(w, 16 | 32 | 64) => {
             let (ua, ub) = (a & mask(w), b & mask(w));

@@ -52,6 +52,7 @@ mod logic;
 pub(crate) mod test_rng;
 
 pub use bits::{imm_bits, mask as bits_mask, sext};
+pub(crate) use compare::float_compare;
 pub use dialect::{effective, Dialect};
 pub use float::{atomic_op as atomic_float_op, AtomicFloatOp};
 

@@ -2,7 +2,10 @@
 //! ([`super::fast`]): one [`FastIns`] per statement, with register operands
 //! resolved to value slots, immediates converted to bits, symbols to their
 //! places, branch targets to statements, the guard to a slot and a sign, and
-//! the common integer instructions to an [`AluOp`] chosen once. Everything
+//! the common integer instructions to an [`AluOp`] chosen once (the
+//! carry forms, division, `.rn` floating-point arithmetic and comparisons
+//! to a [`CheckedAluOp`], which may leave a value it cannot give exactly,
+//! a NaN or a division's unspecified result, to `step`). Everything
 //! else decodes to [`Op::Slow`] and runs through the reference `Cta::step`
 //! (exec.rs), so a form is either decoded here exactly as `step` would read
 //! and write it, or not decoded at all.
@@ -114,6 +117,70 @@ pub enum AluOp {
     Cvt { from: u32, signed: bool, to: u32 },
 }
 
+/// The instructions of one result computed without the evaluator that
+/// [`AluOp`] leaves out: the integer carry forms, which read and set the
+/// carry flag, division and the floating-point operations, whose result
+/// may be left to the reference path, and the rarer integer ones. Apart
+/// from [`AluOp`]: in one `match` with the common operations, they made
+/// those slower (about 2 % of the interpreter bench's integer loop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckedAluOp {
+    /// `add.cc`, `addc`, `addc.cc`: the sum with the carry flag added
+    /// when `carry_in`, setting the flag to its carry when `carry_out`.
+    AddCarry { n: u32, carry_in: bool, carry_out: bool },
+    /// `sub.cc`, `subc`, `subc.cc`: `a + !b + 1`, or `+ flag` when
+    /// `borrow_in` (the flag holds 1 - borrow), setting the flag when
+    /// `carry_out`.
+    SubCarry { n: u32, borrow_in: bool, carry_out: bool },
+    /// `mad.lo.cc`, `mad.hi.cc`, `madc.lo`, `madc.hi` (and `.cc`): the low
+    /// or high half of the product plus `c` and the flag when `carry_in`.
+    MadCarry { n: u32, hi: bool, signed: bool, carry_in: bool, carry_out: bool },
+    /// `div`: none for a zero divisor and for `MININT / -1`, whose results
+    /// are unspecified (the reference path gives them).
+    Div { n: u32, signed: bool },
+    /// `rem`: none for a zero divisor.
+    Rem { n: u32, signed: bool },
+    Min { n: u32, signed: bool },
+    Max { n: u32, signed: bool },
+    Popc(u32),
+    Clz(u32),
+    Brev(u32),
+    /// `setp` of two `.f32` (or `.f64` when `double`) values, no `.ftz`.
+    FloatSetp { cmp: CmpOp, double: bool },
+    /// `add`, `sub`, `mul` and `fma` of `.f32` (or `.f64`) values rounding
+    /// to nearest even, no `.ftz` or `.sat`: the host's IEEE arithmetic,
+    /// none when the result is a NaN (whose bits the reference path gives).
+    FloatArith { op: FloatOp, double: bool },
+}
+
+/// The arithmetic of [`CheckedAluOp::FloatArith`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+}
+
+/// An [`AluOp`] or a [`CheckedAluOp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnyAluOp {
+    Common(AluOp),
+    Checked(CheckedAluOp),
+}
+
+impl From<AluOp> for AnyAluOp {
+    fn from(op: AluOp) -> AnyAluOp {
+        AnyAluOp::Common(op)
+    }
+}
+
+impl From<CheckedAluOp> for AnyAluOp {
+    fn from(op: CheckedAluOp) -> AnyAluOp {
+        AnyAluOp::Checked(op)
+    }
+}
+
 /// What a statement does, decoded.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -123,6 +190,8 @@ pub enum Op {
     Slow,
     /// One of the common integer instructions (one result).
     Alu { op: AluOp, srcs: [Src; 3], dst: Option<Dst> },
+    /// One of the other instructions computed here (one result).
+    CheckedAlu { op: CheckedAluOp, srcs: [Src; 3], dst: Option<Dst> },
     /// A pure instruction through `eval::eval` (of the statement's
     /// effective instruction), with resolved operands.
     Eval { srcs: SmallVec<[Src; 4]>, dsts: SmallVec<[Option<Dst>; 2]> },
@@ -386,7 +455,10 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         if let Some(alu) = alu_op(ins, srcs.len()) {
             let mut s = [Src::Imm(0); 3];
             s[..srcs.len()].copy_from_slice(&srcs);
-            return Some(Op::Alu { op: alu, srcs: s, dst: dsts[0] });
+            return Some(match alu {
+                AnyAluOp::Common(op) => Op::Alu { op, srcs: s, dst: dsts[0] },
+                AnyAluOp::Checked(op) => Op::CheckedAlu { op, srcs: s, dst: dsts[0] },
+            });
         }
     }
     Some(Op::Eval { srcs, dsts })
@@ -478,13 +550,13 @@ fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
     }
 }
 
-/// The [`AluOp`] that computes `ins` (with `nsrcs` sources), if one does:
-/// only the plain forms (no `.cc`, `.sat`, packed types, combining
-/// predicates, video selectors).
-pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
+/// The [`AluOp`] or [`CheckedAluOp`] that computes `ins` (with `nsrcs`
+/// sources), if one does: no `.sat`, `.ftz`, rounding other than `.rn`,
+/// packed types, combining predicates or video selectors.
+pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
     let types = ins.types();
     if ins.opcode == Opcode::CVT {
-        return int_cvt(ins, &types, nsrcs);
+        return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common);
     }
     let &[t] = types.as_slice() else { return None };
     let n = t.bits();
@@ -502,15 +574,15 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
         }
     }
     let mode = |m: Mod| mods.as_slice() == [m];
-    let op = match ins.opcode {
-        Opcode::ADD if int && plain && nsrcs == 2 => AluOp::Add(n),
-        Opcode::SUB if int && plain && nsrcs == 2 => AluOp::Sub(n),
-        Opcode::MUL if int && nsrcs == 2 && mode(Mod::LO) => AluOp::MulLo(n),
-        Opcode::MUL if int && nsrcs == 2 && mode(Mod::HI) => AluOp::MulHi { n, signed },
-        Opcode::MUL if int && nsrcs == 2 && n < 64 && mode(Mod::WIDE) => AluOp::MulWide { n, signed },
-        Opcode::MAD if int && nsrcs == 3 && mode(Mod::LO) => AluOp::MadLo(n),
-        Opcode::MAD if int && nsrcs == 3 && mode(Mod::HI) => AluOp::MadHi { n, signed },
-        Opcode::MAD if int && nsrcs == 3 && n < 64 && mode(Mod::WIDE) => AluOp::MadWide { n, signed },
+    let op: AnyAluOp = match ins.opcode {
+        Opcode::ADD if int && plain && nsrcs == 2 => AluOp::Add(n).into(),
+        Opcode::SUB if int && plain && nsrcs == 2 => AluOp::Sub(n).into(),
+        Opcode::MUL if int && nsrcs == 2 && mode(Mod::LO) => AluOp::MulLo(n).into(),
+        Opcode::MUL if int && nsrcs == 2 && mode(Mod::HI) => AluOp::MulHi { n, signed }.into(),
+        Opcode::MUL if int && nsrcs == 2 && n < 64 && mode(Mod::WIDE) => AluOp::MulWide { n, signed }.into(),
+        Opcode::MAD if int && nsrcs == 3 && mode(Mod::LO) => AluOp::MadLo(n).into(),
+        Opcode::MAD if int && nsrcs == 3 && mode(Mod::HI) => AluOp::MadHi { n, signed }.into(),
+        Opcode::MAD if int && nsrcs == 3 && n < 64 && mode(Mod::WIDE) => AluOp::MadWide { n, signed }.into(),
         Opcode::AND | Opcode::OR | Opcode::XOR | Opcode::NOT if plain && (bits_type || t == T::Pred) => {
             let w = width(t);
             match (ins.opcode, nsrcs) {
@@ -520,9 +592,10 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
                 (Opcode::NOT, 1) => AluOp::Not(w),
                 _ => return None,
             }
+            .into()
         }
-        Opcode::SHL if plain && nsrcs == 2 && bits_type => AluOp::Shl(n),
-        Opcode::SHR if plain && nsrcs == 2 && (int || bits_type) => AluOp::Shr { n, signed },
+        Opcode::SHL if plain && nsrcs == 2 && bits_type => AluOp::Shl(n).into(),
+        Opcode::SHR if plain && nsrcs == 2 && (int || bits_type) => AluOp::Shr { n, signed }.into(),
         Opcode::SETP if nsrcs == 2 && (int || bits_type) => {
             let &[m] = mods.as_slice() else { return None };
             let ModKind::Cmp(c) = m.kind() else { return None };
@@ -539,13 +612,52 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AluOp> {
                 (CmpOp::Ge | CmpOp::Hs, TypeClass::Unsigned) => IntCmp::GeU,
                 _ => return None,
             };
-            AluOp::Setp { cmp, n }
+            AluOp::Setp { cmp, n }.into()
         }
-        Opcode::SELP if plain && nsrcs == 3 && (int || bits_type || matches!(t, T::F32 | T::F64)) => AluOp::Selp(n),
-        Opcode::MOV if plain && nsrcs == 1 && ins.vector().is_none() && (int || bits_type || matches!(t, T::F32 | T::F64 | T::Pred)) => AluOp::Mov(width(t)),
+        Opcode::SELP if plain && nsrcs == 3 && (int || bits_type || matches!(t, T::F32 | T::F64)) => AluOp::Selp(n).into(),
+        Opcode::MOV if plain && nsrcs == 1 && ins.vector().is_none() && (int || bits_type || matches!(t, T::F32 | T::F64 | T::Pred)) => AluOp::Mov(width(t)).into(),
+        Opcode::ADD | Opcode::ADDC if int && nsrcs == 2 && only(&mods, &[Mod::CC]) && (ins.opcode == Opcode::ADDC || !plain) => {
+            CheckedAluOp::AddCarry { n, carry_in: ins.opcode == Opcode::ADDC, carry_out: !plain }.into()
+        }
+        Opcode::SUB | Opcode::SUBC if int && nsrcs == 2 && only(&mods, &[Mod::CC]) && (ins.opcode == Opcode::SUBC || !plain) => {
+            CheckedAluOp::SubCarry { n, borrow_in: ins.opcode == Opcode::SUBC, carry_out: !plain }.into()
+        }
+        Opcode::MAD | Opcode::MADC if int && nsrcs == 3 && only(&mods, &[Mod::LO, Mod::HI, Mod::CC]) && mods.contains(&Mod::LO) != mods.contains(&Mod::HI) && (ins.opcode == Opcode::MADC || mods.contains(&Mod::CC)) => {
+            CheckedAluOp::MadCarry { n, hi: mods.contains(&Mod::HI), signed, carry_in: ins.opcode == Opcode::MADC, carry_out: mods.contains(&Mod::CC) }.into()
+        }
+        Opcode::DIV if int && plain && nsrcs == 2 => CheckedAluOp::Div { n, signed }.into(),
+        Opcode::REM if int && plain && nsrcs == 2 => CheckedAluOp::Rem { n, signed }.into(),
+        Opcode::MIN if int && plain && nsrcs == 2 => CheckedAluOp::Min { n, signed }.into(),
+        Opcode::MAX if int && plain && nsrcs == 2 => CheckedAluOp::Max { n, signed }.into(),
+        Opcode::POPC if plain && nsrcs == 1 && matches!(t, T::B32 | T::B64) => CheckedAluOp::Popc(n).into(),
+        Opcode::CLZ if plain && nsrcs == 1 && matches!(t, T::B32 | T::B64) => CheckedAluOp::Clz(n).into(),
+        Opcode::BREV if plain && nsrcs == 1 && matches!(t, T::B32 | T::B64) => CheckedAluOp::Brev(n).into(),
+        Opcode::SETP if nsrcs == 2 && matches!(t, T::F32 | T::F64) => {
+            let &[m] = mods.as_slice() else { return None };
+            let ModKind::Cmp(cmp) = m.kind() else { return None };
+            if matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs) {
+                return None;
+            }
+            CheckedAluOp::FloatSetp { cmp, double: t == T::F64 }.into()
+        }
+        Opcode::ADD | Opcode::SUB | Opcode::MUL | Opcode::FMA if matches!(t, T::F32 | T::F64) && only(&mods, &[Mod::RN]) && (ins.opcode != Opcode::FMA || !plain) => {
+            let op = match (ins.opcode, nsrcs) {
+                (Opcode::ADD, 2) => FloatOp::Add,
+                (Opcode::SUB, 2) => FloatOp::Sub,
+                (Opcode::MUL, 2) => FloatOp::Mul,
+                (Opcode::FMA, 3) => FloatOp::Fma,
+                _ => return None,
+            };
+            CheckedAluOp::FloatArith { op, double: t == T::F64 }.into()
+        }
         _ => return None,
     };
     Some(op)
+}
+
+/// Are all of `mods` among `allowed`?
+fn only(mods: &[Mod], allowed: &[Mod]) -> bool {
+    mods.iter().all(|m| allowed.contains(m))
 }
 
 /// `cvt` between integer types, if `ins` is one with nothing more (no
@@ -623,5 +735,87 @@ impl AluOp {
             AluOp::Mov(w) => a & mask(w),
             AluOp::Cvt { from, signed, to } => (if signed { eval::sext(a, from) as u128 } else { a & mask(from) }) & mask(to),
         }
+    }
+}
+
+impl FloatOp {
+    /// The operation on `x` and `y` (and `z` for `fma`, through `fma`,
+    /// which rounds once).
+    #[inline]
+    fn apply<F: std::ops::Add<Output = F> + std::ops::Sub<Output = F> + std::ops::Mul<Output = F>>(self, x: F, y: F, z: F, fma: fn(F, F, F) -> F) -> F {
+        match self {
+            FloatOp::Add => x + y,
+            FloatOp::Sub => x - y,
+            FloatOp::Mul => x * y,
+            FloatOp::Fma => fma(x, y, z),
+        }
+    }
+}
+
+impl CheckedAluOp {
+    /// The result bits from the sources' bits, reading and setting the
+    /// carry flag `carry` for the carry forms; `None` (the flag untouched)
+    /// when the evaluator gives no exact value for these sources.
+    pub fn apply(self, a: u128, b: u128, c: u128, carry: &mut bool) -> Option<u128> {
+        let mask = width_mask;
+        let product = |n: u32, signed: bool| if signed { (eval::sext(a, n) * eval::sext(b, n)) as u128 } else { (a & mask(n)) * (b & mask(n)) };
+        let int = |x: u128, n: u32, signed: bool| if signed { eval::sext(x, n) } else { (x & mask(n)) as i128 };
+        let flag = *carry;
+        // A sum of at most `n + 1` bits: its low `n`, setting the flag to
+        // the carry out when asked.
+        let mut carried = |sum: u128, n: u32, carry_out: bool| {
+            if carry_out {
+                *carry = sum >> n != 0;
+            }
+            sum & mask(n)
+        };
+        Some(match self {
+            CheckedAluOp::AddCarry { n, carry_in, carry_out } => carried((a & mask(n)) + (b & mask(n)) + (carry_in && flag) as u128, n, carry_out),
+            CheckedAluOp::SubCarry { n, borrow_in, carry_out } => carried((a & mask(n)) + (!b & mask(n)) + (!borrow_in || flag) as u128, n, carry_out),
+            CheckedAluOp::MadCarry { n, hi, signed, carry_in, carry_out } => {
+                let p = product(n, signed);
+                let part = if hi { (p >> n) & mask(n) } else { p & mask(n) };
+                carried(part + (c & mask(n)) + (carry_in && flag) as u128, n, carry_out)
+            }
+            CheckedAluOp::Div { n, signed } => {
+                let (x, y) = (int(a, n, signed), int(b, n, signed));
+                if y == 0 || (signed && x == -(1i128 << (n - 1)) && y == -1) {
+                    return None;
+                }
+                (x / y) as u128 & mask(n)
+            }
+            CheckedAluOp::Rem { n, signed } => {
+                let (x, y) = (int(a, n, signed), int(b, n, signed));
+                if y == 0 {
+                    return None;
+                }
+                (x % y) as u128 & mask(n)
+            }
+            CheckedAluOp::Min { n, signed } => int(a, n, signed).min(int(b, n, signed)) as u128 & mask(n),
+            CheckedAluOp::Max { n, signed } => int(a, n, signed).max(int(b, n, signed)) as u128 & mask(n),
+            CheckedAluOp::Popc(n) => (a & mask(n)).count_ones() as u128,
+            CheckedAluOp::Clz(n) => ((a & mask(n)).leading_zeros() - (128 - n)) as u128,
+            CheckedAluOp::Brev(n) => (a & mask(n)).reverse_bits() >> (128 - n),
+            CheckedAluOp::FloatSetp { cmp, double } => {
+                let value = |x: u128| if double { f64::from_bits(x as u64) } else { f64::from(f32::from_bits(x as u32)) };
+                eval::float_compare(cmp, value(a), value(b))? as u128
+            }
+            CheckedAluOp::FloatArith { op, double: true } => {
+                let (x, y, z) = (f64::from_bits(a as u64), f64::from_bits(b as u64), f64::from_bits(c as u64));
+                let r = op.apply(x, y, z, f64::mul_add);
+                if r.is_nan() {
+                    return None;
+                }
+                u128::from(r.to_bits())
+            }
+            CheckedAluOp::FloatArith { op, double: false } => {
+                let (x, y, z) = (f32::from_bits(a as u32), f32::from_bits(b as u32), f32::from_bits(c as u32));
+                let r = op.apply(x, y, z, f32::mul_add);
+                if r.is_nan() {
+                    return None;
+                }
+                u128::from(r.to_bits())
+            }
+        })
     }
 }

@@ -279,6 +279,14 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
                 write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
             }
         }
+        Op::CheckedAlu { op, srcs, dst } => {
+            let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
+            let q = worst(worst(a.quality, b.quality), c.quality);
+            let bits = op.apply(a.bits, b.bits, c.bits, carry)?;
+            if let Some(d) = dst {
+                write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
+            }
+        }
         Op::Eval { srcs, dsts } => {
             let mut bits: SmallVec<[u128; 8]> = SmallVec::new();
             let mut q = Quality::Exact;
@@ -363,7 +371,7 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
 
 #[cfg(test)]
 mod tests {
-    use super::super::decode::{alu_op, AluOp};
+    use super::super::decode::{alu_op, AnyAluOp};
     use crate::eval::{self, Quality};
     use crate::interp::{run, run_without_fast_path, KernelArg, Launch};
     use crate::ir::{Instruction, Item};
@@ -408,6 +416,32 @@ mod tests {
             forms.push(format!("shr.{t} {r}1, {r}2, %r3;"));
             forms.push(format!("selp.{t} {r}1, {r}2, {r}3, %p1;"));
             forms.push(format!("mov.{t} {r}1, {r}2;"));
+            for op in ["div", "rem", "min", "max"] {
+                forms.push(format!("{op}.{t} {r}1, {r}2, {r}4;"));
+            }
+            // The carry forms are of 32- and 64-bit types.
+            if !t.ends_with("16") {
+                for op in ["add.cc", "addc", "addc.cc", "sub.cc", "subc", "subc.cc"] {
+                    forms.push(format!("{op}.{t} {r}1, {r}2, {r}4;"));
+                }
+                for op in ["mad.lo.cc", "mad.hi.cc", "madc.lo", "madc.hi", "madc.lo.cc", "madc.hi.cc"] {
+                    forms.push(format!("{op}.{t} {r}1, {r}2, {r}4, {r}3;"));
+                }
+            }
+        }
+        for (t, r) in [("b32", "%r2"), ("b64", "%rd2")] {
+            forms.push(format!("popc.{t} %r1, {r};"));
+            forms.push(format!("clz.{t} %r1, {r};"));
+            forms.push(format!("brev.{t} {}1, {r};", &r[..r.len() - 1]));
+        }
+        for (t, r) in [("f32", "%f"), ("f64", "%fd")] {
+            for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+                forms.push(format!("setp.{cmp}.{t} %p1, {r}2, {r}3;"));
+            }
+            for op in ["add", "add.rn", "sub", "sub.rn", "mul", "mul.rn"] {
+                forms.push(format!("{op}.{t} {r}1, {r}2, {r}3;"));
+            }
+            forms.push(format!("fma.rn.{t} {r}1, {r}2, {r}3, {r}4;"));
         }
         for (t, r) in [("b16", "%h"), ("b32", "%r"), ("b64", "%rd"), ("pred", "%p")] {
             for op in ["and", "or", "xor"] {
@@ -431,28 +465,63 @@ mod tests {
                 forms.push(format!("cvt.{d}.{a} {rd}1, {ra}2;"));
             }
         }
-        let edges: [u64; 8] = [0, 1, 2, 0x7fff, 0x8000, 0xffff_ffff, 0x8000_0000_0000_0000, u64::MAX];
+        // Integer edges (the extremes of each width, `-1`, `MININT + 1`) and
+        // floating-point ones (zeros, infinities, NaNs, a subnormal, 1.0).
+        let edges: [u64; 16] = [
+            0,
+            1,
+            2,
+            0x7fff,
+            0x8000,
+            0xffff_ffff,
+            0x8000_0000_0000_0000,
+            u64::MAX,
+            0x8000_0000,
+            0x8000_0001,
+            0x3f80_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x7fc0_0000,
+            0x3ff0_0000_0000_0000,
+            0x7ff0_0000_0000_0000,
+        ];
         let mut x = 7u64;
         for text in &forms {
             let i = ins(text);
             let nsrcs = i.operands.len() - 1;
-            let op: AluOp = alu_op(&i, nsrcs).unwrap_or_else(|| panic!("`{text}` is not decoded to an AluOp"));
-            for k in 0..300 {
+            let op = alu_op(&i, nsrcs).unwrap_or_else(|| panic!("`{text}` is not decoded to an AluOp"));
+            for k in 0..600 {
                 let mut s = [0u128; 3];
                 for (j, v) in s.iter_mut().enumerate().take(nsrcs) {
-                    *v = if k < 64 { edges[(k >> (3 * j)) % 8] as u128 } else { next(&mut x) as u128 };
+                    *v = if k < 256 { edges[(k >> (4 * j)) % 16] as u128 } else { next(&mut x) as u128 };
                     if k % 3 == 0 {
                         *v &= 0x7f;
                     }
                 }
-                let want = eval::eval(&i, &s[..nsrcs], false).unwrap_or_else(|e| panic!("{text}: {e}"));
+                let carry_in = k % 2 == 1;
+                let want = eval::eval(&i, &s[..nsrcs], carry_in).unwrap_or_else(|e| panic!("{text}: {e}"));
                 assert_eq!(want.dests.len(), 1);
-                assert_eq!(want.dests[0].quality, Quality::Exact);
-                assert_eq!(op.apply(s[0], s[1], s[2]), want.dests[0].bits, "{text} on {s:x?}");
+                let mut carry = carry_in;
+                let got = match op {
+                    AnyAluOp::Common(op) => Some(op.apply(s[0], s[1], s[2])),
+                    AnyAluOp::Checked(op) => op.apply(s[0], s[1], s[2], &mut carry),
+                };
+                match got {
+                    Some(bits) => {
+                        assert_eq!(want.dests[0].quality, Quality::Exact, "{text} on {s:x?}");
+                        assert_eq!(bits, want.dests[0].bits, "{text} on {s:x?}");
+                        assert_eq!(carry, want.carry_out.unwrap_or(carry_in), "the carry of {text} on {s:x?} with {carry_in}");
+                    }
+                    // Left to the reference path: the evaluator gives no exact value.
+                    None => {
+                        assert_ne!(want.dests[0].quality, Quality::Exact, "{text} on {s:x?}");
+                        assert_eq!(carry, carry_in, "{text} on {s:x?}");
+                    }
+                }
             }
         }
         // Forms with modifiers the AluOps do not model are left to the evaluator.
-        for text in ["add.cc.u32 %r1, %r2, %r3;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.s32 %p1, %r2, %r3, %p2;", "add.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;", "cvt.rn.f16.f32 %h1, %f2;"] {
+        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.s32 %p1, %r2, %r3, %p2;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;", "cvt.rn.f16.f32 %h1, %f2;"] {
             let i = ins(text);
             assert_eq!(alu_op(&i, i.operands.len() - 1), None, "{text}");
         }
