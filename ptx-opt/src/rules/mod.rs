@@ -102,7 +102,7 @@ pub fn rewrites_shared(t: Target, o3: bool) -> std::rc::Rc<Vec<Rewrite<Node, Fac
 
 /// One rule as an egg rewrite.
 pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
-    Rewrite::new(rule.name, Search(rule), Apply(rule)).expect("rules bind no pattern variables")
+    Rewrite::new(rule.name, Search { rule, mask: root_mask(rule.roots) }, Apply(rule)).expect("rules bind no pattern variables")
 }
 
 fn var(k: usize) -> Var {
@@ -112,7 +112,12 @@ fn var(k: usize) -> Var {
     VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))[k]
 }
 
-struct Search(&'static Rule);
+/// The search of a rule, with the [`RootIndex`] mask of its root opcodes
+/// (made once with the rewrite, not at each search).
+struct Search {
+    rule: &'static Rule,
+    mask: u64,
+}
 struct Apply(&'static Rule);
 
 impl egg::Searcher<Node, Facts> for Search {
@@ -120,8 +125,8 @@ impl egg::Searcher<Node, Facts> for Search {
         let mut found = Vec::new();
         for n in &egraph[eclass].nodes {
             if let Node::Op(s, _) = n {
-                if self.0.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
-                    (self.0.search)(egraph, n, &mut found);
+                if self.rule.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
+                    (self.rule.search)(egraph, n, &mut found);
                 }
             }
             if found.len() >= limit {
@@ -159,12 +164,11 @@ impl egg::Searcher<Node, Facts> for Search {
         };
         match &egraph.analysis.roots {
             Some(index) => {
-                let mask = root_mask(self.0.roots);
                 for &(eclass, m) in &index.classes {
                     if limit == 0 {
                         break;
                     }
-                    if m & mask != 0 {
+                    if m & self.mask != 0 {
                         visit(eclass, &mut limit);
                     }
                 }
