@@ -122,32 +122,7 @@ struct Apply(&'static Rule);
 
 impl egg::Searcher<Node, Facts> for Search {
     fn search_eclass_with_limit(&self, egraph: &EGraph, eclass: Id, limit: usize) -> Option<SearchMatches<'_, Node>> {
-        let mut found = Vec::new();
-        for n in &egraph[eclass].nodes {
-            if let Node::Op(s, _) = n {
-                if self.rule.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
-                    (self.rule.search)(egraph, n, &mut found);
-                }
-            }
-            if found.len() >= limit {
-                break;
-            }
-        }
-        if found.is_empty() {
-            return None;
-        }
-        found.truncate(limit);
-        let substs = found
-            .into_iter()
-            .map(|m| {
-                let mut s = Subst::with_capacity(m.len());
-                for (k, id) in m.iter().enumerate() {
-                    s.insert(var(k), *id);
-                }
-                s
-            })
-            .collect();
-        Some(SearchMatches { eclass, substs, ast: None })
+        self.search_class(egraph, eclass, limit, &mut Vec::new())
     }
 
     /// egg's search over every class, restricted to the classes the
@@ -156,8 +131,9 @@ impl egg::Searcher<Node, Facts> for Search {
     /// an index, over every class.
     fn search_with_limit(&self, egraph: &EGraph, mut limit: usize) -> Vec<SearchMatches<'_, Node>> {
         let mut ms = Vec::new();
+        let mut found = Vec::new();
         let mut visit = |eclass: Id, limit: &mut usize| {
-            if let Some(m) = self.search_eclass_with_limit(egraph, eclass, *limit) {
+            if let Some(m) = self.search_class(egraph, eclass, *limit, &mut found) {
                 *limit -= m.substs.len();
                 ms.push(m);
             }
@@ -187,6 +163,39 @@ impl egg::Searcher<Node, Facts> for Search {
 
     fn vars(&self) -> Vec<Var> {
         Vec::new()
+    }
+}
+
+impl Search {
+    /// The matches of the rule in class `eclass`, at most `limit`;
+    /// `found` is an empty list to collect them in (left empty: one list
+    /// serves every class of a search).
+    fn search_class(&self, egraph: &EGraph, eclass: Id, limit: usize, found: &mut Vec<Match>) -> Option<SearchMatches<'_, Node>> {
+        for n in &egraph[eclass].nodes {
+            if let Node::Op(s, _) = n {
+                if self.rule.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
+                    (self.rule.search)(egraph, n, found);
+                }
+            }
+            if found.len() >= limit {
+                break;
+            }
+        }
+        if found.is_empty() {
+            return None;
+        }
+        found.truncate(limit);
+        let substs = found
+            .drain(..)
+            .map(|m| {
+                let mut s = Subst::with_capacity(m.len());
+                for (k, id) in m.iter().enumerate() {
+                    s.insert(var(k), *id);
+                }
+                s
+            })
+            .collect();
+        Some(SearchMatches { eclass, substs, ast: None })
     }
 }
 
