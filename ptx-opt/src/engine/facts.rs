@@ -140,10 +140,16 @@ impl Analysis<Node> for Facts {
     }
 
     fn modify(egraph: &mut EGraph, id: Id) {
-        let d = egraph[id].data;
+        let class = &egraph[id];
+        let d = class.data;
         if let Some(c) = d.constant {
-            let k = egraph.add(Node::Const { width: d.width, bits: c });
-            egraph.union(id, k);
+            let node = Node::Const { width: d.width, bits: c };
+            // A class with the node already is the class adding it gives
+            // (a union with itself changes nothing).
+            if !class.nodes.contains(&node) {
+                let k = egraph.add(node);
+                egraph.union(id, k);
+            }
         }
     }
 }
