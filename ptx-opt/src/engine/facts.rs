@@ -95,9 +95,13 @@ impl Analysis<Node> for Facts {
                 let mut vals: smallvec::SmallVec<[(u128, u8); 4]> = smallvec::SmallVec::new();
                 let mut knowns: smallvec::SmallVec<[Known; 4]> = smallvec::SmallVec::new();
                 let mut all = true;
+                // The children's known bits, where the analysis models the shape.
+                let modelled = shape.known_plain();
                 for k in kids {
                     let d = &egraph[*k].data;
-                    knowns.push(d.known);
+                    if modelled {
+                        knowns.push(d.known);
+                    }
                     match d.constant {
                         Some(c) => vals.push((c, d.width)),
                         None => all = false,
