@@ -628,14 +628,15 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let mine = Node::Op(input.shape, kids);
+        let eclass = &self.eg()[class];
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
-        if let Some(c) = self.choice.node(self.eg(), class) {
+        if let Some(c) = self.choice.index(class).map(|k| &eclass.nodes[k]) {
             if *c != mine && !self.rewritten_as_input(class) && self.costs_more_here(&mine, &held, c) {
                 return None;
             }
         }
-        let width = self.eg()[class].data.width;
+        let width = eclass.data.width;
         let r = self.emit_op_with(input.shape, egg::Language::children(&mine), into, width, Some(&AsInput { input, held }));
         if r.is_some() {
             self.emitted_inputs.insert(mine);

@@ -50,20 +50,20 @@ impl Choice {
 pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
     // Dense numbering of the classes, in id order (children are mostly made
     // before their parents, so the fixed point converges in a few sweeps).
-    let mut classes: Vec<Id> = eg.classes().map(|c| c.id).collect();
-    classes.sort();
-    let bound = classes.last().map_or(0, |c| usize::from(*c) + 1);
+    let mut classes: Vec<&egg::EClass<Node, super::facts::ClassData>> = eg.classes().collect();
+    classes.sort_unstable_by_key(|c| c.id);
+    let bound = classes.last().map_or(0, |c| usize::from(c.id) + 1);
     let mut index = vec![u32::MAX; bound];
     for (k, c) in classes.iter().enumerate() {
-        index[usize::from(*c)] = k as u32;
+        index[usize::from(c.id)] = k as u32;
     }
     let ix = |id: Id| index[usize::from(eg.find(id))] as usize;
     // Per class its nodes, per node its own cost and its children by index,
     // in flat arrays (class `c`'s nodes are `first[c]..first[c + 1]`).
     let mut nodes = Nodes { first: Vec::with_capacity(classes.len() + 1), own: Vec::new(), kids_first: vec![0], kids: Vec::new() };
-    for &c in &classes {
+    for c in &classes {
         nodes.first.push(nodes.own.len() as u32);
-        for n in &eg[c].nodes {
+        for n in &c.nodes {
             nodes.own.push(costs.node_cost(eg, n));
             nodes.kids.extend(n.children().iter().map(|k| ix(*k) as u32));
             nodes.kids_first.push(nodes.kids.len() as u32);
@@ -132,7 +132,7 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
     }
     let mut chosen = vec![NONE; bound];
     for (c, k) in classes.iter().zip(&best_choice) {
-        chosen[usize::from(*c)] = *k;
+        chosen[usize::from(c.id)] = *k;
     }
     Choice { chosen, dag_cost: best_cost }
 }

@@ -95,9 +95,13 @@ impl Analysis<Node> for Facts {
                 let mut vals: smallvec::SmallVec<[(u128, u8); 4]> = smallvec::SmallVec::new();
                 let mut knowns: smallvec::SmallVec<[Known; 4]> = smallvec::SmallVec::new();
                 let mut all = true;
+                // The children's known bits, where the analysis models the shape.
+                let modelled = shape.known_plain();
                 for k in kids {
                     let d = &egraph[*k].data;
-                    knowns.push(d.known);
+                    if modelled {
+                        knowns.push(d.known);
+                    }
                     match d.constant {
                         Some(c) => vals.push((c, d.width)),
                         None => all = false,
@@ -140,10 +144,16 @@ impl Analysis<Node> for Facts {
     }
 
     fn modify(egraph: &mut EGraph, id: Id) {
-        let d = egraph[id].data;
+        let class = &egraph[id];
+        let d = class.data;
         if let Some(c) = d.constant {
-            let k = egraph.add(Node::Const { width: d.width, bits: c });
-            egraph.union(id, k);
+            let node = Node::Const { width: d.width, bits: c };
+            // A class with the node already is the class adding it gives
+            // (a union with itself changes nothing).
+            if !class.nodes.contains(&node) {
+                let k = egraph.add(node);
+                egraph.union(id, k);
+            }
         }
     }
 }

@@ -102,7 +102,7 @@ pub fn rewrites_shared(t: Target, o3: bool) -> std::rc::Rc<Vec<Rewrite<Node, Fac
 
 /// One rule as an egg rewrite.
 pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
-    Rewrite::new(rule.name, Search(rule), Apply(rule)).expect("rules bind no pattern variables")
+    Rewrite::new(rule.name, Search { rule, mask: root_mask(rule.roots) }, Apply(rule)).expect("rules bind no pattern variables")
 }
 
 fn var(k: usize) -> Var {
@@ -112,37 +112,17 @@ fn var(k: usize) -> Var {
     VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))[k]
 }
 
-struct Search(&'static Rule);
+/// The search of a rule, with the [`RootIndex`] mask of its root opcodes
+/// (made once with the rewrite, not at each search).
+struct Search {
+    rule: &'static Rule,
+    mask: u64,
+}
 struct Apply(&'static Rule);
 
 impl egg::Searcher<Node, Facts> for Search {
     fn search_eclass_with_limit(&self, egraph: &EGraph, eclass: Id, limit: usize) -> Option<SearchMatches<'_, Node>> {
-        let mut found = Vec::new();
-        for n in &egraph[eclass].nodes {
-            if let Node::Op(s, _) = n {
-                if self.0.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
-                    (self.0.search)(egraph, n, &mut found);
-                }
-            }
-            if found.len() >= limit {
-                break;
-            }
-        }
-        if found.is_empty() {
-            return None;
-        }
-        found.truncate(limit);
-        let substs = found
-            .into_iter()
-            .map(|m| {
-                let mut s = Subst::with_capacity(m.len());
-                for (k, id) in m.iter().enumerate() {
-                    s.insert(var(k), *id);
-                }
-                s
-            })
-            .collect();
-        Some(SearchMatches { eclass, substs, ast: None })
+        self.search_class(egraph, eclass, limit, &mut Vec::new())
     }
 
     /// egg's search over every class, restricted to the classes the
@@ -151,20 +131,20 @@ impl egg::Searcher<Node, Facts> for Search {
     /// an index, over every class.
     fn search_with_limit(&self, egraph: &EGraph, mut limit: usize) -> Vec<SearchMatches<'_, Node>> {
         let mut ms = Vec::new();
+        let mut found = Vec::new();
         let mut visit = |eclass: Id, limit: &mut usize| {
-            if let Some(m) = self.search_eclass_with_limit(egraph, eclass, *limit) {
+            if let Some(m) = self.search_class(egraph, eclass, *limit, &mut found) {
                 *limit -= m.substs.len();
                 ms.push(m);
             }
         };
         match &egraph.analysis.roots {
             Some(index) => {
-                let mask = root_mask(self.0.roots);
                 for &(eclass, m) in &index.classes {
                     if limit == 0 {
                         break;
                     }
-                    if m & mask != 0 {
+                    if m & self.mask != 0 {
                         visit(eclass, &mut limit);
                     }
                 }
@@ -183,6 +163,39 @@ impl egg::Searcher<Node, Facts> for Search {
 
     fn vars(&self) -> Vec<Var> {
         Vec::new()
+    }
+}
+
+impl Search {
+    /// The matches of the rule in class `eclass`, at most `limit`;
+    /// `found` is an empty list to collect them in (left empty: one list
+    /// serves every class of a search).
+    fn search_class(&self, egraph: &EGraph, eclass: Id, limit: usize, found: &mut Vec<Match>) -> Option<SearchMatches<'_, Node>> {
+        for n in &egraph[eclass].nodes {
+            if let Node::Op(s, _) = n {
+                if self.rule.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
+                    (self.rule.search)(egraph, n, found);
+                }
+            }
+            if found.len() >= limit {
+                break;
+            }
+        }
+        if found.is_empty() {
+            return None;
+        }
+        found.truncate(limit);
+        let substs = found
+            .drain(..)
+            .map(|m| {
+                let mut s = Subst::with_capacity(m.len());
+                for (k, id) in m.iter().enumerate() {
+                    s.insert(var(k), *id);
+                }
+                s
+            })
+            .collect();
+        Some(SearchMatches { eclass, substs, ast: None })
     }
 }
 
