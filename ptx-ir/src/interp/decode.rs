@@ -197,6 +197,12 @@ pub enum Op {
     Eval { srcs: SmallVec<[Src; 4]>, dsts: SmallVec<[Option<Dst>; 2]> },
     /// `mov` of an immediate: the value as read.
     Copy { src: Src, dsts: SmallVec<[Option<Dst>; 2]> },
+    /// `mov d, {a, b, ...}`: the sources' low `elem` bits side by side,
+    /// the first lowest.
+    Pack { srcs: SmallVec<[Src; 4]>, elem: u32, dst: Option<Dst> },
+    /// `mov {a, b, ...}, s`: the source cut into pieces of `elem` bits,
+    /// the lowest first.
+    Unpack { src: Src, elem: u32, dsts: SmallVec<[Option<Dst>; 4]> },
     /// `ld`/`ldu`: `n` elements of `size` bytes.
     Load { addr: Addr, size: u8, n: u8, vector: bool, dsts: SmallVec<[Option<Dst>; 4]> },
     /// `st`: the sources' elements of `size` bytes each.
@@ -433,6 +439,9 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
             cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
             return Some(Op::Copy { src: srcs[0], dsts });
         }
+        if let Some(op) = pack_or_unpack(cx, pc, ins) {
+            return Some(op);
+        }
     }
     // The instructions `step` handles before the pure ones.
     if !eval::handles(op) || super::warp::is_collective(op) || !ins.form.flags().is_pure() || ins.form.operands().iter().any(|o| o.mem.is_some()) {
@@ -462,6 +471,37 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         }
     }
     Some(Op::Eval { srcs, dsts })
+}
+
+/// `mov` packing a vector of 2 or 4 elements into a `.b16`, `.b32` or
+/// `.b64` register, or unpacking one into them, as the evaluator's `mov`
+/// computes it (`None` for every other form, left to the evaluator).
+fn pack_or_unpack(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
+    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
+    let effective_is_written = cx.layout.decoded[pc].as_ref().is_some_and(|d| d.effective.is_none());
+    let &[t] = ins.types().as_slice() else { return None };
+    if !effective_is_written || ins.vector().is_some() || ins.operands.len() != 2 || !matches!(t, ScalarType::B16 | ScalarType::B32 | ScalarType::B64) {
+        return None;
+    }
+    let elems = |v: &[Operand]| Some(t.bits() / v.len() as u32).filter(|&e| matches!(v.len(), 2 | 4) && e >= 8);
+    let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
+    cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+    match (&ins.operands[0], &ins.operands[1]) {
+        (Operand::Reg(_), Operand::Vector(v)) if srcs.len() == v.len() => {
+            let elem = elems(v)?;
+            let mut dsts: SmallVec<[Option<Dst>; 1]> = SmallVec::new();
+            cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
+            let &[dst] = dsts.as_slice() else { return None };
+            Some(Op::Pack { srcs, elem, dst })
+        }
+        (Operand::Vector(v), Operand::Reg(_) | Operand::Imm(_)) if srcs.len() == 1 => {
+            let elem = elems(v)?;
+            let mut dsts = SmallVec::new();
+            cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
+            Some(Op::Unpack { src: srcs[0], elem, dsts })
+        }
+        _ => None,
+    }
 }
 
 /// The one destination of operand 0 written with type `ty`, if the

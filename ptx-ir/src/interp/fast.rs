@@ -313,6 +313,26 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
                 write(regs, d, v);
             }
         }
+        Op::Pack { srcs, elem, dst } => {
+            let (mut bits, mut q) = (0u128, Quality::Exact);
+            for (i, s) in srcs.iter().enumerate() {
+                let v = read(regs, s);
+                bits |= (v.bits & eval::bits_mask(*elem)) << (i as u32 * elem);
+                q = worst(q, v.quality);
+            }
+            if let Some(d) = dst {
+                write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
+            }
+        }
+        Op::Unpack { src, elem, dsts } => {
+            let v = read(regs, src);
+            let quality = result_quality(Quality::Exact, v.quality);
+            for (i, d) in dsts.iter().enumerate() {
+                if let Some(d) = d {
+                    write(regs, d, Val { bits: (v.bits >> (i as u32 * elem)) & eval::bits_mask(*elem), quality });
+                }
+            }
+        }
         Op::Load { addr, size, n, vector, dsts } => {
             let (at, aq) = place(addr, regs, local_base);
             if aq != Quality::Exact && !noted {
@@ -591,6 +611,10 @@ L:
 	mad.lo.u32 %r9, %r18, %r19, %r9;
 	cvt.u32.u16 %r16, %h1;
 	add.u32 %r9, %r9, %r16;
+	mov.b64 %rd10, {%r15, %r9};
+	mov.b64 {%r15, _}, %rd10;
+	mov.b32 {%h2, %h3}, %r9;
+	mov.b32 %r9, {%h3, %h2};
 	st.global.v2.u32 [%rd4], {%r15, %r9};
 	st.global.f32 [%rd4+8], %f2;
 	st.global.u32 [%rd4+12], %r12;
@@ -601,13 +625,16 @@ L:
         let mut l = Launch::new("k", [2, 1, 1], [40, 1, 1]);
         l.buffers.push(vec![0; 40 * 16]);
         l.args = vec![KernelArg::Buffer(0), KernelArg::Scalar { ty: crate::isa::ScalarType::U32, bits: 5 }];
-        // `mov` of special registers and addresses, `cvta` and `bar.sync` are pre-decoded.
+        // `mov` of special registers and addresses, packing and unpacking, `cvta` and `bar.sync` are pre-decoded.
         let prog = crate::interp::program::Program::prepare(&parsed.module, &parsed.source_map, "k.ptx", text.as_bytes(), l.buffers.len()).unwrap();
         let layout = &prog.funcs[prog.func_index["k"]];
         for (s, fi) in layout.f.body.as_ref().unwrap().iter().zip(&layout.fast) {
             if let crate::ir::Stmt::Instr(i) = s {
                 if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA | crate::isa::Opcode::BAR) {
                     assert!(!matches!(fi.op, super::super::decode::Op::Slow), "{i:?} is not pre-decoded");
+                }
+                if i.operands.iter().any(|o| matches!(o, crate::ir::Operand::Vector(_))) && i.opcode == crate::isa::Opcode::MOV {
+                    assert!(matches!(fi.op, super::super::decode::Op::Pack { .. } | super::super::decode::Op::Unpack { .. }), "{i:?} is not packed or unpacked");
                 }
             }
         }
