@@ -101,6 +101,9 @@ fn elem_bytes(t: T) -> usize {
     (t.bits().max(8) / 8) as usize
 }
 
+/// The powers of two a moderate random float is scaled by: 2^-4 to 2^4.
+const SCALES: [f64; 9] = [0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0];
+
 /// A random value of type `t`: integers are random bits (a quarter of them
 /// small), floats mostly moderate values, some integers and special values
 /// (zeros, infinities, NaN, subnormals, extremes).
@@ -118,7 +121,7 @@ fn random_value(t: T, rng: &mut Choices) -> u128 {
         1 | 2 => rng.below(201) as f64 - 100.0,
         _ => {
             let u = (rng.bits() >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
-            u * 2f64.powi(rng.below(9) as i32 - 4)
+            u * SCALES[rng.below(SCALES.len() as u64) as usize]
         }
     };
     match t {

@@ -69,6 +69,7 @@ impl Choices {
         Choices { state: 0, bytes: Some((data.to_vec(), 0)) }
     }
 
+    #[inline]
     fn splitmix(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -125,6 +126,7 @@ impl Choices {
     }
 
     /// Raw bits (for immediates and data).
+    #[inline]
     pub fn bits(&mut self) -> u64 {
         match self.bytes {
             None => self.splitmix(),

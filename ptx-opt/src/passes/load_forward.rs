@@ -82,6 +82,8 @@ struct Known {
     stored: bool,
     /// The statement that stored or loaded it.
     since: usize,
+    /// The location is never written ([`Location::read_only`], asked once).
+    read_only: bool,
 }
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
@@ -102,13 +104,13 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
             let acc = match touch(f, &syms, &view, k, ins) {
                 Touch::Nothing => continue,
                 Touch::Clobber => {
-                    known.retain(|x| x.at.read_only(&syms));
+                    known.retain(|x| x.read_only);
                     continue;
                 }
                 Touch::Plain(acc) => acc,
             };
             if acc.store {
-                known.retain(|x| x.at.read_only(&syms) || !x.at.may_overlap(&acc.at));
+                known.retain(|x| x.read_only || !x.at.may_overlap(&acc.at));
                 if ins.guard.is_none() && acc.whole {
                     let bits = acc.at.size * 8;
                     let held = match acc.value {
@@ -117,7 +119,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                         _ => None,
                     };
                     if let Some(held) = held {
-                        remember(&mut known, Known { at: acc.at, held, bits, stored: true, since: k });
+                        remember(&mut known, Known { read_only: acc.at.read_only(&syms), at: acc.at, held, bits, stored: true, since: k });
                     }
                 }
                 continue;
@@ -149,12 +151,12 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 }
             }
             if !in_blocks.contains(f.reg(d).name.as_ref()) {
-                remember(&mut known, Known { at: acc.at, held: Held::Reg(d, VersionDef::Def(k)), bits, stored: false, since: k });
+                remember(&mut known, Known { read_only: acc.at.read_only(&syms), at: acc.at, held: Held::Reg(d, VersionDef::Def(k)), bits, stored: false, since: k });
             }
         }
         for &c in dom.children(b).iter().rev() {
             let only_from_b = cfg.predecessors(c).all(|p| p == b);
-            let inherited = if only_from_b { known.clone() } else { known.iter().filter(|x| x.at.read_only(&syms)).cloned().collect() };
+            let inherited = if only_from_b { known.clone() } else { known.iter().filter(|x| x.read_only).cloned().collect() };
             walk.push((c, inherited));
         }
     }

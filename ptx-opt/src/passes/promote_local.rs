@@ -59,7 +59,7 @@ pub const PASS: Pass = Pass {
     description: "function-scope .local variables (clang's __local_depot stack) whose address does not escape: slots accessed at one offset and size become registers",
     run,
     preserves: Preserves::Cfg,
-    edit: None,
+    edit: Some(edit),
 };
 
 /// Which address of a variable a register holds.
@@ -96,7 +96,51 @@ struct Access {
     plain: bool,
 }
 
+/// What the pass changes in a function: a register per promoted slot, the
+/// accesses' replacements (by statement of the input), and the statements
+/// (of the input) a `nounroll` pragma goes before.
+struct Promotion {
+    slot_types: Vec<ScalarType>,
+    /// The registers [`apply`] declares, in order ([`Function::new_reg`]
+    /// numbers a new register after the function's).
+    slots: Vec<RegId>,
+    new_stmt: FxHashMap<usize, Instruction>,
+    nounroll_at: Vec<usize>,
+}
+
 fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Function> {
+    let p = promotion(f, analyses, ctx, level)?;
+    let mut g = f.clone();
+    apply(&mut g, p);
+    Some(g)
+}
+
+/// [`run`] in place.
+fn edit(f: &mut Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> bool {
+    let Some(p) = promotion(f, analyses, ctx, level) else { return false };
+    apply(f, p);
+    true
+}
+
+/// Declares the slots' registers and puts the replacements and pragmas in.
+fn apply(g: &mut Function, p: Promotion) {
+    let before = g.body.as_ref().map_or(0, |b| b.len());
+    for (&t, &slot) in p.slot_types.iter().zip(&p.slots) {
+        let declared = g.new_reg(t);
+        debug_assert_eq!(declared, slot, "a new register is numbered after the function's");
+    }
+    let out = g.body.as_mut().expect("a body");
+    let added = out.len() - before;
+    for (k, ins) in p.new_stmt {
+        out[k + added] = Stmt::Instr(Box::new(ins));
+    }
+    for at in p.nounroll_at.into_iter().rev() {
+        out.insert(at + added, Stmt::Pragma(vec![NOUNROLL.into()]));
+    }
+}
+
+/// The slots of `f` to promote and how, if any.
+fn promotion(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Promotion> {
     let body = f.body.as_ref()?;
     let mut vars = candidates(body);
     if vars.is_empty() {
@@ -161,12 +205,10 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
         return None;
     }
 
-    let mut g = f.clone();
-    let types: Vec<ScalarType> = promoted.iter().map(|&(a, b, bytes)| slot_type(f, body, &accesses[a..b], bytes as u32 * 8)).collect();
-    let regs: Vec<RegId> = types.iter().map(|&t| g.new_reg(t)).collect();
-    let added = g.body.as_ref().map_or(0, |b| b.len()) - body.len();
+    let slot_types: Vec<ScalarType> = promoted.iter().map(|&(a, b, bytes)| slot_type(f, body, &accesses[a..b], bytes as u32 * 8)).collect();
+    let slots: Vec<RegId> = (0..slot_types.len()).map(|k| RegId((f.regs.len() + k) as u32)).collect();
     let mut new_stmt: FxHashMap<usize, Instruction> = FxHashMap::default();
-    for ((&(a, b, bytes), &slot), &slot_ty) in promoted.iter().zip(&regs).zip(&types) {
+    for ((&(a, b, bytes), &slot), &slot_ty) in promoted.iter().zip(&slots).zip(&slot_types) {
         for acc in &accesses[a..b] {
             let Stmt::Instr(ins) = &body[acc.stmt] else { unreachable!("accesses are instructions") };
             match replacement(f, ins, slot, bytes as u32 * 8, slot_ty) {
@@ -180,15 +222,8 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
         }
     }
     // Below -O3, loops that kept a slot keep ptxas's unrolling decision.
-    let headers = if level < OptLevel::O3 { loops_touched(cfg, dom, body, new_stmt.keys().copied()) } else { Vec::new() };
-    let out = g.body.as_mut().expect("a body");
-    for (k, ins) in new_stmt {
-        out[k + added] = Stmt::Instr(Box::new(ins));
-    }
-    for at in headers.into_iter().rev() {
-        out.insert(at + added, Stmt::Pragma(vec![NOUNROLL.into()]));
-    }
-    Some(g)
+    let nounroll_at = if level < OptLevel::O3 { loops_touched(cfg, dom, body, new_stmt.keys().copied()) } else { Vec::new() };
+    Some(Promotion { slot_types, slots, new_stmt, nounroll_at })
 }
 
 /// The pragma string that keeps ptxas from unrolling a loop.
