@@ -254,6 +254,16 @@ pub fn decode_function(cx: &Context) -> Vec<FastIns> {
 }
 
 impl Context<'_, '_> {
+    /// The type operand `k` of statement `pc` is read or written with.
+    fn operand_type(&self, pc: usize, k: usize) -> Option<ScalarType> {
+        self.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten())
+    }
+
+    /// Is statement `pc` evaluated as written (no effective form of its own)?
+    fn effective_is_written(&self, pc: usize) -> bool {
+        self.layout.decoded[pc].as_ref().is_some_and(|d| d.effective.is_none())
+    }
+
     fn slot(&self, r: RegId, lane: u8) -> Option<u32> {
         Some(self.layout.reg_base.get(r.0 as usize)? + lane as u32)
     }
@@ -385,7 +395,6 @@ fn other_mods(ins: &Instruction) -> SmallVec<[Mod; 4]> {
 
 fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
     let op = ins.opcode;
-    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
     if op == Opcode::BRA {
         let Some(Operand::Label(l)) = ins.operands.first() else { return None };
         let target = cx.layout.label_stmt.get(l.0 as usize).copied().flatten()?;
@@ -419,7 +428,7 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
             return None;
         }
         let mut srcs = SmallVec::new();
-        cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+        cx.src(&ins.operands[1], cx.operand_type(pc, 1), &mut srcs)?;
         return Some(Op::Store { addr, size: type_bytes(ty) as u8, vector: ins.vector().is_some(), srcs });
     }
     if op == Opcode::CVTA {
@@ -434,9 +443,9 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         }
         if let Some(Operand::Imm(_)) = ins.operands.get(1) {
             let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
-            cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+            cx.src(&ins.operands[1], cx.operand_type(pc, 1), &mut srcs)?;
             let mut dsts = SmallVec::new();
-            cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
+            cx.dsts(&ins.operands[0], cx.operand_type(pc, 0), &mut dsts)?;
             return Some(Op::Copy { src: srcs[0], dsts });
         }
         if let Some(op) = pack_or_unpack(cx, pc, ins) {
@@ -451,16 +460,15 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
     let mut dsts: SmallVec<[Option<Dst>; 2]> = SmallVec::new();
     for (k, (o, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
         if spec.read {
-            cx.src(o, operand_type(k), &mut srcs)?;
+            cx.src(o, cx.operand_type(pc, k), &mut srcs)?;
         }
     }
     for (k, (o, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
         if spec.write {
-            cx.dsts(o, operand_type(k), &mut dsts)?;
+            cx.dsts(o, cx.operand_type(pc, k), &mut dsts)?;
         }
     }
-    let effective_is_written = cx.layout.decoded[pc].as_ref().is_some_and(|d| d.effective.is_none());
-    if effective_is_written && dsts.len() == 1 && srcs.len() <= 3 {
+    if cx.effective_is_written(pc) && dsts.len() == 1 && srcs.len() <= 3 {
         if let Some(alu) = alu_op(ins, srcs.len()) {
             let mut s = [Src::Imm(0); 3];
             s[..srcs.len()].copy_from_slice(&srcs);
@@ -477,27 +485,25 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
 /// `.b64` register, or unpacking one into them, as the evaluator's `mov`
 /// computes it (`None` for every other form, left to the evaluator).
 fn pack_or_unpack(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
-    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
-    let effective_is_written = cx.layout.decoded[pc].as_ref().is_some_and(|d| d.effective.is_none());
     let &[t] = ins.types().as_slice() else { return None };
-    if !effective_is_written || ins.vector().is_some() || ins.operands.len() != 2 || !matches!(t, ScalarType::B16 | ScalarType::B32 | ScalarType::B64) {
+    if !cx.effective_is_written(pc) || ins.vector().is_some() || ins.operands.len() != 2 || !matches!(t, ScalarType::B16 | ScalarType::B32 | ScalarType::B64) {
         return None;
     }
     let elems = |v: &[Operand]| Some(t.bits() / v.len() as u32).filter(|&e| matches!(v.len(), 2 | 4) && e >= 8);
     let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
-    cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+    cx.src(&ins.operands[1], cx.operand_type(pc, 1), &mut srcs)?;
     match (&ins.operands[0], &ins.operands[1]) {
         (Operand::Reg(_), Operand::Vector(v)) if srcs.len() == v.len() => {
             let elem = elems(v)?;
             let mut dsts: SmallVec<[Option<Dst>; 1]> = SmallVec::new();
-            cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
+            cx.dsts(&ins.operands[0], cx.operand_type(pc, 0), &mut dsts)?;
             let &[dst] = dsts.as_slice() else { return None };
             Some(Op::Pack { srcs, elem, dst })
         }
         (Operand::Vector(v), Operand::Reg(_) | Operand::Imm(_)) if srcs.len() == 1 => {
             let elem = elems(v)?;
             let mut dsts = SmallVec::new();
-            cx.dsts(&ins.operands[0], operand_type(0), &mut dsts)?;
+            cx.dsts(&ins.operands[0], cx.operand_type(pc, 0), &mut dsts)?;
             Some(Op::Unpack { src: srcs[0], elem, dsts })
         }
         _ => None,
@@ -523,12 +529,11 @@ fn single_dst(cx: &Context, ins: &Instruction, ty: Option<ScalarType>) -> Option
 /// `mov d, %sreg` (`Cta::read` of a special register, then
 /// `write_results`) and `mov d, var` (`Cta::symbol_value`).
 fn mov_special_or_address(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
-    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
-    let dst = single_dst(cx, ins, operand_type(0))?;
+    let dst = single_dst(cx, ins, cx.operand_type(pc, 0))?;
     match &ins.operands[1] {
         // A clock's value is not determined by the program: `step` marks it.
         Operand::SReg(s, sel) if !s.is_volatile() => {
-            let mask = operand_type(1).map_or(u128::MAX, |t| eval::bits_mask(t.bits()));
+            let mask = cx.operand_type(pc, 1).map_or(u128::MAX, |t| eval::bits_mask(t.bits()));
             Some(Op::Special { reg: super::special::Special::of(*s, *sel), mask, dst })
         }
         Operand::Sym(s) => {
@@ -550,13 +555,12 @@ fn mov_special_or_address(cx: &Context, pc: usize, ins: &Instruction) -> Option<
 /// `cvta` (`Cta::cvta`): a register or immediate address, the result
 /// written with no operand type.
 fn cvta(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
-    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
     let dst = single_dst(cx, ins, None)?;
     let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
     if !matches!(ins.operands[1], Operand::Reg(_) | Operand::Imm(_)) {
         return None;
     }
-    cx.src(&ins.operands[1], operand_type(1), &mut srcs)?;
+    cx.src(&ins.operands[1], cx.operand_type(pc, 1), &mut srcs)?;
     let &[src] = srcs.as_slice() else { return None };
     let shift = match space_of(ins.space()) {
         Some(Space::Global) | None => 0,
@@ -572,13 +576,12 @@ fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
     if ins.has(Mod::RED) || ins.has(Mod::ARRIVE) || ins.operands.is_empty() || ins.operands.len() > 2 {
         return None;
     }
-    let operand_type = |k: usize| cx.layout.decoded[pc].as_ref().and_then(|d| d.operand_types.get(k).copied().flatten());
     let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
     for (k, o) in ins.operands.iter().enumerate() {
         if !matches!(o, Operand::Reg(_) | Operand::Imm(_)) {
             return None;
         }
-        cx.src(o, operand_type(k), &mut srcs)?;
+        cx.src(o, cx.operand_type(pc, k), &mut srcs)?;
     }
     if srcs.len() != ins.operands.len() {
         return None;
@@ -840,21 +843,16 @@ impl CheckedAluOp {
                 let value = |x: u128| if double { f64::from_bits(x as u64) } else { f64::from(f32::from_bits(x as u32)) };
                 eval::float_compare(cmp, value(a), value(b))? as u128
             }
+            // A NaN's bits are the reference path's to give.
             CheckedAluOp::FloatArith { op, double: true } => {
-                let (x, y, z) = (f64::from_bits(a as u64), f64::from_bits(b as u64), f64::from_bits(c as u64));
-                let r = op.apply(x, y, z, f64::mul_add);
-                if r.is_nan() {
-                    return None;
-                }
-                u128::from(r.to_bits())
+                let f = |x: u128| f64::from_bits(x as u64);
+                let r = op.apply(f(a), f(b), f(c), f64::mul_add);
+                u128::from((!r.is_nan()).then_some(r.to_bits())?)
             }
             CheckedAluOp::FloatArith { op, double: false } => {
-                let (x, y, z) = (f32::from_bits(a as u32), f32::from_bits(b as u32), f32::from_bits(c as u32));
-                let r = op.apply(x, y, z, f32::mul_add);
-                if r.is_nan() {
-                    return None;
-                }
-                u128::from(r.to_bits())
+                let f = |x: u128| f32::from_bits(x as u32);
+                let r = op.apply(f(a), f(b), f(c), f32::mul_add);
+                u128::from((!r.is_nan()).then_some(r.to_bits())?)
             }
         })
     }

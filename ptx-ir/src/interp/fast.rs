@@ -63,6 +63,19 @@ fn place(addr: &Addr, regs: &[Val], local_base: usize) -> (Option<(Space, u64)>,
     }
 }
 
+/// An instruction of one result computed from three sources by `compute`
+/// (`None`: no value, nothing written), exact unless a source is not.
+#[inline]
+fn alu(regs: &mut [Val], srcs: &[Src; 3], dst: &Option<Dst>, compute: impl FnOnce(u128, u128, u128) -> Option<u128>) -> Option<()> {
+    let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
+    let q = worst(worst(a.quality, b.quality), c.quality);
+    let bits = compute(a.bits, b.bits, c.bits)?;
+    if let Some(d) = dst {
+        write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
+    }
+    Some(())
+}
+
 /// Is a vector access of `bytes` at `a` misaligned (`Cta::check_vector_alignment`)?
 #[inline]
 fn misaligned(a: u64, bytes: usize) -> bool {
@@ -271,22 +284,8 @@ fn barrier_arrival(fi: &FastIns, regs: &[Val], noted: bool) -> Option<(u32, Opti
 #[inline]
 fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base: usize, carry: &mut bool, mem: &mut Mem, noted: bool, ids: &ThreadIds) -> Option<usize> {
     match op {
-        Op::Alu { op, srcs, dst } => {
-            let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
-            let q = worst(worst(a.quality, b.quality), c.quality);
-            let bits = op.apply(a.bits, b.bits, c.bits);
-            if let Some(d) = dst {
-                write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
-            }
-        }
-        Op::CheckedAlu { op, srcs, dst } => {
-            let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
-            let q = worst(worst(a.quality, b.quality), c.quality);
-            let bits = op.apply(a.bits, b.bits, c.bits, carry)?;
-            if let Some(d) = dst {
-                write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
-            }
-        }
+        Op::Alu { op, srcs, dst } => alu(regs, srcs, dst, |a, b, c| Some(op.apply(a, b, c)))?,
+        Op::CheckedAlu { op, srcs, dst } => alu(regs, srcs, dst, |a, b, c| op.apply(a, b, c, carry))?,
         Op::Eval { srcs, dsts } => {
             let mut bits: SmallVec<[u128; 8]> = SmallVec::new();
             let mut q = Quality::Exact;
