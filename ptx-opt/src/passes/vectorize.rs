@@ -40,6 +40,7 @@ use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{AddrBase, Function, Instruction, Name, Operand, RegId, Stmt};
 use ptx_ir::isa::{Mod, Opcode, StateSpace, TypeClass};
 use rustc_hash::FxHashMap;
+use std::cell::OnceCell;
 
 pub const PASS: Pass = Pass {
     name: "vectorize",
@@ -159,6 +160,63 @@ impl Alignment {
     }
 }
 
+/// What each statement of one block does to memory ([`touch`]), and,
+/// once a load group asks, where it reads or writes each register.
+struct Touches<'a> {
+    /// The block's first statement.
+    first: usize,
+    of: Vec<Touch<'a>>,
+    /// The statements that touch memory, in order.
+    accessing: Vec<usize>,
+    /// Those that may write it: stores and clobbers.
+    writing: Vec<usize>,
+    users: OnceCell<RegUsers>,
+}
+
+/// The statements of one block that read or write each register, in order.
+struct RegUsers(FxHashMap<RegId, Vec<usize>>);
+
+impl RegUsers {
+    fn of(body: &[Stmt], block: std::ops::Range<usize>) -> RegUsers {
+        let mut users: FxHashMap<RegId, Vec<usize>> = FxHashMap::default();
+        for k in block {
+            if let Stmt::Instr(ins) = &body[k] {
+                ins.for_each_reg(|r, _| {
+                    let at = users.entry(r).or_default();
+                    if at.last() != Some(&k) {
+                        at.push(k);
+                    }
+                });
+            }
+        }
+        RegUsers(users)
+    }
+
+    /// Does a statement strictly between `from` and `to` read or write `r`?
+    fn touched_between(&self, r: RegId, from: usize, to: usize) -> bool {
+        self.0.get(&r).is_some_and(|at| at.get(at.partition_point(|&k| k <= from)).is_some_and(|&k| k < to))
+    }
+}
+
+impl<'a> Touches<'a> {
+    fn of(of: Vec<Touch<'a>>, first: usize) -> Touches<'a> {
+        let (mut accessing, mut writing) = (Vec::new(), Vec::new());
+        for (k, t) in (first..).zip(&of) {
+            match t {
+                Touch::Nothing => continue,
+                Touch::Plain(acc) if !acc.store => {}
+                _ => writing.push(k),
+            }
+            accessing.push(k);
+        }
+        Touches { first, of, accessing, writing, users: OnceCell::new() }
+    }
+
+    fn at(&self, k: usize) -> &Touch<'a> {
+        &self.of[k - self.first]
+    }
+}
+
 /// One plain access of a block, with what grouping needs.
 struct Scalar {
     k: usize,
@@ -182,28 +240,29 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
             continue;
         }
         let stmts = cfg.block(b).stmts.clone();
-        // Per statement of the block: its scalar access, or whether it clobbers.
+        // What each statement of the block does to memory, found once: a
+        // group's check reads those between its members.
+        let touches = Touches::of(stmts.clone().map(|k| if let Stmt::Instr(ins) = &body[k] { touch(f, &syms, &view, k, ins) } else { Touch::Nothing }).collect(), stmts.start);
         let mut scalars: Vec<Scalar> = Vec::new();
-        for k in stmts.clone() {
-            let Stmt::Instr(ins) = &body[k] else { continue };
-            if let Touch::Plain(acc) = touch(f, &syms, &view, k, ins) {
-                if !VECTORIZED_SPACES.contains(&acc.at.space) {
-                    continue;
-                }
-                if let (true, None, Some(Operand::Reg(r))) = (acc.whole, ins.guard, acc.value) {
-                    if plain_reg(f, &Operand::Reg(*r), None).is_some() && ins.vector().is_none() {
-                        scalars.push(Scalar { k, store: acc.store, at: acc.at, reg: r.reg });
-                    }
+        for (k, t) in stmts.clone().zip(&touches.of) {
+            let (Stmt::Instr(ins), Touch::Plain(acc)) = (&body[k], t) else { continue };
+            if !VECTORIZED_SPACES.contains(&acc.at.space) {
+                continue;
+            }
+            if let (true, None, Some(Operand::Reg(r))) = (acc.whole, ins.guard, acc.value) {
+                if plain_reg(f, &Operand::Reg(*r), None).is_some() && ins.vector().is_none() {
+                    scalars.push(Scalar { k, store: acc.store, at: acc.at.clone(), reg: r.reg });
                 }
             }
         }
+        let places = Places::of(&scalars);
         let mut used = vec![false; scalars.len()];
         for i in 0..scalars.len() {
             for n in [4usize, 2] {
                 if used[i] {
                     break;
                 }
-                let Some(group) = find_group(&scalars, &used, i, n) else { continue };
+                let Some(group) = places.group(&scalars, &used, i, n) else { continue };
                 let first = &scalars[group[0]];
                 let bytes = first.at.size as u64 * n as u64;
                 let align = align.get_or_insert_with(|| Alignment::of(f, &view));
@@ -214,7 +273,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                     continue;
                 }
                 let members: Vec<&Scalar> = group.iter().map(|&j| &scalars[j]).collect();
-                if !movable(f, body, &view, &syms, &members) {
+                if !movable(body, &view, &touches, &members) {
                     continue;
                 }
                 let Some(vector) = vector_access(body, &members, n) else { continue };
@@ -249,31 +308,48 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     Some(g)
 }
 
-/// `n` unused scalars of one kind starting at `i`, at consecutive offsets in
-/// text order, of one space, base and size (indices into `scalars`).
-fn find_group(scalars: &[Scalar], used: &[bool], i: usize, n: usize) -> Option<Vec<usize>> {
-    let first = &scalars[i];
-    let mut group = vec![i];
-    let mut next = first.at.offset + first.at.size as i64;
-    for (j, s) in scalars.iter().enumerate().skip(i + 1) {
-        if group.len() == n {
-            break;
+/// A block's scalars by kind and address: for each (load or store, space,
+/// base, size, offset), the indices into the block's scalars, in text
+/// order. A group's next member is looked up, not searched for, so a block
+/// of many accesses costs time in proportion to them, not their square.
+struct Places<'s> {
+    at: FxHashMap<(bool, StateSpace, &'s Base, u32, i64), Vec<usize>>,
+}
+
+impl<'s> Places<'s> {
+    fn of(scalars: &'s [Scalar]) -> Places<'s> {
+        let mut at: FxHashMap<_, Vec<usize>> = FxHashMap::default();
+        for (j, s) in scalars.iter().enumerate() {
+            at.entry((s.store, s.at.space, &s.at.base, s.at.size, s.at.offset)).or_default().push(j);
         }
-        if used[j] || s.store != first.store || s.at.space != first.at.space || s.at.base != first.at.base || s.at.size != first.at.size {
-            continue;
-        }
-        if s.at.offset != next {
-            continue;
-        }
-        group.push(j);
-        next += s.at.size as i64;
+        Places { at }
     }
-    (group.len() == n && matches!(first.at.size, 2 | 4 | 8)).then_some(group)
+
+    /// `n` unused scalars of one kind starting at `i`, at consecutive
+    /// offsets in text order, of one space, base and size (indices into
+    /// `scalars`): each next member is the first unused scalar after the
+    /// member before it at the next offset.
+    fn group(&self, scalars: &[Scalar], used: &[bool], i: usize, n: usize) -> Option<Vec<usize>> {
+        let first = &scalars[i];
+        if !matches!(first.at.size, 2 | 4 | 8) {
+            return None;
+        }
+        let mut group = vec![i];
+        let mut next = first.at.offset + first.at.size as i64;
+        while group.len() < n {
+            let after = group[group.len() - 1];
+            let there = self.at.get(&(first.store, first.at.space, &first.at.base, first.at.size, next))?;
+            let from = there.partition_point(|&j| j <= after);
+            group.push(*there[from..].iter().find(|&&j| !used[j])?);
+            next += first.at.size as i64;
+        }
+        Some(group)
+    }
 }
 
 /// May the group's accesses be done at once (the first load's place, the
 /// last store's)? See the module documentation.
-fn movable(f: &Function, body: &[Stmt], view: &ValueView, syms: &Symbols, members: &[&Scalar]) -> bool {
+fn movable(body: &[Stmt], view: &ValueView, touches: &Touches, members: &[&Scalar]) -> bool {
     let (from, to) = (members[0].k, members[members.len() - 1].k);
     let store = members[0].store;
     // Distinct registers, none of them an address of the group.
@@ -282,25 +358,26 @@ fn movable(f: &Function, body: &[Stmt], view: &ValueView, syms: &Symbols, member
             return false;
         }
     }
-    for k in from + 1..to {
+    // Loads between a group of loads cannot fail it: only what writes.
+    let others = if store { &touches.accessing } else { &touches.writing };
+    for &k in others[others.partition_point(|&k| k <= from)..].iter().take_while(|&&k| k < to) {
         if members.iter().any(|m| m.k == k) {
             continue;
         }
-        let Stmt::Instr(ins) = &body[k] else { continue };
-        match touch(f, syms, view, k, ins) {
+        match touches.at(k) {
             Touch::Clobber => return false,
             Touch::Plain(acc) if (acc.store || store) && members.iter().any(|m| m.at.may_overlap(&acc.at)) => return false,
             _ => {}
         }
-        if !store {
-            // A later element's register is written at the first load: nothing
-            // before its own load may read or write it.
-            let later: Vec<RegId> = members.iter().filter(|m| m.k > k).map(|m| m.reg).collect();
-            let mut touches = false;
-            ins.for_each_reg(|r, _| touches |= later.contains(&r));
-            if touches {
-                return false;
-            }
+    }
+    if !store {
+        // A later element's register is written at the first load: nothing
+        // before its own load may read or write it (the members' own
+        // statements do not: their registers are distinct and none is an
+        // address).
+        let users = touches.users.get_or_init(|| RegUsers::of(body, touches.first..touches.first + touches.of.len()));
+        if members[1..].iter().any(|m| users.touched_between(m.reg, from, m.k)) {
+            return false;
         }
     }
     if store {
