@@ -75,7 +75,10 @@ pub fn describe_function(out: &mut String, f: &Function) {
             df[n.index()].iter().map(|b| bn(*b)).collect::<Vec<_>>().join(" "),
             a.loops.depth[n.index()]
         );
-        let _ = writeln!(out, "    live in [{}]  live out [{}]", names(&mut a.liveness.live_in[n.index()].iter()), names(&mut a.liveness.live_out[n.index()].iter()));
+        let (mut live_in, mut live_out) = (Vec::new(), Vec::new());
+        a.liveness.live_in.for_each(n.index(), |l| live_in.push(l));
+        a.liveness.live_out.for_each(n.index(), |l| live_out.push(l));
+        let _ = writeln!(out, "    live in [{}]  live out [{}]", names(&mut live_in.into_iter()), names(&mut live_out.into_iter()));
     }
     for l in &a.loops.loops {
         let _ = writeln!(

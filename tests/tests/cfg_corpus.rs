@@ -1,9 +1,10 @@
 //! Every function of every corpus file gets a CFG that agrees with its
 //! terminators, holds each statement in exactly one block, and gives the body
-//! back in layout order; every analysis runs on it.
+//! back in layout order; every analysis runs on it, and both liveness
+//! solvers find the same sets.
 
 use petgraph::stable_graph::NodeIndex;
-use ptx_ir::analysis::FunctionAnalyses;
+use ptx_ir::analysis::{BlockSets, FunctionAnalyses, Liveness, LivenessSolver};
 use ptx_ir::cfg::{Cfg, EdgeKind};
 use ptx_ir::ir::{Function, Item, Operand, Stmt};
 use ptx_ir::isa::Opcode;
@@ -88,10 +89,26 @@ fn every_corpus_function_has_a_consistent_cfg() {
             }
             let a = FunctionAnalyses::compute(f);
             assert!(a.dom.contains(cfg.entry));
+            if let Some(b) = liveness_solvers_disagree(&a) {
+                failures.push(format!("{name} `{}`: the two liveness solvers disagree at block {b}", f.name));
+            }
         }
     }
     assert!(functions > 0);
     assert!(failures.is_empty(), "{} problems in {functions} functions:\n{}", failures.len(), failures[..failures.len().min(20)].join("\n"));
+}
+
+/// The first block whose live-in or live-out set differs between the dense
+/// and the sparse liveness solver.
+fn liveness_solvers_disagree(a: &FunctionAnalyses) -> Option<usize> {
+    let solve = |solver| Liveness::compute_with(solver, &a.cfg, &a.locs, &a.effects);
+    let (dense, sparse) = (solve(LivenessSolver::Dense), solve(LivenessSolver::Sparse));
+    let set = |s: &BlockSets, b: usize| {
+        let mut v = Vec::new();
+        s.for_each(b, |l| v.push(l));
+        v
+    };
+    (0..a.cfg.node_bound()).find(|&b| set(&dense.live_in, b) != set(&sparse.live_in, b) || set(&dense.live_out, b) != set(&sparse.live_out, b))
 }
 
 /// `--emit=cfg-dot` output is valid graphviz: `dot -Tsvg` accepts it for

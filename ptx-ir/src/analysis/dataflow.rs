@@ -71,60 +71,96 @@ pub fn statement_effects(f: &Function, locs: &LocTable) -> Vec<Option<Effects>> 
 /// Which locations are live into and out of each block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Liveness {
-    pub live_in: Vec<BitSet>,
-    pub live_out: Vec<BitSet>,
+    pub live_in: BlockSets,
+    pub live_out: BlockSets,
+    /// How many locations the function has (the [`LocTable`]'s).
+    pub locations: usize,
 }
 
+/// A set of locations per block (by block index).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockSets {
+    /// A bit set per block.
+    Dense(Vec<BitSet>),
+    /// Each block's locations in increasing order, stored together.
+    Sparse(Groups),
+}
+
+impl BlockSets {
+    pub fn contains(&self, b: usize, l: usize) -> bool {
+        match self {
+            BlockSets::Dense(sets) => sets[b].contains(l),
+            BlockSets::Sparse(g) => g.contains(b, l as u32),
+        }
+    }
+
+    /// Makes `set` (of every location) block `b`'s set.
+    pub fn copy_into(&self, b: usize, set: &mut BitSet) {
+        match self {
+            BlockSets::Dense(sets) => set.words.copy_from_slice(&sets[b].words),
+            BlockSets::Sparse(g) => {
+                set.words.fill(0);
+                for &l in g.get(b) {
+                    set.insert(l as usize);
+                }
+            }
+        }
+    }
+
+    /// Calls `f` with each location of block `b`, in increasing order.
+    pub fn for_each(&self, b: usize, mut f: impl FnMut(usize)) {
+        match self {
+            BlockSets::Dense(sets) => sets[b].iter().for_each(f),
+            BlockSets::Sparse(g) => g.get(b).iter().for_each(|&l| f(l as usize)),
+        }
+    }
+}
+
+/// How [`Liveness::compute_with`] solves the dataflow equations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LivenessSolver {
+    /// Round after round over the blocks, 64 locations a machine word:
+    /// fastest while blocks times locations is small.
+    Dense,
+    /// One location at a time, back from its reads: time and memory follow
+    /// what is live, not blocks times locations (a large branchy function
+    /// has thousands of each, and a few live at each block's edge).
+    Sparse,
+}
+
+/// Above this many words of a bit set per block, liveness is solved
+/// sparsely (512 KB a set of sets; most functions need a few hundred words).
+const DENSE_WORDS: usize = 1 << 16;
+
 impl Liveness {
-    /// Backward dataflow to a fixed point. A write that does not kill
+    /// The least solution of the backward dataflow equations, by the
+    /// solver that suits the function's size. A write that does not kill
     /// (guarded, or merging part of a register) leaves the location live.
     pub fn compute(cfg: &Cfg, locs: &LocTable, fx: &[Option<Effects>]) -> Liveness {
-        let n = cfg.node_bound();
+        let solver = if cfg.node_bound() * locs.len().div_ceil(64) <= DENSE_WORDS { LivenessSolver::Dense } else { LivenessSolver::Sparse };
+        Liveness::compute_with(solver, cfg, locs, fx)
+    }
+
+    /// [`Liveness::compute`] by the given solver (both give the same sets).
+    pub fn compute_with(solver: LivenessSolver, cfg: &Cfg, locs: &LocTable, fx: &[Option<Effects>]) -> Liveness {
         let m = locs.len();
-        let (mut uses, mut defs) = (vec![BitSet::new(m); n], vec![BitSet::new(m); n]);
-        for &b in &cfg.layout {
-            let (u, d) = (&mut uses[b.index()], &mut defs[b.index()]);
-            for k in cfg.block(b).stmts.clone().rev() {
-                let Some(e) = &fx[k] else { continue };
-                for def in &e.defs {
-                    if def.kills {
-                        u.remove(def.loc.0 as usize);
-                        d.insert(def.loc.0 as usize);
-                    }
-                }
-                for l in &e.uses {
-                    u.insert(l.0 as usize);
-                }
+        let (live_in, live_out) = match solver {
+            LivenessSolver::Dense => {
+                let (i, o) = solve_dense(cfg, m, fx);
+                (BlockSets::Dense(i), BlockSets::Dense(o))
             }
-        }
-        let mut live_in = uses.clone();
-        let mut live_out = vec![BitSet::new(m); n];
-        // One block's sets at a time, in two buffers kept across blocks.
-        let mut out = BitSet::new(m);
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &b in cfg.layout.iter().rev() {
-                out.words.fill(0);
-                for s in cfg.successors(b) {
-                    out.union_with(&live_in[s.index()]);
-                }
-                // in = uses ∪ (out − defs), word by word.
-                let (u, d, inn) = (&uses[b.index()].words, &defs[b.index()].words, &mut live_in[b.index()].words);
-                for (((i, &o), &d), &u) in inn.iter_mut().zip(&out.words).zip(d).zip(u) {
-                    let w = u | (o & !d);
-                    changed |= w != *i;
-                    *i = w;
-                }
-                live_out[b.index()].words.copy_from_slice(&out.words);
+            LivenessSolver::Sparse => {
+                let (i, o) = solve_sparse(cfg, m, fx);
+                (BlockSets::Sparse(i), BlockSets::Sparse(o))
             }
-        }
-        Liveness { live_in, live_out }
+        };
+        Liveness { live_in, live_out, locations: m }
     }
 
     /// Locations live right after statement `k` of block `b`.
     pub fn live_after(&self, cfg: &Cfg, fx: &[Option<Effects>], b: NodeIndex, k: usize) -> BitSet {
-        let mut live = self.live_out[b.index()].clone();
+        let mut live = BitSet::new(self.locations);
+        self.live_out.copy_into(b.index(), &mut live);
         for j in cfg.block(b).stmts.clone().rev() {
             if j == k {
                 break;
@@ -140,6 +176,161 @@ impl Liveness {
             }
         }
         live
+    }
+}
+
+/// Live-in and live-out sets one location at a time: from the blocks that
+/// read it before writing it, back through predecessors until a block
+/// that writes it.
+fn solve_sparse(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (Groups, Groups) {
+    let n = cfg.node_bound();
+    // (location, block) pairs: the blocks reading a location before any
+    // write that kills it there, and the blocks with a write that kills it.
+    let (mut read_first, mut killed_in): (Vec<(u32, u32)>, Vec<(u32, u32)>) = (Vec::new(), Vec::new());
+    let mut in_layout = vec![false; n];
+    {
+        // The last block that marked each location, as read first or
+        // killed (a block's index plus one; zero for none).
+        let (mut read_by, mut killed_by) = (vec![0u32; m], vec![0u32; m]);
+        for &b in &cfg.layout {
+            in_layout[b.index()] = true;
+            let (block, mark) = (b.index() as u32, b.index() as u32 + 1);
+            for k in cfg.block(b).stmts.clone() {
+                let Some(e) = &fx[k] else { continue };
+                for l in &e.uses {
+                    let l = l.0 as usize;
+                    if killed_by[l] != mark && read_by[l] != mark {
+                        read_by[l] = mark;
+                        read_first.push((l as u32, block));
+                    }
+                }
+                for d in e.defs.iter().filter(|d| d.kills) {
+                    let l = d.loc.0 as usize;
+                    if killed_by[l] != mark {
+                        killed_by[l] = mark;
+                        killed_in.push((l as u32, block));
+                    }
+                }
+            }
+        }
+    }
+    let (read_first, killed_in) = (Groups::of(m, &read_first), Groups::of(m, &killed_in));
+    // Each block's predecessors in the layout.
+    let preds: Vec<(u32, u32)> = cfg.edges().filter(|(from, _, _)| in_layout[from.index()]).map(|(from, to, _)| (to.index() as u32, from.index() as u32)).collect();
+    let preds = Groups::of(n, &preds);
+    // (block, location) pairs of the result, by increasing location.
+    let (mut live_in, mut live_out): (Vec<(u32, u32)>, Vec<(u32, u32)>) = (Vec::new(), Vec::new());
+    // Per block, the last location marked live into it, out of it,
+    // and the last whose killing blocks were flagged (plus one).
+    let (mut in_mark, mut out_mark, mut kills_mark) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+    let mut work: Vec<u32> = Vec::new();
+    for l in 0..m as u32 {
+        let mark = l + 1;
+        for &b in killed_in.get(l as usize) {
+            kills_mark[b as usize] = mark;
+        }
+        for &b in read_first.get(l as usize) {
+            in_mark[b as usize] = mark;
+            live_in.push((b, l));
+            work.push(b);
+        }
+        while let Some(b) = work.pop() {
+            for &p in preds.get(b as usize) {
+                let pi = p as usize;
+                if out_mark[pi] == mark {
+                    continue;
+                }
+                out_mark[pi] = mark;
+                live_out.push((pi as u32, l));
+                if kills_mark[pi] != mark && in_mark[pi] != mark {
+                    in_mark[pi] = mark;
+                    live_in.push((pi as u32, l));
+                    work.push(pi as u32);
+                }
+            }
+        }
+    }
+    (Groups::of(n, &live_in), Groups::of(n, &live_out))
+}
+
+/// Live-in and live-out sets by rounds over the blocks to a fixed point.
+fn solve_dense(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (Vec<BitSet>, Vec<BitSet>) {
+    let n = cfg.node_bound();
+    let (mut uses, mut defs) = (vec![BitSet::new(m); n], vec![BitSet::new(m); n]);
+    for &b in &cfg.layout {
+        let (u, d) = (&mut uses[b.index()], &mut defs[b.index()]);
+        for k in cfg.block(b).stmts.clone().rev() {
+            let Some(e) = &fx[k] else { continue };
+            for def in &e.defs {
+                if def.kills {
+                    u.remove(def.loc.0 as usize);
+                    d.insert(def.loc.0 as usize);
+                }
+            }
+            for l in &e.uses {
+                u.insert(l.0 as usize);
+            }
+        }
+    }
+    let mut live_in = uses.clone();
+    let mut live_out = vec![BitSet::new(m); n];
+    // One block's sets at a time, in two buffers kept across blocks.
+    let mut out = BitSet::new(m);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in cfg.layout.iter().rev() {
+            out.words.fill(0);
+            for s in cfg.successors(b) {
+                out.union_with(&live_in[s.index()]);
+            }
+            // in = uses ∪ (out − defs), word by word.
+            let (u, d, inn) = (&uses[b.index()].words, &defs[b.index()].words, &mut live_in[b.index()].words);
+            for (((i, &o), &d), &u) in inn.iter_mut().zip(&out.words).zip(d).zip(u) {
+                let w = u | (o & !d);
+                changed |= w != *i;
+                *i = w;
+            }
+            live_out[b.index()].words.copy_from_slice(&out.words);
+        }
+    }
+    (live_in, live_out)
+}
+
+/// Values grouped by a key below some `n`, each group in the order given
+/// (a counting sort of (key, value) pairs), stored together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Groups {
+    start: Vec<u32>,
+    values: Vec<u32>,
+}
+
+impl Groups {
+    pub fn of(n: usize, pairs: &[(u32, u32)]) -> Groups {
+        let mut start = vec![0u32; n + 1];
+        for &(k, _) in pairs {
+            start[k as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut next = start.clone();
+        let mut values = vec![0u32; pairs.len()];
+        for &(k, v) in pairs {
+            values[next[k as usize] as usize] = v;
+            next[k as usize] += 1;
+        }
+        Groups { start, values }
+    }
+
+    /// The values of key `k`.
+    pub fn get(&self, k: usize) -> &[u32] {
+        &self.values[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+
+    /// Is `v` a value of key `k`? (For groups given in increasing order.)
+    pub fn contains(&self, k: usize, v: u32) -> bool {
+        self.get(k).binary_search(&v).is_ok()
     }
 }
 

@@ -90,8 +90,10 @@ fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
         // statements that read nothing leaves every location's liveness as
         // it was: another round would find nothing more.
         let mut found_reads = false;
+        // One set walked back through each block in turn.
+        let mut l = BitSet::new(locs.len());
         for &b in &cfg.layout {
-            let mut l = live.live_out[b.index()].clone();
+            live.live_out.copy_into(b.index(), &mut l);
             for k in cfg.block(b).stmts.clone().rev() {
                 let Some(e) = &fx[k] else { continue };
                 let Stmt::Instr(ins) = &body[k] else { continue };

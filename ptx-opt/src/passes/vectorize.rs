@@ -240,20 +240,23 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
             continue;
         }
         let stmts = cfg.block(b).stmts.clone();
-        // What each statement of the block does to memory, found once: a
-        // group's check reads those between its members.
-        let touches = Touches::of(stmts.clone().map(|k| if let Stmt::Instr(ins) = &body[k] { touch(f, &syms, &view, k, ins) } else { Touch::Nothing }).collect(), stmts.start);
+        let touch_at = |k: usize| if let Stmt::Instr(ins) = &body[k] { touch(f, &syms, &view, k, ins) } else { Touch::Nothing };
         let mut scalars: Vec<Scalar> = Vec::new();
-        for (k, t) in stmts.clone().zip(&touches.of) {
-            let (Stmt::Instr(ins), Touch::Plain(acc)) = (&body[k], t) else { continue };
+        for k in stmts.clone() {
+            let (Stmt::Instr(ins), Touch::Plain(acc)) = (&body[k], touch_at(k)) else { continue };
             if !VECTORIZED_SPACES.contains(&acc.at.space) {
                 continue;
             }
             if let (true, None, Some(Operand::Reg(r))) = (acc.whole, ins.guard, acc.value) {
                 if plain_reg(f, &Operand::Reg(*r), None).is_some() && ins.vector().is_none() {
-                    scalars.push(Scalar { k, store: acc.store, at: acc.at.clone(), reg: r.reg });
+                    scalars.push(Scalar { k, store: acc.store, at: acc.at, reg: r.reg });
                 }
             }
+        }
+        // Found when a first group of the block is checked (most blocks have none).
+        let touches: OnceCell<Touches> = OnceCell::new();
+        if scalars.len() < 2 {
+            continue;
         }
         let places = Places::of(&scalars);
         let mut used = vec![false; scalars.len()];
@@ -273,7 +276,8 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                     continue;
                 }
                 let members: Vec<&Scalar> = group.iter().map(|&j| &scalars[j]).collect();
-                if !movable(body, &view, &touches, &members) {
+                let touches = touches.get_or_init(|| Touches::of(stmts.clone().map(touch_at).collect(), stmts.start));
+                if !movable(body, &view, touches, &members) {
                     continue;
                 }
                 let Some(vector) = vector_access(body, &members, n) else { continue };
