@@ -632,8 +632,9 @@ fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
 }
 
 /// The [`AluOp`] or [`CheckedAluOp`] that computes `ins` (with `nsrcs`
-/// sources), if one does: no `.sat`, `.ftz`, rounding other than `.rn`,
-/// packed types, combining predicates or video selectors.
+/// sources), if one does: no `.sat`, `.ftz`, rounding other than `.rn`
+/// (but a narrowing floating-point `cvt`'s), packed types or video
+/// selectors.
 pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
     let types = ins.types();
     if ins.opcode == Opcode::CVT {
