@@ -157,7 +157,7 @@ fn mods(ins: &Instruction) -> Result<Mods, EvalError> {
 }
 
 /// The `rustc_apfloat` rounding of a PTX rounding modifier (`.rs` has none).
-fn round_of(r: Rounding) -> Option<Round> {
+pub(crate) fn round_of(r: Rounding) -> Option<Round> {
     Some(match r {
         Rounding::Rn | Rounding::Rni => NTE,
         Rounding::Rz | Rounding::Rzi => RZ,

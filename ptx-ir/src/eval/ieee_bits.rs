@@ -56,7 +56,7 @@ pub(super) fn to_f64(b: u128, t: T) -> Option<f64> {
 
 /// A double rounded into `.f16 .bf16 .f32` in mode `r` (`.f64`: the double
 /// itself); `None` for a NaN.
-pub(super) fn from_f64(x: f64, t: T, r: Round) -> Option<u128> {
+pub(crate) fn from_f64(x: f64, t: T, r: Round) -> Option<u128> {
     if x.is_nan() {
         return None;
     }

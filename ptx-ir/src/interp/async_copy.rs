@@ -86,7 +86,7 @@ pub struct AsyncState {
 
 impl AsyncState {
     pub fn new(threads: usize, shared_size: usize) -> AsyncState {
-        AsyncState { copies: BTreeMap::new(), next_id: 0, threads: vec![ThreadGroups::default(); threads], shared_dst: vec![0; shared_size], mbarriers: super::mbarrier::Mbarriers::new(threads), cluster: vec![Default::default(); threads] }
+        AsyncState { copies: BTreeMap::new(), next_id: 0, threads: (0..threads).map(|_| ThreadGroups::default()).collect(), shared_dst: vec![0; shared_size], mbarriers: super::mbarrier::Mbarriers::new(threads), cluster: vec![Default::default(); threads] }
     }
 
     /// Must memory accesses be checked against copies or mbarrier objects?

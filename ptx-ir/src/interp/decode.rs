@@ -3,7 +3,8 @@
 //! resolved to value slots, immediates converted to bits, symbols to their
 //! places, branch targets to statements, the guard to a slot and a sign, and
 //! the common integer instructions to an [`AluOp`] chosen once (the
-//! carry forms, division, `.rn` floating-point arithmetic and comparisons
+//! carry forms, division, `.rn` floating-point arithmetic, comparisons,
+//! also those combining a predicate, and narrowing floating-point `cvt`
 //! to a [`CheckedAluOp`], which may leave a value it cannot give exactly,
 //! a NaN or a division's unspecified result, to `step`). Everything
 //! else decodes to [`Op::Slow`] and runs through the reference `Cta::step`
@@ -15,7 +16,8 @@ use super::memory::Space;
 use super::program::{type_bytes, FuncLayout, VarLoc};
 use crate::eval::{self, imm_bits, Quality};
 use crate::ir::{AddrBase, Instruction, Name, Operand, PairPred, Prefix, RegId, Stmt};
-use crate::isa::{CmpOp, Mod, ModKind, Opcode, ScalarType, TypeClass};
+use crate::isa::{BoolOp, CmpOp, Mod, ModKind, Opcode, ScalarType, TypeClass};
+use rustc_apfloat::Round;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -69,9 +71,28 @@ pub enum IntCmp {
 }
 
 impl IntCmp {
+    /// The comparison `c` of values of type class `class`, if an integer one.
+    fn of(c: CmpOp, class: TypeClass) -> Option<IntCmp> {
+        Some(match (c, class) {
+            (CmpOp::Eq, _) => IntCmp::Eq,
+            (CmpOp::Ne, _) => IntCmp::Ne,
+            (CmpOp::Lt, TypeClass::Signed) => IntCmp::LtS,
+            (CmpOp::Le, TypeClass::Signed) => IntCmp::LeS,
+            (CmpOp::Gt, TypeClass::Signed) => IntCmp::GtS,
+            (CmpOp::Ge, TypeClass::Signed) => IntCmp::GeS,
+            (CmpOp::Lt | CmpOp::Lo, TypeClass::Unsigned) => IntCmp::LtU,
+            (CmpOp::Le | CmpOp::Ls, TypeClass::Unsigned) => IntCmp::LeU,
+            (CmpOp::Gt | CmpOp::Hi, TypeClass::Unsigned) => IntCmp::GtU,
+            (CmpOp::Ge | CmpOp::Hs, TypeClass::Unsigned) => IntCmp::GeU,
+            _ => return None,
+        })
+    }
+
     /// Does the comparison hold between the low `n` bits of `a` and `b`?
-    /// (Only the signed comparisons sign-extend.)
-    #[inline]
+    /// (Only the signed comparisons sign-extend.) Always inlined: called
+    /// from `CheckedAluOp::apply` too, it was no longer inlined into
+    /// `AluOp::apply`, which took the integer loop bench 2 % more work.
+    #[inline(always)]
     fn holds(self, a: u128, b: u128, n: u32) -> bool {
         let unsigned = |x: u128| x & width_mask(n);
         let signed = |x: u128| eval::sext(x, n);
@@ -147,10 +168,27 @@ pub enum CheckedAluOp {
     Brev(u32),
     /// `setp` of two `.f32` (or `.f64` when `double`) values, no `.ftz`.
     FloatSetp { cmp: CmpOp, double: bool },
+    /// `setp` combining its comparison with a predicate (`setp.lt.and.s32
+    /// p, a, b, c`), one destination, no `.ftz`.
+    CombinedSetp { compare: Compare, combine: BoolOp },
     /// `add`, `sub`, `mul` and `fma` of `.f32` (or `.f64`) values rounding
     /// to nearest even, no `.ftz` or `.sat`: the host's IEEE arithmetic,
     /// none when the result is a NaN (whose bits the reference path gives).
     FloatArith { op: FloatOp, double: bool },
+    /// `cvt` of a `.f32` (or `.f64` when `from_double`) value to a narrower
+    /// `.f16`, `.bf16` or `.f32` rounding as `.rn`, `.rz`, `.rm` or `.rp`
+    /// (`round`), nothing more: the evaluator's rounding of the value;
+    /// none for a NaN (whose bits the reference path gives).
+    FloatCvt { from_double: bool, to: ScalarType, round: Round },
+}
+
+/// The comparison of a [`CheckedAluOp::CombinedSetp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compare {
+    /// Of integers or bits of `n` bits.
+    Int { cmp: IntCmp, n: u32 },
+    /// Of `.f32` (or `.f64` when `double`) values.
+    Float { cmp: CmpOp, double: bool },
 }
 
 /// The arithmetic of [`CheckedAluOp::FloatArith`].
@@ -594,12 +632,13 @@ fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
 }
 
 /// The [`AluOp`] or [`CheckedAluOp`] that computes `ins` (with `nsrcs`
-/// sources), if one does: no `.sat`, `.ftz`, rounding other than `.rn`,
-/// packed types, combining predicates or video selectors.
+/// sources), if one does: no `.sat`, `.ftz`, rounding other than `.rn`
+/// (but a narrowing floating-point `cvt`'s), packed types or video
+/// selectors.
 pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
     let types = ins.types();
     if ins.opcode == Opcode::CVT {
-        return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common);
+        return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common).or_else(|| float_cvt(ins, &types, nsrcs).map(AnyAluOp::Checked));
     }
     let &[t] = types.as_slice() else { return None };
     let n = t.bits();
@@ -611,8 +650,8 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
     let mods = other_mods(ins);
     let plain = mods.is_empty();
     if ins.operands.iter().any(|o| matches!(o, Operand::Reg(r) if r.sel.is_some() || r.prefix != Prefix::None) || matches!(o, Operand::Pair(..) | Operand::Vector(..))) {
-        // A `!c` is allowed as `selp`'s predicate only.
-        if !(ins.opcode == Opcode::SELP && ins.operands.iter().take(3).all(|o| matches!(o, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None) || matches!(o, Operand::Imm(_)))) {
+        // A `!c` is allowed as the predicate of `selp` and of a combining `setp` only.
+        if !(matches!(ins.opcode, Opcode::SELP | Opcode::SETP) && ins.operands.iter().take(3).all(plain_operand)) {
             return None;
         }
     }
@@ -642,20 +681,7 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
         Opcode::SETP if nsrcs == 2 && (int || bits_type) => {
             let &[m] = mods.as_slice() else { return None };
             let ModKind::Cmp(c) = m.kind() else { return None };
-            let cmp = match (c, t.class()) {
-                (CmpOp::Eq, _) => IntCmp::Eq,
-                (CmpOp::Ne, _) => IntCmp::Ne,
-                (CmpOp::Lt, TypeClass::Signed) => IntCmp::LtS,
-                (CmpOp::Le, TypeClass::Signed) => IntCmp::LeS,
-                (CmpOp::Gt, TypeClass::Signed) => IntCmp::GtS,
-                (CmpOp::Ge, TypeClass::Signed) => IntCmp::GeS,
-                (CmpOp::Lt | CmpOp::Lo, TypeClass::Unsigned) => IntCmp::LtU,
-                (CmpOp::Le | CmpOp::Ls, TypeClass::Unsigned) => IntCmp::LeU,
-                (CmpOp::Gt | CmpOp::Hi, TypeClass::Unsigned) => IntCmp::GtU,
-                (CmpOp::Ge | CmpOp::Hs, TypeClass::Unsigned) => IntCmp::GeU,
-                _ => return None,
-            };
-            AluOp::Setp { cmp, n }.into()
+            AluOp::Setp { cmp: IntCmp::of(c, t.class())?, n }.into()
         }
         Opcode::SELP if plain && nsrcs == 3 && (int || bits_type || matches!(t, T::F32 | T::F64)) => AluOp::Selp(n).into(),
         Opcode::MOV if plain && nsrcs == 1 && ins.vector().is_none() && (int || bits_type || matches!(t, T::F32 | T::F64 | T::Pred)) => AluOp::Mov(width(t)).into(),
@@ -678,10 +704,19 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
         Opcode::SETP if nsrcs == 2 && matches!(t, T::F32 | T::F64) => {
             let &[m] = mods.as_slice() else { return None };
             let ModKind::Cmp(cmp) = m.kind() else { return None };
-            if matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs) {
+            CheckedAluOp::FloatSetp { cmp: float_cmp(cmp)?, double: t == T::F64 }.into()
+        }
+        Opcode::SETP if nsrcs == 3 => {
+            let &[cm, bm] = mods.as_slice() else { return None };
+            let (ModKind::Cmp(cmp), ModKind::Bool(combine)) = (cm.kind(), bm.kind()) else { return None };
+            let compare = if int || bits_type {
+                Compare::Int { cmp: IntCmp::of(cmp, t.class())?, n }
+            } else if matches!(t, T::F32 | T::F64) {
+                Compare::Float { cmp: float_cmp(cmp)?, double: t == T::F64 }
+            } else {
                 return None;
-            }
-            CheckedAluOp::FloatSetp { cmp, double: t == T::F64 }.into()
+            };
+            CheckedAluOp::CombinedSetp { compare, combine }.into()
         }
         Opcode::ADD | Opcode::SUB | Opcode::MUL | Opcode::FMA if matches!(t, T::F32 | T::F64) && only(&mods, &[Mod::RN]) && (ins.opcode != Opcode::FMA || !plain) => {
             let op = match (ins.opcode, nsrcs) {
@@ -703,6 +738,17 @@ fn only(mods: &[Mod], allowed: &[Mod]) -> bool {
     mods.iter().all(|m| allowed.contains(m))
 }
 
+/// A comparison of floating-point values (not one of the unsigned
+/// integer comparisons `.lo .ls .hi .hs`).
+fn float_cmp(cmp: CmpOp) -> Option<CmpOp> {
+    Some(cmp).filter(|c| !matches!(c, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs))
+}
+
+/// A register without a vector selector or prefix, or an immediate.
+fn plain_operand(o: &Operand) -> bool {
+    matches!(o, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None) || matches!(o, Operand::Imm(_))
+}
+
 /// `cvt` between integer types, if `ins` is one with nothing more (no
 /// `.sat`, no rounding, a plain register or immediate source): what
 /// `eval`'s integer-to-integer conversion computes.
@@ -710,11 +756,24 @@ fn int_cvt(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<AluO
     use ScalarType as T;
     let int = |t: ScalarType| matches!(t, T::U8 | T::U16 | T::U32 | T::U64 | T::S8 | T::S16 | T::S32 | T::S64);
     let &[d, a] = types else { return None };
-    let plain_operands = ins.operands.iter().all(|o| matches!(o, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None) || matches!(o, Operand::Imm(_)));
-    if nsrcs != 1 || !int(d) || !int(a) || !other_mods(ins).is_empty() || !plain_operands {
+    if nsrcs != 1 || !int(d) || !int(a) || !other_mods(ins).is_empty() || !ins.operands.iter().all(plain_operand) {
         return None;
     }
     Some(AluOp::Cvt { from: a.bits(), signed: a.class() == TypeClass::Signed, to: d.bits() })
+}
+
+/// `cvt` from `.f32` or `.f64` to a narrower `.f16`, `.bf16` or `.f32`, if
+/// `ins` is one with a rounding to a float (`.rn .rz .rm .rp`) and nothing
+/// more (no `.ftz`, `.sat`, `.relu`, `.satfinite`; a plain source).
+fn float_cvt(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<CheckedAluOp> {
+    use ScalarType as T;
+    let &[d, a] = types else { return None };
+    let &[m] = other_mods(ins).as_slice() else { return None };
+    let ModKind::Rounding(r) = m.kind() else { return None };
+    if nsrcs != 1 || r.is_integer() || !matches!(a, T::F32 | T::F64) || !matches!(d, T::F16 | T::Bf16 | T::F32) || d.bits() >= a.bits() || !ins.operands.iter().all(plain_operand) {
+        return None;
+    }
+    Some(CheckedAluOp::FloatCvt { from_double: a == T::F64, to: d, round: eval::round_of(r)? })
 }
 
 /// The low `n` bits set, for a width of 1 to 128 bits (every [`AluOp`]'s:
@@ -781,6 +840,16 @@ impl AluOp {
     }
 }
 
+/// The value of the bits of a `.f32` (or `.f64` when `double`), exactly.
+#[inline]
+fn float_value(bits: u128, double: bool) -> f64 {
+    if double {
+        f64::from_bits(bits as u64)
+    } else {
+        f64::from(f32::from_bits(bits as u32))
+    }
+}
+
 impl FloatOp {
     /// The operation on `x` and `y` (and `z` for `fma`, through `fma`,
     /// which rounds once).
@@ -839,10 +908,20 @@ impl CheckedAluOp {
             CheckedAluOp::Popc(n) => (a & mask(n)).count_ones() as u128,
             CheckedAluOp::Clz(n) => ((a & mask(n)).leading_zeros() - (128 - n)) as u128,
             CheckedAluOp::Brev(n) => (a & mask(n)).reverse_bits() >> (128 - n),
-            CheckedAluOp::FloatSetp { cmp, double } => {
-                let value = |x: u128| if double { f64::from_bits(x as u64) } else { f64::from(f32::from_bits(x as u32)) };
-                eval::float_compare(cmp, value(a), value(b))? as u128
+            CheckedAluOp::FloatSetp { cmp, double } => eval::float_compare(cmp, float_value(a, double), float_value(b, double))? as u128,
+            CheckedAluOp::CombinedSetp { compare, combine } => {
+                let holds = match compare {
+                    Compare::Int { cmp, n } => cmp.holds(a, b, n),
+                    Compare::Float { cmp, double } => eval::float_compare(cmp, float_value(a, double), float_value(b, double))?,
+                };
+                let c = c & 1 == 1;
+                (match combine {
+                    BoolOp::And => holds & c,
+                    BoolOp::Or => holds | c,
+                    BoolOp::Xor => holds ^ c,
+                }) as u128
             }
+            CheckedAluOp::FloatCvt { from_double, to, round } => eval::round_f64(float_value(a, from_double), to, round)?,
             // A NaN's bits are the reference path's to give.
             CheckedAluOp::FloatArith { op, double: true } => {
                 let f = |x: u128| f64::from_bits(x as u64);

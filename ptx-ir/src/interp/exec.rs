@@ -48,7 +48,8 @@ impl Wait {
 pub struct Thread {
     pub tid: [u32; 3],
     pub linear: u32,
-    pub frames: Vec<Frame>,
+    /// The call stack, the kernel's frame held in place.
+    pub frames: SmallVec<[Frame; 1]>,
     pub local: Flat,
     pub carry: bool,
     pub wait: Wait,
@@ -107,7 +108,7 @@ impl<'p, 'm> Cta<'p, 'm> {
                 for x in 0..bx {
                     let linear = x + y * bx + z * bx * by;
                     let frame = Frame { func: p.kernel, pc: 0, regs: vec![Val::unspecified(); kf.nslots], params: params.clone(), local_base: p.module_local_size, ret_to: None };
-                    threads.push(Thread { tid: [x, y, z], linear, frames: vec![frame], local: Flat::undefined("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None, clock: 0 });
+                    threads.push(Thread { tid: [x, y, z], linear, frames: smallvec::smallvec![frame], local: Flat::undefined("local", p.module_local_size + kf.local_size), carry: false, wait: Wait::Running, resume: None, clock: 0 });
                 }
             }
         }

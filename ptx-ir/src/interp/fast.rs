@@ -461,6 +461,27 @@ mod tests {
                 forms.push(format!("{op}.{t} {r}1, {r}2, {r}3;"));
             }
             forms.push(format!("fma.rn.{t} {r}1, {r}2, {r}3, {r}4;"));
+            for (cmp, combine) in [("lt", "and"), ("equ", "or"), ("nan", "xor"), ("ge", "and")] {
+                forms.push(format!("setp.{cmp}.{combine}.{t} %p1, {r}2, {r}3, %p4;"));
+                forms.push(format!("setp.{cmp}.{combine}.{t} %p1, {r}2, {r}3, !%p4;"));
+            }
+        }
+        // Combining integer comparisons, with the predicate as written and negated.
+        for (t, r) in [("s16", "%h"), ("u32", "%r"), ("s64", "%rd"), ("b32", "%r")] {
+            for (cmp, combine) in [("lt", "and"), ("ne", "or"), ("eq", "xor"), ("ge", "or")] {
+                if !(t.starts_with('b') && !matches!(cmp, "eq" | "ne")) {
+                    forms.push(format!("setp.{cmp}.{combine}.{t} %p1, {r}2, {r}3, %p4;"));
+                    forms.push(format!("setp.{cmp}.{combine}.{t} %p1, {r}2, {r}3, !%p4;"));
+                }
+            }
+        }
+        // Narrowing floating-point `cvt` in each rounding to a float.
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            for (d, rd) in [("f16", "%h"), ("bf16", "%h")] {
+                forms.push(format!("cvt.{rnd}.{d}.f32 {rd}1, %f2;"));
+                forms.push(format!("cvt.{rnd}.{d}.f64 {rd}1, %fd2;"));
+            }
+            forms.push(format!("cvt.{rnd}.f32.f64 %f1, %fd2;"));
         }
         for (t, r) in [("b16", "%h"), ("b32", "%r"), ("b64", "%rd"), ("pred", "%p")] {
             for op in ["and", "or", "xor"] {
@@ -485,8 +506,12 @@ mod tests {
             }
         }
         // Integer edges (the extremes of each width, `-1`, `MININT + 1`) and
-        // floating-point ones (zeros, infinities, NaNs, a subnormal, 1.0).
-        let edges: [u64; 16] = [
+        // floating-point ones (zeros, infinities, NaNs, a subnormal, 1.0;
+        // for the narrowing `cvt`, `.f32` values halfway between two `.f16`
+        // or `.bf16` values, beyond the largest `.f16`, in the `.f16`
+        // subnormals and halfway to the smallest, and `.f64` ones halfway
+        // between two `.f32`, beyond the largest, below the smallest).
+        let edges: [u64; 32] = [
             0,
             1,
             2,
@@ -503,16 +528,33 @@ mod tests {
             0x7fc0_0000,
             0x3ff0_0000_0000_0000,
             0x7ff0_0000_0000_0000,
+            0x3f80_1000,
+            0x3f80_3000,
+            0xbf80_8000,
+            0x3f81_8000,
+            0x477f_f000,
+            0xc780_0000,
+            0x3380_0000,
+            0x3300_0000,
+            0x3310_0000,
+            0x387f_c000,
+            0x3ff0_0000_1000_0000,
+            0xbff0_0000_3000_0000,
+            0x47ef_ffff_f000_0000,
+            0x3690_0000_0000_0000,
+            0x0000_0000_0000_0001,
+            0xfff8_0000_0000_0000,
         ];
         let mut x = 7u64;
         for text in &forms {
             let i = ins(text);
             let nsrcs = i.operands.len() - 1;
             let op = alu_op(&i, nsrcs).unwrap_or_else(|| panic!("`{text}` is not decoded to an AluOp"));
-            for k in 0..600 {
+            let n = edges.len();
+            for k in 0..n * n + 400 {
                 let mut s = [0u128; 3];
                 for (j, v) in s.iter_mut().enumerate().take(nsrcs) {
-                    *v = if k < 256 { edges[(k >> (4 * j)) % 16] as u128 } else { next(&mut x) as u128 };
+                    *v = if k < n * n { edges[(k / n.pow(j as u32)) % n] as u128 } else { next(&mut x) as u128 };
                     if k % 3 == 0 {
                         *v &= 0x7f;
                     }
@@ -540,7 +582,7 @@ mod tests {
             }
         }
         // Forms with modifiers the AluOps do not model are left to the evaluator.
-        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.s32 %p1, %r2, %r3, %p2;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;", "cvt.rn.f16.f32 %h1, %f2;"] {
+        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.ftz.f32 %p1, %f2, %f3, %p2;", "setp.lt.and.b32 %p1, %r2, %r3, %p2;", "setp.lt.and.f16 %p1, %h2, %h3, %p2;", "setp.lt.and.s32 %p1|%p3, %r2, %r3, %p2;", "cvt.rn.ftz.f16.f32 %h1, %f2;", "cvt.rn.sat.f16.f32 %h1, %f2;", "cvt.rn.relu.f16.f32 %h1, %f2;", "cvt.rni.f32.f64 %f1, %fd2;", "cvt.f32.f16 %f1, %h2;", "cvt.rn.f64.f32 %fd1, %f2;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;"] {
             let i = ins(text);
             assert_eq!(alu_op(&i, i.operands.len() - 1), None, "{text}");
         }
@@ -559,8 +601,9 @@ mod tests {
 	.shared .align 16 .b8 sh[1024];
 	.reg .pred %p<4>;
 	.reg .b16 %h<4>;
-	.reg .b32 %r<20>;
+	.reg .b32 %r<22>;
 	.reg .f32 %f<4>;
+	.reg .f64 %fd<2>;
 	.reg .b64 %rd<12>;
 	ld.param.u64 %rd1, [out];
 	ld.param.u32 %r1, [n];
@@ -585,9 +628,19 @@ L:
 	ld.local.s16 %r12, [scratch+8];
 	cvt.rn.f32.s32 %f1, %r12;
 	div.approx.f32 %f2, %f1, 0f40400000;
+	cvt.rn.f16.f32 %h1, %f2;
+	cvt.u32.u16 %r20, %h1;
+	cvt.f64.f32 %fd1, %f1;
+	mul.rn.f64 %fd1, %fd1, 0d3fb999999999999a;
+	cvt.rz.bf16.f64 %h1, %fd1;
+	cvt.u32.u16 %r21, %h1;
+	cvt.rm.f32.f64 %f3, %fd1;
 	st.shared.v2.u32 [%r11], {%r8, %r9};
 	ld.shared.v2.u32 {%r13, %r14}, [%r11];
 	setp.lt.s32 %p1, %r6, 0;
+	setp.gt.and.f32 %p3, %f3, 0f3f800000, %p1;
+	setp.ne.or.s32 %p3, %r20, %r21, !%p3;
+	selp.b32 %r20, %r20, %r21, %p3;
 	selp.b32 %r15, %r13, %r14, %p1;
 	@!%p1 add.s32 %r15, %r15, %r16;
 	add.s32 %r3, %r3, 1;
@@ -610,6 +663,7 @@ L:
 	mad.lo.u32 %r9, %r18, %r19, %r9;
 	cvt.u32.u16 %r16, %h1;
 	add.u32 %r9, %r9, %r16;
+	xor.b32 %r9, %r9, %r20;
 	mov.b64 %rd10, {%r15, %r9};
 	mov.b64 {%r15, _}, %rd10;
 	mov.b32 {%h2, %h3}, %r9;
@@ -631,6 +685,10 @@ L:
             if let crate::ir::Stmt::Instr(i) = s {
                 if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA | crate::isa::Opcode::BAR) {
                     assert!(!matches!(fi.op, super::super::decode::Op::Slow), "{i:?} is not pre-decoded");
+                }
+                // Every `setp` here, and the narrowing floating-point `cvt`s, are computed without the evaluator.
+                if i.opcode == crate::isa::Opcode::SETP || (i.opcode == crate::isa::Opcode::CVT && i.rounding().is_some() && i.types()[1].class() == crate::isa::TypeClass::Float) {
+                    assert!(matches!(fi.op, super::super::decode::Op::Alu { .. } | super::super::decode::Op::CheckedAlu { .. }), "{i:?} is not computed here");
                 }
                 if i.operands.iter().any(|o| matches!(o, crate::ir::Operand::Vector(_))) && i.opcode == crate::isa::Opcode::MOV {
                     assert!(matches!(fi.op, super::super::decode::Op::Pack { .. } | super::super::decode::Op::Unpack { .. }), "{i:?} is not packed or unpacked");
