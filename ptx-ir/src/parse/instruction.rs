@@ -235,7 +235,7 @@ impl<'a> Parser<'a> {
             Some(Binding::Var) => self.symbol_operand(name, opcode, depth),
             Some(Binding::Label { .. }) => {
                 let f = self.func.as_mut().unwrap();
-                Ok(Operand::Label(f.use_label(name, t.span)))
+                Ok(Operand::Label(f.use_label(name, t.span, binding)))
             }
             None => {
                 if let Some(sr) = SpecialReg::from_name(name) {
@@ -247,7 +247,7 @@ impl<'a> Parser<'a> {
                     return self.symbol_operand(name, opcode, depth);
                 }
                 let f = self.func.as_mut().unwrap();
-                Ok(Operand::Label(f.use_label(name, t.span)))
+                Ok(Operand::Label(f.use_label(name, t.span, None)))
             }
         }
     }

@@ -17,6 +17,7 @@ use crate::ir::{range_member, LabelId, Name, Reg, RegId};
 use crate::isa::{ScalarType, StateSpace};
 use crate::source::Span;
 use rustc_hash::{FxBuildHasher, FxHashMap};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 
@@ -112,7 +113,8 @@ struct Scope<'a> {
     /// Declared registers and variables, and the range members used so far.
     names: Table<'a, (Binding, Span)>,
     ranges: FxHashMap<&'a str, Range>,
-    labels: Table<'a, (LabelId, bool, Span)>,
+    /// It defines labels (in [`FuncState::label_ids`]).
+    has_labels: bool,
     /// Where its `{` is (none for the function body itself).
     opened: Option<Span>,
     /// Its number in the function (0: the body itself).
@@ -148,6 +150,13 @@ fn room_for(room: usize, len: usize, members: usize) -> usize {
     room.max(len) + members
 }
 
+/// What a name means where it is used ([`FuncState::meaning`]).
+enum Meaning {
+    Bound(Binding),
+    /// A member of the range of scope `scope` that has no register yet.
+    NewMember { scope: usize, range: Range },
+}
+
 /// Per-function parser state.
 pub struct FuncState<'a> {
     pub regs: Vec<Reg>,
@@ -161,8 +170,9 @@ pub struct FuncState<'a> {
     pub labels: Vec<Name>,
     /// Where each label is defined.
     pub label_defs: Vec<Span>,
-    /// The labels each scope defines.
-    label_ids: FxHashMap<(u32, &'a str), LabelId>,
+    /// The labels each scope defines (by scope number), each with whether
+    /// it is a position in the code ([`Binding::Label`]).
+    label_ids: FxHashMap<(u32, &'a str), (LabelId, bool)>,
     /// Label references in order; `Operand::Label` holds an index into
     /// this list until [`FuncState::resolve_labels`].
     refs: Vec<LabelRef<'a>>,
@@ -206,6 +216,14 @@ impl<'a> FuncState<'a> {
         self.scopes.len() - 1
     }
 
+    /// The label `name` of `scope`, and whether it is a position in the code.
+    fn label_of(&self, scope: &Scope, name: &str) -> Option<(LabelId, bool)> {
+        if !scope.has_labels {
+            return None;
+        }
+        self.label_ids.get(&(scope.id, name)).copied()
+    }
+
     /// Where `name` is already declared in the innermost scope: as a
     /// register, variable or label, as a range's prefix, or as a member of
     /// a range.
@@ -219,7 +237,7 @@ impl<'a> FuncState<'a> {
             .get(&key)
             .map(|(_, sp)| *sp)
             .or_else(|| s.ranges.get(key.name).map(|r| r.span))
-            .or_else(|| s.labels.get(&key).map(|l| l.2))
+            .or_else(|| self.label_of(s, key.name).map(|(id, _)| self.label_defs[id.0 as usize]))
             .or_else(|| s.range_of(key.name).map(|r| r.span))
     }
 
@@ -237,15 +255,15 @@ impl<'a> FuncState<'a> {
     pub fn declare_new_reg(&mut self, name: &'a str, ty: ScalarType, vector: Option<u8>, span: Span) -> Result<RegId, Span> {
         let key = Key::new(name);
         let s = self.scopes.last_mut().unwrap();
-        if !s.ranges.is_empty() || !s.labels.is_empty() {
+        if !s.ranges.is_empty() || s.has_labels {
             if let Some(prev) = self.declared_here_as(key) {
                 return Err(prev);
             }
             return Ok(self.declare_reg_as(key, ty, vector, span));
         }
         match s.names.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => Err(e.get().1),
-            std::collections::hash_map::Entry::Vacant(e) => {
+            Entry::Occupied(e) => Err(e.get().1),
+            Entry::Vacant(e) => {
                 e.insert((Binding::Reg(RegId(self.regs.len() as u32)), span));
                 Ok(self.push_declared_reg(name, ty, vector))
             }
@@ -296,59 +314,76 @@ impl<'a> FuncState<'a> {
         self.scopes.last_mut().unwrap().names.insert(Key::new(name), (Binding::Var, span));
     }
 
-    /// Resolves a name through the scopes, innermost first.
+    /// Resolves a name through the scopes, innermost first; a member of a
+    /// range gets its register on its first use.
     pub fn lookup(&mut self, name: &'a str) -> Option<Binding> {
+        let key = Key::new(name);
+        match self.meaning(key)? {
+            Meaning::Bound(b) => Some(b),
+            Meaning::NewMember { scope, range } => Some(Binding::Reg(self.bind_member(scope, range, key))),
+        }
+    }
+
+    /// What `key` means through the scopes, innermost first, without
+    /// binding anything.
+    fn meaning(&self, key: Key<'a>) -> Option<Meaning> {
         // Split into prefix and number only when a scope has ranges: most
         // names are found declared (or as a member used before) first.
-        let key = Key::new(name);
         let mut split: Option<Option<(&'a str, u32)>> = None;
-        for k in (0..self.scopes.len()).rev() {
-            if let Some((b, _)) = self.scopes[k].names.get(&key) {
-                return Some(*b);
+        for (k, scope) in self.scopes.iter().enumerate().rev() {
+            if let Some(&(b, _)) = scope.names.get(&key) {
+                return Some(Meaning::Bound(b));
             }
-            let member = if self.scopes[k].ranges.is_empty() { None } else { *split.get_or_insert_with(|| range_member(name)) };
+            let member = if scope.ranges.is_empty() { None } else { *split.get_or_insert_with(|| range_member(key.name)) };
             if let Some((prefix, n)) = member {
-                if let Some(r) = self.scopes[k].ranges.get(prefix) {
-                    if n < r.count {
-                        let (ty, vector, span) = (r.ty, r.vector, r.span);
-                        let id = RegId(self.regs.len() as u32);
-                        self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
-                        self.scopes[k].names.insert(key, (Binding::Reg(id), span));
-                        return Some(Binding::Reg(id));
-                    }
+                if let Some(r) = scope.ranges.get(prefix).filter(|r| n < r.count) {
+                    return Some(Meaning::NewMember { scope: k, range: r.clone() });
                 }
             }
-            if let Some(&(id, code, _)) = self.scopes[k].labels.get(&key) {
-                return Some(Binding::Label { id, code });
+            if let Some((id, code)) = self.label_of(scope, key.name) {
+                return Some(Meaning::Bound(Binding::Label { id, code }));
             }
         }
         None
     }
 
+    /// Makes the register of a range's member used for the first time and
+    /// binds it in the range's scope.
+    fn bind_member(&mut self, scope: usize, range: Range, key: Key<'a>) -> RegId {
+        let id = RegId(self.regs.len() as u32);
+        self.regs.push(Reg { name: key.name.into(), ty: range.ty, vector: range.vector, space: StateSpace::Reg });
+        self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
+        id
+    }
+
     /// Defines a label in the innermost scope. `Err` with the earlier
     /// declaration of the name in this scope (a label, register or variable).
     pub fn define_label(&mut self, name: &'a str, span: Span, code: bool) -> Result<LabelId, (Span, Binding)> {
-        let key = Key::new(name);
         let scope = self.scopes.last_mut().unwrap();
-        if let Some(&(id, code, prev)) = scope.labels.get(&key) {
-            return Err((prev, Binding::Label { id, code }));
-        }
+        let label = match self.label_ids.entry((scope.id, name)) {
+            Entry::Occupied(e) => {
+                let (id, code) = *e.get();
+                return Err((self.label_defs[id.0 as usize], Binding::Label { id, code }));
+            }
+            Entry::Vacant(e) => e,
+        };
         // A used member of a range is no declaration (see `Scope`).
-        if let Some((b, prev)) = scope.names.get(&key).filter(|_| scope.range_of(name).is_none()) {
+        if let Some((b, prev)) = scope.names.get(&Key::new(name)).filter(|_| scope.range_of(name).is_none()) {
             return Err((*prev, *b));
         }
         let id = LabelId(self.labels.len() as u32);
-        scope.labels.insert(key, (id, code, span));
-        self.label_ids.insert((scope.id, name), id);
+        label.insert((id, code));
+        scope.has_labels = true;
         self.labels.push(name.into());
         self.label_defs.push(span);
         Ok(id)
     }
 
     /// A reference to the label `name` (a branch target, a `brx.idx` table,
-    /// a `call` prototype); returns its provisional number.
-    pub fn use_label(&mut self, name: &'a str, span: Span) -> LabelId {
-        let known = match self.lookup(name) {
+    /// a `call` prototype), which means `meaning` at this point (what
+    /// [`FuncState::lookup`] gave); returns its provisional number.
+    pub fn use_label(&mut self, name: &'a str, span: Span, meaning: Option<Binding>) -> LabelId {
+        let known = match meaning {
             Some(Binding::Label { id, code: false }) => Some(id),
             _ => None,
         };
@@ -383,8 +418,8 @@ impl<'a> FuncState<'a> {
             }
             let mut scope = r.scope;
             let found = loop {
-                if let Some(id) = self.label_ids.get(&(scope, r.name)) {
-                    break Some(*id);
+                if let Some(&(id, _)) = self.label_ids.get(&(scope, r.name)) {
+                    break Some(id);
                 }
                 if scope == 0 {
                     break None;
@@ -439,6 +474,27 @@ mod tests {
         // ahead: the table never grew by doubling.
         assert_eq!(f.regs.len(), 64);
         assert_eq!(f.regs.capacity(), 64);
+    }
+
+    #[test]
+    fn labels_belong_to_their_block_and_yield_to_registers() {
+        let at = |k: usize| Span::new(k, k + 1);
+        let mut f = FuncState::new();
+        let outer = f.define_label("L", at(0), true).unwrap();
+        assert_eq!(f.define_label("L", at(1), true), Err((at(0), Binding::Label { id: outer, code: true })));
+        assert_eq!(f.declared_here("L"), Some(at(0)));
+        assert_eq!(f.declare_new_reg("L", ScalarType::B32, None, at(2)), Err(at(0)));
+        f.push_scope(at(3));
+        assert_eq!(f.lookup("L"), Some(Binding::Label { id: outer, code: true }));
+        let inner = f.define_label("L", at(4), false).unwrap();
+        assert_eq!(f.lookup("L"), Some(Binding::Label { id: inner, code: false }));
+        f.pop_scope();
+        assert_eq!(f.lookup("L"), Some(Binding::Label { id: outer, code: true }));
+        // A label named like a member of a range of its block: the name
+        // still means the register.
+        f.declare_range("%r", 4, ScalarType::B32, None, at(5));
+        f.define_label("%r1", at(6), true).unwrap();
+        assert!(matches!(f.lookup("%r1"), Some(Binding::Reg(_))));
     }
 
     #[test]
