@@ -313,20 +313,23 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
 }
 
 /// A block's scalars by kind and address: for each (load or store, space,
-/// base, size, offset), the indices into the block's scalars, in text
-/// order. A group's next member is looked up, not searched for, so a block
-/// of many accesses costs time in proportion to them, not their square.
+/// base, size, offset), the first scalar there, and for each scalar the
+/// next one at its place, in text order. A group's next member is looked
+/// up, not searched for, so a block of many accesses costs time in
+/// proportion to them, not their square.
 struct Places<'s> {
-    at: FxHashMap<(bool, StateSpace, &'s Base, u32, i64), Vec<usize>>,
+    first: FxHashMap<(bool, StateSpace, &'s Base, u32, i64), usize>,
+    next: Vec<Option<usize>>,
 }
 
 impl<'s> Places<'s> {
     fn of(scalars: &'s [Scalar]) -> Places<'s> {
-        let mut at: FxHashMap<_, Vec<usize>> = FxHashMap::default();
-        for (j, s) in scalars.iter().enumerate() {
-            at.entry((s.store, s.at.space, &s.at.base, s.at.size, s.at.offset)).or_default().push(j);
+        let mut first = FxHashMap::with_capacity_and_hasher(scalars.len(), Default::default());
+        let mut next = vec![None; scalars.len()];
+        for (j, s) in scalars.iter().enumerate().rev() {
+            next[j] = first.insert((s.store, s.at.space, &s.at.base, s.at.size, s.at.offset), j);
         }
-        Places { at }
+        Places { first, next }
     }
 
     /// `n` unused scalars of one kind starting at `i`, at consecutive
@@ -339,13 +342,15 @@ impl<'s> Places<'s> {
             return None;
         }
         let mut group = vec![i];
-        let mut next = first.at.offset + first.at.size as i64;
+        let mut offset = first.at.offset + first.at.size as i64;
         while group.len() < n {
             let after = group[group.len() - 1];
-            let there = self.at.get(&(first.store, first.at.space, &first.at.base, first.at.size, next))?;
-            let from = there.partition_point(|&j| j <= after);
-            group.push(*there[from..].iter().find(|&&j| !used[j])?);
-            next += first.at.size as i64;
+            let mut there = self.first.get(&(first.store, first.at.space, &first.at.base, first.at.size, offset)).copied();
+            while let Some(j) = there.filter(|&j| j <= after || used[j]) {
+                there = self.next[j];
+            }
+            group.push(there?);
+            offset += first.at.size as i64;
         }
         Some(group)
     }
