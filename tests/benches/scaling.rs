@@ -19,29 +19,31 @@ use std::fmt::Write;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const HEADER: &str = ".version 7.0\n.target sm_80\n.address_size 64\n";
+/// A module of one kernel `k` with these parameters, register
+/// declarations and statements.
+fn kernel(params: &str, regs: &str, body: &str) -> String {
+    format!(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k({params})\n{{\n{regs}{body}ret;\n}}\n")
+}
 
 fn loads(n: usize) -> String {
-    let mut s = format!("{HEADER}.visible .entry k(.param .u64 .ptr .align 16 pa, .param .u64 pc)\n{{\n.reg .f32 %f<{}>;\n.reg .b64 %rd<8>;\n", 2 * n + 4);
-    s.push_str("ld.param.u64 %rd1, [pa];\nld.param.u64 %rd3, [pc];\ncvta.to.global.u64 %rd4, %rd1;\nmov.f32 %f1, 0f00000000;\n");
+    let mut body = String::from("ld.param.u64 %rd1, [pa];\nld.param.u64 %rd3, [pc];\ncvta.to.global.u64 %rd4, %rd1;\ncvta.to.global.u64 %rd5, %rd3;\nmov.f32 %f1, 0f00000000;\n");
     let mut acc = 1;
     for (i, k) in (0..n / 2).map(|i| 2 * i).chain((0..n / 2).map(|i| 2 * i + 1)).enumerate() {
         let f = 2 + 2 * i;
-        let _ = writeln!(s, "ld.global.f32 %f{f}, [%rd4+{}];\nadd.f32 %f{}, %f{f}, %f{acc};", 4 * k, f + 1);
+        let _ = writeln!(body, "ld.global.f32 %f{f}, [%rd4+{}];\nadd.f32 %f{}, %f{f}, %f{acc};", 4 * k, f + 1);
         acc = f + 1;
     }
-    let _ = write!(s, "cvta.to.global.u64 %rd5, %rd3;\nst.global.f32 [%rd5], %f{acc};\nret;\n}}\n");
-    s
+    let _ = writeln!(body, "st.global.f32 [%rd5], %f{acc};");
+    kernel(".param .u64 .ptr .align 16 pa, .param .u64 pc", &format!(".reg .f32 %f<{}>;\n.reg .b64 %rd<8>;\n", 2 * n + 4), &body)
 }
 
 fn branches(n: usize) -> String {
-    let mut s = format!("{HEADER}.visible .entry k(.param .u64 pa, .param .u32 pn)\n{{\n.reg .pred %p<{0}>;\n.reg .b32 %r<{0}>;\n.reg .b64 %rd<4>;\n", 3 * n + 8);
-    s.push_str("ld.param.u64 %rd1, [pa];\nld.param.u32 %r1, [pn];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r2, %tid.x;\nmov.u32 %r3, 0;\n");
+    let mut body = String::from("ld.param.u64 %rd1, [pa];\nld.param.u32 %r1, [pn];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r2, %tid.x;\nmov.u32 %r3, 0;\n");
     let mut acc = 3;
     for i in 0..n {
         let (p, r) = (i + 1, 4 + 3 * i);
         let _ = writeln!(
-            s,
+            body,
             "setp.gt.s32 %p{p}, %r2, {i};\n@%p{p} bra L{i};\nadd.s32 %r{r}, %r{acc}, %r1;\nbra.uni M{i};\nL{i}:\nmul.lo.s32 %r{r}, %r{acc}, 3;\nM{i}:\nxor.b32 %r{}, %r{r}, {i};\nadd.s32 %r{}, %r{r}, %r{};",
             r + 1,
             r + 2,
@@ -49,18 +51,17 @@ fn branches(n: usize) -> String {
         );
         acc = r + 2;
     }
-    let _ = write!(s, "st.global.u32 [%rd2], %r{acc};\nret;\n}}\n");
-    s
+    let _ = writeln!(body, "st.global.u32 [%rd2], %r{acc};");
+    kernel(".param .u64 pa, .param .u32 pn", &format!(".reg .pred %p<{0}>;\n.reg .b32 %r<{0}>;\n.reg .b64 %rd<4>;\n", 3 * n + 8), &body)
 }
 
 fn chain(n: usize) -> String {
-    let mut s = format!("{HEADER}.visible .entry k(.param .u64 pa, .param .u64 pb, .param .u64 pc)\n{{\n.reg .b32 %r<{0}>;\n.reg .f32 %f<{0}>;\n.reg .b64 %rd<{0}>;\n", 3 * n + 8);
-    s.push_str("ld.param.u64 %rd1, [pa];\nld.param.u64 %rd2, [pb];\nld.param.u64 %rd3, [pc];\nmov.u32 %r1, %tid.x;\ncvta.to.global.u64 %rd4, %rd1;\ncvta.to.global.u64 %rd5, %rd2;\nmov.f32 %f1, 0f00000000;\n");
+    let mut body = String::from("ld.param.u64 %rd1, [pa];\nld.param.u64 %rd2, [pb];\nld.param.u64 %rd3, [pc];\nmov.u32 %r1, %tid.x;\ncvta.to.global.u64 %rd4, %rd1;\ncvta.to.global.u64 %rd5, %rd2;\ncvta.to.global.u64 %rd3, %rd3;\nmov.f32 %f1, 0f00000000;\n");
     let mut acc = 1;
     for i in 0..n {
         let (r, f, d) = (2 + i, 2 + 3 * i, 6 + 3 * i);
         let _ = writeln!(
-            s,
+            body,
             "add.s32 %r{r}, %r1, {};\nmul.wide.s32 %rd{d}, %r{r}, 4;\nadd.s64 %rd{}, %rd4, %rd{d};\nld.global.f32 %f{f}, [%rd{}];\nadd.s64 %rd{}, %rd5, %rd{d};\nld.global.f32 %f{}, [%rd{}];\nfma.rn.f32 %f{}, %f{f}, %f{}, %f{acc};",
             i * 37,
             d + 1,
@@ -73,8 +74,8 @@ fn chain(n: usize) -> String {
         );
         acc = f + 2;
     }
-    let _ = write!(s, "cvta.to.global.u64 %rd3, %rd3;\nst.global.f32 [%rd3], %f{acc};\nret;\n}}\n");
-    s
+    let _ = writeln!(body, "st.global.f32 [%rd3], %f{acc};");
+    kernel(".param .u64 pa, .param .u64 pb, .param .u64 pc", &format!(".reg .b32 %r<{0}>;\n.reg .f32 %f<{0}>;\n.reg .b64 %rd<{0}>;\n", 3 * n + 8), &body)
 }
 
 fn scaling(c: &mut Criterion) {

@@ -87,13 +87,6 @@ pub enum BlockSets {
 }
 
 impl BlockSets {
-    pub fn contains(&self, b: usize, l: usize) -> bool {
-        match self {
-            BlockSets::Dense(sets) => sets[b].contains(l),
-            BlockSets::Sparse(g) => g.contains(b, l as u32),
-        }
-    }
-
     /// Makes `set` (of every location) block `b`'s set.
     pub fn copy_into(&self, b: usize, set: &mut BitSet) {
         match self {
@@ -326,11 +319,6 @@ impl Groups {
     /// The values of key `k`.
     pub fn get(&self, k: usize) -> &[u32] {
         &self.values[self.start[k] as usize..self.start[k + 1] as usize]
-    }
-
-    /// Is `v` a value of key `k`? (For groups given in increasing order.)
-    pub fn contains(&self, k: usize, v: u32) -> bool {
-        self.get(k).binary_search(&v).is_ok()
     }
 }
 

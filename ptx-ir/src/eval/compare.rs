@@ -55,12 +55,7 @@ fn pair_dest(ins: &Instruction) -> bool {
 }
 
 fn combine(op: Option<BoolOp>, t: bool, c: bool) -> bool {
-    match op {
-        None => t,
-        Some(BoolOp::And) => t & c,
-        Some(BoolOp::Or) => t | c,
-        Some(BoolOp::Xor) => t ^ c,
-    }
+    op.map_or(t, |op| op.apply(t, c))
 }
 
 /// The value of a floating-point operand, exactly, as an f64 (`None` for a

@@ -14,7 +14,7 @@
 use super::bits::{mask, sext};
 use super::{Eval, EvalError, EvalResult, Val};
 use crate::ir::{Instruction, Operand, Prefix, Selector};
-use crate::isa::{BoolOp, CmpOp, Mod, Opcode, ScalarType, TypeClass};
+use crate::isa::{CmpOp, Mod, Opcode, ScalarType, TypeClass};
 
 /// The opcodes this family evaluates.
 pub const OPCODES: &[Opcode] = &[
@@ -147,14 +147,6 @@ fn pair_dest(ins: &Instruction) -> bool {
     matches!(ins.operands.first(), Some(Operand::Pair(..)))
 }
 
-fn bool_op(op: BoolOp, a: bool, b: bool) -> bool {
-    match op {
-        BoolOp::And => a & b,
-        BoolOp::Or => a | b,
-        BoolOp::Xor => a ^ b,
-    }
-}
-
 // ---------------------------------------------------------------------------
 // and, or, xor, not, cnot
 
@@ -215,7 +207,7 @@ fn lop3(ins: &Instruction, srcs: &[u128]) -> EvalResult {
         Some(op) => {
             need(ins, srcs, 5)?;
             let q = read(ins, srcs, 4, ScalarType::Pred)? == 1;
-            let p = bool_op(op, d != 0, q);
+            let p = op.apply(d != 0, q);
             if !pair_dest(ins) {
                 return Err(bad(ins, "the .BoolOp form writes `d|p`"));
             }

@@ -914,12 +914,7 @@ impl CheckedAluOp {
                     Compare::Int { cmp, n } => cmp.holds(a, b, n),
                     Compare::Float { cmp, double } => eval::float_compare(cmp, float_value(a, double), float_value(b, double))?,
                 };
-                let c = c & 1 == 1;
-                (match combine {
-                    BoolOp::And => holds & c,
-                    BoolOp::Or => holds | c,
-                    BoolOp::Xor => holds ^ c,
-                }) as u128
+                combine.apply(holds, c & 1 == 1) as u128
             }
             CheckedAluOp::FloatCvt { from_double, to, round } => eval::round_f64(float_value(a, from_double), to, round)?,
             // A NaN's bits are the reference path's to give.

@@ -125,6 +125,8 @@ impl BoolOp {
     pub fn from_text(s: &str) -> Option<BoolOp> {
         match s { ".and" => Some(BoolOp::And), ".or" => Some(BoolOp::Or), ".xor" => Some(BoolOp::Xor), _ => None }
     }
+    /// `a op b`.
+    pub fn apply(self, a: bool, b: bool) -> bool { match self { BoolOp::And => a & b, BoolOp::Or => a | b, BoolOp::Xor => a ^ b } }
 }
 
 /// A state space, with the sub-windows PTX names (`.shared::cluster`, `.param::entry`).

@@ -163,8 +163,8 @@ impl Alignment {
 /// What each statement of one block does to memory ([`touch`]), and,
 /// once a load group asks, where it reads or writes each register.
 struct Touches<'a> {
-    /// The block's first statement.
-    first: usize,
+    /// The block's statements.
+    block: std::ops::Range<usize>,
     of: Vec<Touch<'a>>,
     /// The statements that touch memory, in order.
     accessing: Vec<usize>,
@@ -199,9 +199,9 @@ impl RegUsers {
 }
 
 impl<'a> Touches<'a> {
-    fn of(of: Vec<Touch<'a>>, first: usize) -> Touches<'a> {
+    fn of(of: Vec<Touch<'a>>, block: std::ops::Range<usize>) -> Touches<'a> {
         let (mut accessing, mut writing) = (Vec::new(), Vec::new());
-        for (k, t) in (first..).zip(&of) {
+        for (k, t) in block.clone().zip(&of) {
             match t {
                 Touch::Nothing => continue,
                 Touch::Plain(acc) if !acc.store => {}
@@ -209,11 +209,11 @@ impl<'a> Touches<'a> {
             }
             accessing.push(k);
         }
-        Touches { first, of, accessing, writing, users: OnceCell::new() }
+        Touches { block, of, accessing, writing, users: OnceCell::new() }
     }
 
     fn at(&self, k: usize) -> &Touch<'a> {
-        &self.of[k - self.first]
+        &self.of[k - self.block.start]
     }
 }
 
@@ -253,11 +253,11 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 }
             }
         }
-        // Found when a first group of the block is checked (most blocks have none).
-        let touches: OnceCell<Touches> = OnceCell::new();
         if scalars.len() < 2 {
             continue;
         }
+        // Found when a first group of the block is checked (most blocks have none).
+        let touches: OnceCell<Touches> = OnceCell::new();
         let places = Places::of(&scalars);
         let mut used = vec![false; scalars.len()];
         for i in 0..scalars.len() {
@@ -276,7 +276,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                     continue;
                 }
                 let members: Vec<&Scalar> = group.iter().map(|&j| &scalars[j]).collect();
-                let touches = touches.get_or_init(|| Touches::of(stmts.clone().map(touch_at).collect(), stmts.start));
+                let touches = touches.get_or_init(|| Touches::of(stmts.clone().map(touch_at).collect(), stmts.clone()));
                 if !movable(body, &view, touches, &members) {
                     continue;
                 }
@@ -384,7 +384,7 @@ fn movable(body: &[Stmt], view: &ValueView, touches: &Touches, members: &[&Scala
         // before its own load may read or write it (the members' own
         // statements do not: their registers are distinct and none is an
         // address).
-        let users = touches.users.get_or_init(|| RegUsers::of(body, touches.first..touches.first + touches.of.len()));
+        let users = touches.users.get_or_init(|| RegUsers::of(body, touches.block.clone()));
         if members[1..].iter().any(|m| users.touched_between(m.reg, from, m.k)) {
             return false;
         }
