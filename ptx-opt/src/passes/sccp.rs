@@ -39,7 +39,7 @@
 
 use super::{Analyses, Pass, Preserves};
 use crate::engine::build::{value_dest, value_parts, SourceOf};
-use crate::engine::lang::Shape;
+use crate::engine::lang::{type_width, Shape};
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
 use petgraph::stable_graph::NodeIndex;
@@ -263,9 +263,9 @@ fn guard_of(p: Lattice, negated: bool) -> Lattice {
 struct Step {
     /// How its value is computed ([`Evaluation`]), made when first needed:
     /// most statements read a version that varies and never need it
-    /// ([`Step::a_source_varies`]). Boxed: a function has one step per
-    /// statement, and few are ever evaluated.
-    evaluation: std::cell::OnceCell<Option<Box<Evaluation>>>,
+    /// ([`Step::a_source_varies`]). A computed one is boxed: a function has
+    /// one step per statement, and few are ever evaluated.
+    evaluation: std::cell::OnceCell<Option<Evaluation>>,
     /// The version of every register it reads (the guard's too), when the
     /// registers of its operands are all read: then each one but the
     /// guard's is a register source of [`Prepared::sources`] (or it is no
@@ -278,8 +278,18 @@ struct Step {
     writes: Vec<(RegId, u32, u32)>,
 }
 
-/// How a step is evaluated ([`prepare_step`]), and what it last gave.
-struct Evaluation {
+/// How a step is evaluated ([`prepare_step`]).
+enum Evaluation {
+    /// `mov d, IMM` into a register as wide as the move's type: the
+    /// immediate's bits, read as the engine reads them
+    /// ([`ptx_ir::eval::imm_bits`]). A third of the statements a large
+    /// function evaluates, which need no shape.
+    Immediate(RegId, u128),
+    Computed(Box<Computed>),
+}
+
+/// A step evaluated through its shape, and what it last gave.
+struct Computed {
     prepared: Prepared,
     /// The version each source reads (`ENTRY` for immediates).
     sources: Vec<u32>,
@@ -310,9 +320,22 @@ impl Step {
 
     /// The value it computes (as if unguarded) into the register it writes;
     /// `prepare` makes its [`Step::evaluation`] when first asked.
-    fn computed(&self, sol: &Solution, ctx: &ModuleContext, prepare: impl FnOnce() -> Option<(Prepared, Vec<u32>)>) -> Option<(RegId, Lattice)> {
-        let evaluation = self.evaluation.get_or_init(|| prepare().map(|(prepared, sources)| Box::new(Evaluation { prepared, sources, last: std::cell::RefCell::new(None) })));
-        let Evaluation { prepared: p, sources, last } = evaluation.as_deref()?;
+    fn computed(&self, sol: &Solution, ctx: &ModuleContext, prepare: impl FnOnce() -> Option<Evaluation>) -> Option<(RegId, Lattice)> {
+        match self.evaluation.get_or_init(prepare).as_ref()? {
+            Evaluation::Immediate(dest, bits) => Some((*dest, Lattice::Const(*bits))),
+            Evaluation::Computed(c) => c.value(sol, ctx),
+        }
+    }
+}
+
+impl Computed {
+    fn new(prepared: Prepared, sources: Vec<u32>) -> Computed {
+        Computed { prepared, sources, last: std::cell::RefCell::new(None) }
+    }
+
+    /// Its value on the sources' current values ([`Step::computed`]).
+    fn value(&self, sol: &Solution, ctx: &ModuleContext) -> Option<(RegId, Lattice)> {
+        let Computed { prepared: p, sources, last } = self;
         let mut kids: Sources = SmallVec::with_capacity(p.sources.len());
         for ((s, r), &id) in p.sources.iter().zip(&p.regs).zip(sources) {
             match (s, r) {
@@ -336,20 +359,54 @@ impl Step {
     }
 }
 
-/// Statement `k`'s [`Prepared`], with the version of each source (one entry
-/// per source, aligned with `Prepared::sources`; `ENTRY` for immediates).
-fn prepare_step(f: &Function, ins: &Instruction, view: &ValueView, versions: &Versions, k: usize) -> Option<(Prepared, Vec<u32>)> {
-    let p = prepare(f, ins)?;
-    let sources = p
-        .sources
-        .iter()
-        .zip(&p.regs)
-        .map(|(s, r)| match (s, r) {
-            (SourceOf::Reg(_), Some(r)) => versions.id(view, version_read(view, *r, k)),
-            _ => ENTRY,
-        })
-        .collect();
-    Some((p, sources))
+/// How statement `k` is evaluated: an immediate move, else its
+/// [`Prepared`] with the version of each source (one entry per source,
+/// aligned with `Prepared::sources`; `ENTRY` for immediates). (`ctx` is
+/// read by the debug builds' check of an immediate move only.)
+#[cfg_attr(not(debug_assertions), allow(unused_variables))]
+fn prepare_step(f: &Function, ins: &Instruction, view: &ValueView, sol: &Solution, ctx: &ModuleContext, k: usize) -> Option<Evaluation> {
+    let versions = &sol.versions;
+    let computed = || {
+        let p = prepare(f, ins)?;
+        let sources = p
+            .sources
+            .iter()
+            .zip(&p.regs)
+            .map(|(s, r)| match (s, r) {
+                (SourceOf::Reg(_), Some(r)) => versions.id(view, version_read(view, *r, k)),
+                _ => ENTRY,
+            })
+            .collect();
+        Some(Computed::new(p, sources))
+    };
+    match immediate_move(f, ins) {
+        Some((dest, bits)) => {
+            // The shape's evaluation gives the same (checked by the suite,
+            // which runs with debug assertions, on every immediate move).
+            #[cfg(debug_assertions)]
+            {
+                let full = computed().and_then(|c| c.value(sol, ctx));
+                assert_eq!(full, Some((dest, Lattice::Const(bits))), "sccp: the immediate move {ins:?}");
+            }
+            Some(Evaluation::Immediate(dest, bits))
+        }
+        None => computed().map(|c| Evaluation::Computed(Box::new(c))),
+    }
+}
+
+/// `mov.T d, IMM` (as if unguarded) into a scalar register of `T`'s width
+/// (not `.pred`): its destination and the immediate's bits at that width.
+fn immediate_move(f: &Function, ins: &Instruction) -> Option<(RegId, u128)> {
+    let [Operand::Reg(d), Operand::Imm(imm)] = ins.operands.as_slice() else { return None };
+    if ins.opcode != Opcode::MOV || d.sel.is_some() || d.prefix != ptx_ir::ir::Prefix::None {
+        return None;
+    }
+    let reg = f.regs.get(d.reg.0 as usize)?;
+    let ty = ins.operand_type(1)?;
+    if reg.vector.is_some() || ty == ptx_ir::isa::ScalarType::Pred || type_width(ty) != type_width(reg.ty) {
+        return None;
+    }
+    Some((d.reg, ptx_ir::eval::imm_bits(imm, ty)))
 }
 
 /// The versions of the registers statement `k` reads (the guard's too),
@@ -589,12 +646,12 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                     None
                 } else {
                     let Stmt::Instr(ins) = &body[k] else { unreachable!("steps are instructions") };
-                    step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol.versions, k))
+                    step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol, ctx, k))
                 };
                 #[cfg(debug_assertions)]
                 if step.a_source_varies(&sol) {
                     let Stmt::Instr(ins) = &body[k] else { unreachable!() };
-                    let full = step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol.versions, k));
+                    let full = step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol, ctx, k));
                     assert!(full.is_none_or(|(_, v)| !matches!(v, Lattice::Const(_))), "sccp: statement {k} of `{}` reads a varying version but computes {full:?}", f.name);
                 }
                 let guard = step.guard_value(&sol);
