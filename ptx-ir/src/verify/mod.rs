@@ -44,7 +44,7 @@ pub use types::{narrower as narrower_type, wider as wider_type};
 use crate::analysis::FunctionAnalyses;
 use crate::ir::scopes;
 use crate::ir::{range_member, AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
-use crate::isa::{Mod, Opcode, OperandType, ScalarType, StateSpace};
+use crate::isa::{FormId, Mod, Opcode, OperandType, ScalarType, StateSpace};
 use crate::parse::{HeaderSpans, ItemSpans, SourceMap};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
@@ -365,11 +365,15 @@ struct Verifier<'a> {
     out: Vec<Diagnostic>,
     globals: &'a FxHashMap<Box<str>, StateSpace>,
     origin: Origin,
+    /// The forms all of whose requirements (whatever modifiers they name)
+    /// this module meets: [`Verifier::availability`] has nothing to check
+    /// for their instructions.
+    forms_available: rustc_hash::FxHashSet<FormId>,
 }
 
 impl<'a> Verifier<'a> {
     fn new(ctx: &'a Context, file: &'a str, lines: &'a Lines<'a>) -> Verifier<'a> {
-        Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals, origin: Origin::Any }
+        Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals, origin: Origin::Any, forms_available: Default::default() }
     }
 
 
@@ -468,11 +472,12 @@ impl<'a> Verifier<'a> {
             };
             self.availability(ins, at);
             self.operand_types(f, ins, at);
-            self.vector_widths(f, ins, at);
+            let vector = ins.vector();
+            self.vector_widths(f, ins, vector, at);
             self.state_spaces(f, ins, &local_space, at);
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
-            self.operand_features(f, ins, at);
+            self.operand_features(f, ins, vector, at);
             has_carry_in |= ins.form.flags().contains(crate::isa::Flags::CARRY_IN);
         }
         if has_carry_in {
@@ -482,6 +487,14 @@ impl<'a> Verifier<'a> {
 
     /// The form's version and target requirements that apply.
     fn availability(&mut self, ins: &Instruction, at: Span) {
+        if self.forms_available.contains(&ins.form) {
+            return;
+        }
+        let met = |r: &crate::isa::Requirement| r.ptx.is_none_or(|p| self.version >= p) && self.target.as_ref().is_none_or(|t| t.satisfies(r.min_sm, r.exact));
+        if ins.form.requirements().iter().all(met) {
+            self.forms_available.insert(ins.form);
+            return;
+        }
         for r in ins.form.requirements() {
             if !r.when.is_empty() && !r.when.iter().any(|m| ins.mods.contains(&Mod(*m))) {
                 continue;
@@ -616,7 +629,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// `.vN` instructions take vectors of N elements.
-    fn vector_widths(&mut self, f: &Function, ins: &Instruction, at: Span) {
+    /// `vector`: the instruction's `.vN` ([`Instruction::vector`]).
+    fn vector_widths(&mut self, f: &Function, ins: &Instruction, vector: Option<u8>, at: Span) {
         // ptxas: "Unknown video selector": `.x` ... name lanes of vector registers only.
         for op in &ins.operands {
             // Only registers with a selector matter; most operands are
@@ -634,7 +648,7 @@ impl<'a> Verifier<'a> {
                 }
             });
         }
-        let Some(n) = ins.vector() else { return };
+        let Some(n) = vector else { return };
         for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
             // Only the data operands, those typed by the instruction's type slot.
             if !matches!(spec.ty, OperandType::Slot(_)) {
@@ -743,7 +757,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Requirements that depend on operands rather than modifiers.
-    fn operand_features(&mut self, f: &Function, ins: &Instruction, at: Span) {
+    /// `vector`: the instruction's `.vN` ([`Instruction::vector`]).
+    fn operand_features(&mut self, f: &Function, ins: &Instruction, vector: Option<u8>, at: Span) {
         // Texture and surface handles in registers: "indirect texture access", PTX 3.1.
         let tex_like = [Opcode::TEX, Opcode::TLD4, Opcode::TXQ, Opcode::SULD, Opcode::SUST, Opcode::SURED, Opcode::SUQ];
         // `[a, b]` is the texture, surface and tensor-map operand; loads, stores
@@ -768,7 +783,7 @@ impl<'a> Verifier<'a> {
                 let Operand::Vector(v) = op else { continue };
                 if !matches!(v.len(), 1 | 2 | 4 | 8) {
                     self.error(at, format!("operand {} of `{}` is a vector of {} elements; vectors have 1, 2, 4 or 8", k + 1, ins.opcode.name(), v.len()));
-                } else if ins.vector().is_none() && v.len() > 1 && ins.opcode != Opcode::MOV && matches!(spec.ty, OperandType::Slot(_)) {
+                } else if vector.is_none() && v.len() > 1 && ins.opcode != Opcode::MOV && matches!(spec.ty, OperandType::Slot(_)) {
                     self.error(at, format!("operand {} of `{}` is a vector of {} elements, but the instruction has no `.v{}`", k + 1, ins.opcode.name(), v.len(), v.len()));
                 }
             }
@@ -783,7 +798,7 @@ impl<'a> Verifier<'a> {
         }
         // `mov` between scalars: its table accepts any types (the same syntax
         // packs and unpacks vectors), so the scalar case is checked here.
-        if ins.opcode == Opcode::MOV && ins.vector().is_none() && !ins.operands.iter().any(|o| matches!(o, Operand::Vector(_))) {
+        if ins.opcode == Opcode::MOV && vector.is_none() && !ins.operands.iter().any(|o| matches!(o, Operand::Vector(_))) {
             if let Some(ty) = ins.ty() {
                 for (k, op) in ins.operands.iter().enumerate() {
                     if let Operand::Reg(r) = op {

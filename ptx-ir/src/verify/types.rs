@@ -79,6 +79,13 @@ fn exact_format(t: ScalarType) -> bool {
 /// May a register of type `reg` be an operand where the instruction expects
 /// `expected`? `relaxed`: a data operand of `ld`/`st`/`cvt`, which may be wider.
 pub fn compatible(expected: ScalarType, reg: ScalarType, relaxed: bool) -> bool {
+    // A register of the instruction's own type (most operands), which the
+    // rules always accept (`same_type_is_compatible`).
+    expected == reg || by_rules(expected, reg, relaxed)
+}
+
+/// [`compatible`] by the rules, for two types.
+fn by_rules(expected: ScalarType, reg: ScalarType, relaxed: bool) -> bool {
     use TypeClass::*;
     if expected == ScalarType::Pred || reg == ScalarType::Pred {
         return expected == reg;
@@ -147,6 +154,17 @@ mod tests {
         assert!(!compatible(U64, U32, true));
         assert!(!compatible(F32, F64, true));
         assert!(compatible(F32, B64, true));
+    }
+
+    /// What lets [`compatible`] accept a register of the expected type
+    /// without asking the rules.
+    #[test]
+    fn same_type_is_compatible() {
+        for &t in ScalarType::ALL {
+            for relaxed in [false, true] {
+                assert!(by_rules(t, t, relaxed), "{t:?}");
+            }
+        }
     }
 
     #[test]
