@@ -94,13 +94,14 @@ impl Rewritten {
     /// most once for each `k`.
     pub fn write(mut self, f: &mut Function, mut input: impl FnMut(usize) -> Stmt) {
         let out = std::mem::take(&mut self.out);
-        let mut out: Vec<Stmt> = out
-            .into_iter()
-            .map(|o| match o {
-                Out::Input(k) => taken_from_copy(&mut self.made, self.input_len, k).unwrap_or_else(|| input(k)),
-                Out::New(s) => s,
-            })
-            .collect();
+        // A body of its own size (collected in place, it would keep the
+        // larger allocation of the `Out`s for as long as the module lives).
+        let mut body: Vec<Stmt> = Vec::with_capacity(out.len());
+        body.extend(out.into_iter().map(|o| match o {
+            Out::Input(k) => taken_from_copy(&mut self.made, self.input_len, k).unwrap_or_else(|| input(k)),
+            Out::New(s) => s,
+        }));
+        let mut out = body;
         let Some(mut made) = self.made.take() else {
             f.body = Some(out);
             return;
@@ -875,6 +876,10 @@ impl<'a> Emitter<'a> {
             }
             outputs[b.index()] = std::mem::take(&mut self.out);
         }
+        // Sized once: the output becomes the function's body, kept as long
+        // as the module (grown by doubling it would hold up to twice its
+        // length).
+        self.out.reserve_exact(self.cfg.layout.iter().map(|b| outputs[b.index()].len()).sum());
         for &b in &self.cfg.layout {
             self.out.append(&mut outputs[b.index()]);
         }
