@@ -47,9 +47,9 @@ impl LocTable {
         self.reg_span(r).map(Loc)
     }
     /// The numbers of a register's locations, first to last.
-    fn reg_span(&self, r: RegId) -> std::ops::RangeInclusive<u32> {
+    fn reg_span(&self, r: RegId) -> std::ops::Range<u32> {
         let b = self.base[r.0 as usize];
-        b..=b + self.lanes[r.0 as usize] as u32 - 1
+        b..b + self.lanes[r.0 as usize] as u32
     }
     /// One lane of a register (lane 0 of a scalar).
     pub fn lane(&self, r: RegId, lane: u8) -> Loc {
@@ -121,7 +121,7 @@ pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
         let lanes = match access.sel.and_then(Selector::lane) {
             Some(l) if f.reg(r).vector.is_some() => {
                 let lane = locs.lane(r, l).0;
-                lane..=lane
+                lane..lane + 1
             }
             _ => locs.reg_span(r),
         };
