@@ -91,9 +91,6 @@ impl<'a> Parser<'a> {
     /// every token after it is that `Error` token again.
     #[inline(never)]
     fn lex_next(&mut self) -> Token {
-        if let Some(e) = &self.lexer.error {
-            return Token { kind: TokenKind::Error, span: e.span, glued: false };
-        }
         self.lexer.next_token()
     }
 
