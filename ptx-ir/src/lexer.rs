@@ -166,7 +166,7 @@ fn name_end(src: &[u8], mut i: usize) -> usize {
 
 /// The token of an operator of one or two bytes starting with `c`, `two`
 /// the byte after it (0 at the end), and its length.
-#[inline]
+#[inline(always)]
 fn operator(c: u8, two: u8) -> Option<(TokenKind, usize)> {
     use TokenKind::*;
     Some(match (c, two) {
@@ -286,6 +286,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Lexes a token into every slot of `out` (the text's end gives `Eof`,
+    /// and an error its `Error` token, again and again).
+    pub fn lex_into(&mut self, out: &mut [Token]) {
+        for slot in out {
+            *slot = self.next_token();
+        }
+    }
+
     /// Skips the whitespace and comments from byte `i`: where the next token
     /// starts, or an unterminated `/*` comment's start as the error.
     #[inline]
@@ -296,24 +304,19 @@ impl<'a> Lexer<'a> {
             while i < n && is_blank(src[i]) {
                 i += 1;
             }
-            if i + 1 >= n || src[i] != b'/' {
+            if i + 1 >= n || src[i] != b'/' || !matches!(src[i + 1], b'/' | b'*') {
                 return Ok(i);
             }
-            match src[i + 1] {
-                b'/' => i += src[i..].iter().position(|c| *c == b'\n').unwrap_or(n - i),
-                b'*' => match src[i + 2..].windows(2).position(|w| w == b"*/") {
-                    Some(k) => i += k + 4,
-                    None => return Err(i),
-                },
-                _ => return Ok(i),
-            }
+            i = comment_end(src, i)?;
         }
     }
 
     /// The next token; `Eof` at the end (and again if called after it);
     /// `Error` at bytes that are no token, with the reason in
-    /// [`Lexer::error`], and again at every call after it.
-    #[inline]
+    /// [`Lexer::error`], and again at every call after it. Names, dot-words,
+    /// numbers and operators, most of the text, are read here; the rest in
+    /// [`Lexer::rare_token`].
+    #[inline(always)]
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
         let n = src.len();
@@ -328,51 +331,54 @@ impl<'a> Lexer<'a> {
         }
         let glued = start == from && start > 0;
         let c = src[start];
-        let mut i = start + 1;
-        let kind = match c {
-            b'a'..=b'z' | b'A'..=b'Z' => {
-                i = name_end(src, i);
-                self.wordish_end = i;
-                TokenKind::Ident
-            }
-            b'_' | b'$' | b'%' => {
-                if i >= n || !is_follow(src[i]) {
-                    match c {
-                        b'_' => TokenKind::Ident, // `_`, the sink operand
-                        b'%' => TokenKind::Percent,
-                        _ => return self.fail(start, i, "`$` must be followed by letters, digits, `_` or `$`".into()),
-                    }
-                } else {
-                    i = name_end(src, i);
-                    self.wordish_end = i;
-                    TokenKind::Ident
+        let next = if start + 1 < n { src[start + 1] } else { 0 };
+        let (kind, end) = match c {
+            b'a'..=b'z' | b'A'..=b'Z' => (TokenKind::Ident, name_end(src, start + 1)),
+            b'_' | b'$' | b'%' if is_follow(next) => (TokenKind::Ident, name_end(src, start + 1)),
+            b'.' if !next.is_ascii_digit() && is_follow(next) => (TokenKind::DotWord, dot_word_end(src, start + 1)),
+            b'0'..=b'9' => {
+                let mut end = start;
+                match lex_number(src, &mut end) {
+                    Ok(k) => (k, end),
+                    Err(m) => return self.fail(start, end.max(start + 1), m),
                 }
             }
+            _ => match operator(c, next) {
+                Some((k, len)) => (k, start + len),
+                None => return self.rare_token(start, glued),
+            },
+        };
+        if matches!(kind, TokenKind::Ident | TokenKind::DotWord) {
+            self.wordish_end = end;
+        }
+        self.i = end;
+        Token { kind, span: Span::new(start, end), glued }
+    }
+
+    /// The token at `start` when it is no name, dot-word or operator:
+    /// strings, `.5`, dot-words that start with a digit (`.1d`)
+    /// or `::`, a lone `%` or `_`, and the bytes that are no token.
+    #[inline(never)]
+    fn rare_token(&mut self, start: usize, glued: bool) -> Token {
+        let src = self.src;
+        let n = src.len();
+        let c = src[start];
+        let mut i = start + 1;
+        let kind = match c {
+            b'_' => TokenKind::Ident, // `_`, the sink operand
+            b'%' => TokenKind::Percent,
+            b'$' => return self.fail(start, i, "`$` must be followed by letters, digits, `_` or `$`".into()),
             b'.' if i < n && src[i].is_ascii_digit() && !(glued && self.wordish_end == start) => {
                 lex_decimal_tail(src, &mut i);
                 TokenKind::Float
             }
             b'.' => {
-                loop {
-                    i = name_end(src, i);
-                    if i + 2 < n && src[i] == b':' && src[i + 1] == b':' && is_follow(src[i + 2]) {
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
+                i = dot_word_end(src, i);
                 if i == start + 1 {
                     return self.fail(start, start + 1, "a lone `.`; expected a directive or modifier name after it".into());
                 }
                 self.wordish_end = i;
                 TokenKind::DotWord
-            }
-            b'0'..=b'9' => {
-                i = start;
-                match lex_number(src, &mut i) {
-                    Ok(k) => k,
-                    Err(m) => return self.fail(start, i.max(start + 1), m),
-                }
             }
             b'"' => match string_end(src, start) {
                 Ok(end) => {
@@ -381,17 +387,39 @@ impl<'a> Lexer<'a> {
                 }
                 Err((end, m)) => return self.fail(start, end, m.into()),
             },
-            _ => {
-                let two = if i < n { src[i] } else { 0 };
-                let Some((k, len)) = operator(c, two) else {
-                    return self.fail(start, start + 1, not_a_token(c));
-                };
-                i = start + len;
-                k
-            }
+            _ => return self.fail(start, start + 1, not_a_token(c)),
         };
+        if kind == TokenKind::Ident {
+            self.wordish_end = i;
+        }
         self.i = i;
         Token { kind, span: Span::new(start, i), glued }
+    }
+}
+
+/// The end of the `//` or `/*` comment at `i`, or `i` when a `/*` has no `*/`.
+fn comment_end(src: &[u8], i: usize) -> Result<usize, usize> {
+    if src[i + 1] == b'/' {
+        return Ok(src[i..].iter().position(|c| *c == b'\n').map_or(src.len(), |k| i + k));
+    }
+    match src[i + 2..].windows(2).position(|w| w == b"*/") {
+        Some(k) => Ok(i + k + 4),
+        None => Err(i),
+    }
+}
+
+/// The end of a dot-word whose name starts at `i` (after the dot): name
+/// bytes and `::` between them (`.shared::cta`).
+#[inline]
+fn dot_word_end(src: &[u8], mut i: usize) -> usize {
+    let n = src.len();
+    loop {
+        i = name_end(src, i);
+        if i + 2 < n && src[i] == b':' && src[i + 1] == b':' && is_follow(src[i + 2]) {
+            i += 2;
+        } else {
+            return i;
+        }
     }
 }
 
