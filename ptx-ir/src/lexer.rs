@@ -121,22 +121,88 @@ pub struct LexError {
     pub message: String,
 }
 
-/// Bytes that may follow the first of a name: letters, digits, `_`, `$`
-/// (a table: mangled names run to hundreds of bytes, scanned byte by byte).
-static FOLLOW: [bool; 256] = {
-    let mut t = [false; 256];
+/// What the lexer needs to know of a byte, one table lookup per byte:
+/// whether it may follow the first byte of a name, and whether it is blank.
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0; 256];
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            t[c] |= FOLLOW;
+        }
+        if matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
+            t[c] |= BLANK;
+        }
         c += 1;
     }
     t
 };
 
+/// [`BYTE_CLASS`] bit: letters, digits, `_`, `$` (mangled names run to
+/// hundreds of bytes, scanned byte by byte).
+const FOLLOW: u8 = 1;
+/// [`BYTE_CLASS`] bit: whitespace between tokens.
+const BLANK: u8 = 2;
+
 #[inline]
 fn is_follow(c: u8) -> bool {
-    FOLLOW[c as usize]
+    BYTE_CLASS[c as usize] & FOLLOW != 0
+}
+
+#[inline]
+fn is_blank(c: u8) -> bool {
+    BYTE_CLASS[c as usize] & BLANK != 0
+}
+
+/// The end of the run of name bytes starting at `i`.
+#[inline]
+fn name_end(src: &[u8], mut i: usize) -> usize {
+    while i < src.len() && is_follow(src[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The token of an operator of one or two bytes starting with `c`, `two`
+/// the byte after it (0 at the end), and its length.
+#[inline(always)]
+fn operator(c: u8, two: u8) -> Option<(TokenKind, usize)> {
+    use TokenKind::*;
+    Some(match (c, two) {
+        (b',', _) => (Comma, 1),
+        (b';', _) => (Semi, 1),
+        (b':', _) => (Colon, 1),
+        (b'{', _) => (LBrace, 1),
+        (b'}', _) => (RBrace, 1),
+        (b'[', _) => (LBracket, 1),
+        (b']', _) => (RBracket, 1),
+        (b'(', _) => (LParen, 1),
+        (b')', _) => (RParen, 1),
+        (b'+', _) => (Plus, 1),
+        (b'-', _) => (Minus, 1),
+        (b'*', _) => (Star, 1),
+        (b'/', _) => (Slash, 1),
+        (b'^', _) => (Caret, 1),
+        (b'~', _) => (Tilde, 1),
+        (b'?', _) => (Question, 1),
+        (b'@', _) => (At, 1),
+        (b'<', b'<') => (Shl, 2),
+        (b'<', b'=') => (Le, 2),
+        (b'<', _) => (Lt, 1),
+        (b'>', b'>') => (Shr, 2),
+        (b'>', b'=') => (Ge, 2),
+        (b'>', _) => (Gt, 1),
+        (b'=', b'=') => (EqEq, 2),
+        (b'=', _) => (Eq, 1),
+        (b'!', b'=') => (Ne, 2),
+        (b'!', _) => (Bang, 1),
+        (b'&', b'&') => (AndAnd, 2),
+        (b'&', _) => (Amp, 1),
+        (b'|', b'|') => (OrOr, 2),
+        (b'|', _) => (Pipe, 1),
+        _ => return None,
+    })
 }
 
 /// Lexes the whole text. The last token is always `Eof`.
@@ -161,9 +227,11 @@ pub fn lex(src: &[u8]) -> Result<Vec<Token>, LexError> {
 pub struct Lexer<'a> {
     src: &'a [u8],
     i: usize,
-    /// The previous token was an identifier or dot-word ending right here.
-    prev_wordish_end: Option<usize>,
+    /// Where the last identifier or dot-word ended (0 for none: a token
+    /// glued to the previous one starts past 0).
+    wordish_end: usize,
     /// Why the last `Error` token is one; set until [`Lexer::set_pos`].
+    /// Every token after it is that `Error` token again.
     pub error: Option<LexError>,
 }
 
@@ -172,7 +240,7 @@ impl<'a> Lexer<'a> {
     /// itself): an error before it no longer stands.
     pub fn set_pos(&mut self, i: usize) {
         self.i = i.min(self.src.len());
-        self.prev_wordish_end = None;
+        self.wordish_end = 0;
         self.error = None;
     }
 
@@ -180,13 +248,13 @@ impl<'a> Lexer<'a> {
         if src.len() >= u32::MAX as usize {
             return Err(LexError { span: Span::new(0, 0), message: "file is larger than 4 GiB".into() });
         }
-        Ok(Lexer { src, i: 0, prev_wordish_end: None, error: None })
+        Ok(Lexer { src, i: 0, wordish_end: 0, error: None })
     }
 
     /// A lexer of no text that has already failed for `error` (a text it
     /// refuses as a whole).
     pub fn failed(error: LexError) -> Lexer<'a> {
-        Lexer { src: &[], i: 0, prev_wordish_end: None, error: Some(error) }
+        Lexer { src: &[], i: 0, wordish_end: 0, error: Some(error) }
     }
 
     /// The next token, or `None` at bytes that are no token.
@@ -194,206 +262,208 @@ impl<'a> Lexer<'a> {
         Some(self.next_token()).filter(|t| t.kind != TokenKind::Error)
     }
 
-    /// An `Error` token over `start..end`, for the reason `message`.
+    /// An `Error` token over `start..end`, for the reason `message`. The
+    /// lexer stops there: it goes to the end of the text, where it gives
+    /// the error again.
     #[cold]
     fn fail(&mut self, start: usize, end: usize, message: String) -> Token {
         let span = Span::new(start, end);
         self.error = Some(LexError { span, message });
+        self.i = self.src.len();
         Token { kind: TokenKind::Error, span, glued: false }
+    }
+
+    /// The token at the end of the text: `Eof`, or the `Error` token again
+    /// when lexing failed.
+    #[cold]
+    fn at_end(&self) -> Token {
+        match &self.error {
+            Some(e) => Token { kind: TokenKind::Error, span: e.span, glued: false },
+            None => {
+                let n = self.src.len();
+                Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false }
+            }
+        }
+    }
+
+    /// Lexes a token into every slot of `out` (the text's end gives `Eof`,
+    /// and an error its `Error` token, again and again).
+    pub fn lex_into(&mut self, out: &mut [Token]) {
+        for slot in out {
+            *slot = self.next_token();
+        }
+    }
+
+    /// Skips the whitespace and comments from byte `i`: where the next token
+    /// starts, or an unterminated `/*` comment's start as the error.
+    #[inline]
+    fn skip_blank(&self, mut i: usize) -> Result<usize, usize> {
+        let src = self.src;
+        let n = src.len();
+        loop {
+            while i < n && is_blank(src[i]) {
+                i += 1;
+            }
+            if i + 1 >= n || src[i] != b'/' || !matches!(src[i + 1], b'/' | b'*') {
+                return Ok(i);
+            }
+            i = comment_end(src, i)?;
+        }
     }
 
     /// The next token; `Eof` at the end (and again if called after it);
     /// `Error` at bytes that are no token, with the reason in
-    /// [`Lexer::error`].
-    #[inline]
+    /// [`Lexer::error`], and again at every call after it. Names, dot-words,
+    /// numbers and operators, most of the text, are read here; the rest in
+    /// [`Lexer::rare_token`].
+    #[inline(always)]
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
         let n = src.len();
-        let mut i = self.i;
-        let mut glued = i > 0;
-        while i < n {
-            let c = src[i];
-            match c {
-                b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c => {
-                    i += 1;
-                    glued = false;
-                    continue;
-                }
-                b'/' if i + 1 < n && src[i + 1] == b'/' => {
-                    while i < n && src[i] != b'\n' {
-                        i += 1;
-                    }
-                    glued = false;
-                    continue;
-                }
-                b'/' if i + 1 < n && src[i + 1] == b'*' => {
-                    let start = i;
-                    i += 2;
-                    loop {
-                        if i + 1 >= n {
-                            self.i = n;
-                            return self.fail(start, start + 2, "unterminated comment: `/*` without `*/`".into());
-                        }
-                        if src[i] == b'*' && src[i + 1] == b'/' {
-                            i += 2;
-                            break;
-                        }
-                        i += 1;
-                    }
-                    glued = false;
-                    continue;
-                }
-                _ => break,
-            }
-        }
-        if i >= n {
+        let from = self.i;
+        let start = match self.skip_blank(from) {
+            Ok(i) => i,
+            Err(open) => return self.fail(open, open + 2, "unterminated comment: `/*` without `*/`".into()),
+        };
+        if start >= n {
             self.i = n;
-            return Token { kind: TokenKind::Eof, span: Span::new(n, n), glued: false };
+            return self.at_end();
         }
-        let c = src[i];
-        let start = i;
-        let prev_wordish = glued && self.prev_wordish_end == Some(start);
+        let glued = start == from && start > 0;
+        let c = src[start];
+        let next = if start + 1 < n { src[start + 1] } else { 0 };
+        let (kind, end) = match c {
+            b'a'..=b'z' | b'A'..=b'Z' => (TokenKind::Ident, name_end(src, start + 1)),
+            b'_' | b'$' | b'%' if is_follow(next) => (TokenKind::Ident, name_end(src, start + 1)),
+            b'.' if !next.is_ascii_digit() && is_follow(next) => (TokenKind::DotWord, dot_word_end(src, start + 1)),
+            b'0'..=b'9' => {
+                let mut end = start;
+                match lex_number(src, &mut end) {
+                    Ok(k) => (k, end),
+                    Err(m) => return self.fail(start, end.max(start + 1), m),
+                }
+            }
+            _ => match operator(c, next) {
+                Some((k, len)) => (k, start + len),
+                None => return self.rare_token(start, glued),
+            },
+        };
+        if matches!(kind, TokenKind::Ident | TokenKind::DotWord) {
+            self.wordish_end = end;
+        }
+        self.i = end;
+        Token { kind, span: Span::new(start, end), glued }
+    }
+
+    /// The token at `start` when it is no name, dot-word or operator:
+    /// strings, `.5`, dot-words that start with a digit (`.1d`)
+    /// or `::`, a lone `%` or `_`, and the bytes that are no token.
+    #[inline(never)]
+    fn rare_token(&mut self, start: usize, glued: bool) -> Token {
+        let src = self.src;
+        let n = src.len();
+        let c = src[start];
+        let mut i = start + 1;
         let kind = match c {
-            b'a'..=b'z' | b'A'..=b'Z' => {
-                i += 1;
-                while i < n && is_follow(src[i]) {
-                    i += 1;
-                }
-                TokenKind::Ident
-            }
-            b'_' | b'$' | b'%' => {
-                i += 1;
-                if i >= n || !is_follow(src[i]) {
-                    if c == b'_' {
-                        TokenKind::Ident // `_`, the sink operand
-                    } else if c == b'%' {
-                        TokenKind::Percent
-                    } else {
-                        self.i = i;
-                        return self.fail(start, i, "`$` must be followed by letters, digits, `_` or `$`".into());
-                    }
-                } else {
-                    while i < n && is_follow(src[i]) {
-                        i += 1;
-                    }
-                    TokenKind::Ident
-                }
-            }
-            b'.' if i + 1 < n && src[i + 1].is_ascii_digit() && !prev_wordish => {
-                i += 1;
+            b'_' => TokenKind::Ident, // `_`, the sink operand
+            b'%' => TokenKind::Percent,
+            b'$' => return self.fail(start, i, "`$` must be followed by letters, digits, `_` or `$`".into()),
+            b'.' if i < n && src[i].is_ascii_digit() && !(glued && self.wordish_end == start) => {
                 lex_decimal_tail(src, &mut i);
                 TokenKind::Float
             }
             b'.' => {
-                i += 1;
-                let word_start = i;
-                loop {
-                    if i < n && is_follow(src[i]) {
-                        i += 1;
-                    } else if i + 2 < n && src[i] == b':' && src[i + 1] == b':' && is_follow(src[i + 2]) {
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
-                if i == word_start {
-                    self.i = i;
+                i = dot_word_end(src, i);
+                if i == start + 1 {
                     return self.fail(start, start + 1, "a lone `.`; expected a directive or modifier name after it".into());
                 }
+                self.wordish_end = i;
                 TokenKind::DotWord
             }
-            b'0'..=b'9' => match lex_number(src, &mut i) {
-                Ok(k) => k,
-                Err(m) => {
-                    let e = i.max(start + 1);
-                    self.i = e;
-                    return self.fail(start, e, m);
+            b'"' => match string_end(src, start) {
+                Ok(end) => {
+                    i = end;
+                    TokenKind::String
                 }
+                Err((end, m)) => return self.fail(start, end, m.into()),
             },
-            b'"' => {
-                i += 1;
-                loop {
-                    if i >= n || src[i] == b'\n' {
-                        self.i = n;
-                        return self.fail(start, start + 1, "unterminated string".into());
-                    }
-                    match src[i] {
-                        b'\\' => i += 2,
-                        b'"' => {
-                            i += 1;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-                let i2 = i.min(n);
-                if std::str::from_utf8(&src[start..i2]).is_err() {
-                    self.i = i2;
-                    return self.fail(start, i2, "string is not valid UTF-8".into());
-                }
-                i = i2;
-                TokenKind::String
-            }
-            _ => {
-                let two = if i + 1 < n { src[i + 1] } else { 0 };
-                let (k, len) = match (c, two) {
-                    (b'<', b'<') => (TokenKind::Shl, 2),
-                    (b'>', b'>') => (TokenKind::Shr, 2),
-                    (b'<', b'=') => (TokenKind::Le, 2),
-                    (b'>', b'=') => (TokenKind::Ge, 2),
-                    (b'=', b'=') => (TokenKind::EqEq, 2),
-                    (b'!', b'=') => (TokenKind::Ne, 2),
-                    (b'&', b'&') => (TokenKind::AndAnd, 2),
-                    (b'|', b'|') => (TokenKind::OrOr, 2),
-                    (b',', _) => (TokenKind::Comma, 1),
-                    (b';', _) => (TokenKind::Semi, 1),
-                    (b':', _) => (TokenKind::Colon, 1),
-                    (b'{', _) => (TokenKind::LBrace, 1),
-                    (b'}', _) => (TokenKind::RBrace, 1),
-                    (b'[', _) => (TokenKind::LBracket, 1),
-                    (b']', _) => (TokenKind::RBracket, 1),
-                    (b'(', _) => (TokenKind::LParen, 1),
-                    (b')', _) => (TokenKind::RParen, 1),
-                    (b'+', _) => (TokenKind::Plus, 1),
-                    (b'-', _) => (TokenKind::Minus, 1),
-                    (b'*', _) => (TokenKind::Star, 1),
-                    (b'/', _) => (TokenKind::Slash, 1),
-                    (b'<', _) => (TokenKind::Lt, 1),
-                    (b'>', _) => (TokenKind::Gt, 1),
-                    (b'&', _) => (TokenKind::Amp, 1),
-                    (b'|', _) => (TokenKind::Pipe, 1),
-                    (b'^', _) => (TokenKind::Caret, 1),
-                    (b'!', _) => (TokenKind::Bang, 1),
-                    (b'~', _) => (TokenKind::Tilde, 1),
-                    (b'?', _) => (TokenKind::Question, 1),
-                    (b'@', _) => (TokenKind::At, 1),
-                    (b'=', _) => (TokenKind::Eq, 1),
-                    (b'#', _) => {
-                        self.i = start + 1;
-                        return self.fail(start, start + 1, "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into());
-                    }
-                    _ => {
-                        let what = if c == 0 {
-                            "a NUL byte".to_string()
-                        } else if c >= 0x80 {
-                            format!("byte 0x{c:02x} (PTX is ASCII outside comments and strings)")
-                        } else if c < 0x20 || c == 0x7f {
-                            format!("control character 0x{c:02x}")
-                        } else {
-                            format!("`{}`", c as char)
-                        };
-                        self.i = start + 1;
-                        return self.fail(start, start + 1, format!("found {what}, expected a token"));
-                    }
-                };
-                i += len;
-                k
-            }
+            _ => return self.fail(start, start + 1, not_a_token(c)),
         };
+        if kind == TokenKind::Ident {
+            self.wordish_end = i;
+        }
         self.i = i;
-        self.prev_wordish_end = matches!(kind, TokenKind::Ident | TokenKind::DotWord).then_some(i);
         Token { kind, span: Span::new(start, i), glued }
     }
+}
+
+/// The end of the `//` or `/*` comment at `i`, or `i` when a `/*` has no `*/`.
+fn comment_end(src: &[u8], i: usize) -> Result<usize, usize> {
+    if src[i + 1] == b'/' {
+        return Ok(src[i..].iter().position(|c| *c == b'\n').map_or(src.len(), |k| i + k));
+    }
+    match src[i + 2..].windows(2).position(|w| w == b"*/") {
+        Some(k) => Ok(i + k + 4),
+        None => Err(i),
+    }
+}
+
+/// The end of a dot-word whose name starts at `i` (after the dot): name
+/// bytes and `::` between them (`.shared::cta`).
+#[inline]
+fn dot_word_end(src: &[u8], mut i: usize) -> usize {
+    let n = src.len();
+    loop {
+        i = name_end(src, i);
+        if i + 2 < n && src[i] == b':' && src[i + 1] == b':' && is_follow(src[i + 2]) {
+            i += 2;
+        } else {
+            return i;
+        }
+    }
+}
+
+/// The end of the string literal whose `"` is at `start`, or where its
+/// error ends and the error.
+fn string_end(src: &[u8], start: usize) -> Result<usize, (usize, &'static str)> {
+    let n = src.len();
+    let mut i = start + 1;
+    loop {
+        if i >= n || src[i] == b'\n' {
+            return Err((start + 1, "unterminated string"));
+        }
+        match src[i] {
+            b'\\' => i += 2,
+            b'"' => {
+                i += 1;
+                break;
+            }
+            _ => i += 1,
+        }
+    }
+    let end = i.min(n);
+    if std::str::from_utf8(&src[start..end]).is_err() {
+        return Err((end, "string is not valid UTF-8"));
+    }
+    Ok(end)
+}
+
+/// Why byte `c` starts no token.
+#[cold]
+fn not_a_token(c: u8) -> String {
+    if c == b'#' {
+        return "preprocessor lines (`#...`) are not PTX; run the C preprocessor first".into();
+    }
+    let what = if c == 0 {
+        "a NUL byte".to_string()
+    } else if c >= 0x80 {
+        format!("byte 0x{c:02x} (PTX is ASCII outside comments and strings)")
+    } else if c < 0x20 || c == 0x7f {
+        format!("control character 0x{c:02x}")
+    } else {
+        format!("`{}`", c as char)
+    };
+    format!("found {what}, expected a token")
 }
 
 fn lex_decimal_tail(src: &[u8], i: &mut usize) {

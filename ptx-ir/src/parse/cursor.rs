@@ -21,8 +21,15 @@ pub struct Parser<'a> {
     pub file: &'a str,
     pub src: &'a [u8],
     lexer: Lexer<'a>,
-    /// Tokens lexed but not consumed yet; `look[0]` is the current token.
-    look: [Token; LOOKAHEAD],
+    /// Tokens lexed but not consumed yet: `window[read..lexed]`, the
+    /// current token first, at least [`LOOKAHEAD`] of them.
+    window: [Token; WINDOW],
+    read: usize,
+    lexed: usize,
+    /// How many tokens the next refill of the window lexes: few right after
+    /// the parser moved the lexer (it may move it again soon, and what was
+    /// lexed past there is thrown away), twice as many at each refill after.
+    batch: usize,
     /// Span of the last consumed token.
     prev: Span,
     lines: OnceCell<LineIndex>,
@@ -51,7 +58,11 @@ pub struct Parser<'a> {
 }
 
 /// How many tokens the parser can look ahead.
-const LOOKAHEAD: usize = 3; // `bump` shifts exactly these three
+const LOOKAHEAD: usize = 5;
+
+/// How many tokens are lexed ahead at most: the lexer runs in batches,
+/// which costs less than a call per token.
+const WINDOW: usize = 64;
 
 /// Longest text of a token shown in a message.
 const SHOW_MAX: usize = 40;
@@ -65,7 +76,10 @@ impl<'a> Parser<'a> {
             file,
             src,
             lexer,
-            look: [eof; LOOKAHEAD],
+            window: [eof; WINDOW],
+            read: 0,
+            lexed: 0,
+            batch: WINDOW,
             prev: Span::new(0, 0),
             lines: OnceCell::new(),
             globals: FxHashMap::default(),
@@ -80,21 +94,22 @@ impl<'a> Parser<'a> {
             forms: FxHashMap::default(),
             fast_paths: true,
         };
-        for k in 0..LOOKAHEAD {
-            p.look[k] = p.lex_next();
-        }
+        p.lex_ahead();
         p
     }
 
-    /// Pulls one token from the lexer. Lexing stops at the first error
-    /// (the lexer keeps it, and the parser reports it when it reaches it):
-    /// every token after it is that `Error` token again.
+    /// Fills the window with tokens from the lexer. Lexing stops at the
+    /// first error (the lexer keeps it, and the parser reports it when it
+    /// reaches it): every token after it is that `Error` token again.
     #[inline(never)]
-    fn lex_next(&mut self) -> Token {
-        if let Some(e) = &self.lexer.error {
-            return Token { kind: TokenKind::Error, span: e.span, glued: false };
-        }
-        self.lexer.next_token()
+    fn lex_ahead(&mut self) {
+        let kept = self.lexed - self.read;
+        self.window.copy_within(self.read..self.lexed, 0);
+        let end = (kept + self.batch).min(WINDOW);
+        self.lexer.lex_into(&mut self.window[kept..end]);
+        self.read = 0;
+        self.lexed = end;
+        self.batch = (self.batch * 2).min(WINDOW);
     }
 
     /// Is `name` a module-level variable or function?
@@ -124,29 +139,30 @@ impl<'a> Parser<'a> {
 
     #[inline]
     pub fn peek(&self) -> Token {
-        self.look[0]
+        self.window[self.read % WINDOW]
     }
 
     #[inline]
     pub fn peek_at(&self, k: usize) -> Token {
-        self.look[k.min(LOOKAHEAD - 1)]
+        self.window[(self.read + k.min(LOOKAHEAD - 1)) % WINDOW]
     }
 
     #[inline]
     pub fn kind(&self) -> TokenKind {
-        self.look[0].kind
+        self.peek().kind
     }
 
     #[inline]
     pub fn bump(&mut self) -> Token {
-        let t = self.look[0];
+        let t = self.peek();
         if matches!(t.kind, TokenKind::Eof | TokenKind::Error) {
             return t;
         }
         self.prev = t.span;
-        self.look[0] = self.look[1];
-        self.look[1] = self.look[2];
-        self.look[2] = self.lex_next();
+        self.read += 1;
+        if self.lexed - self.read < LOOKAHEAD {
+            self.lex_ahead();
+        }
         t
     }
 
@@ -180,9 +196,10 @@ impl<'a> Parser<'a> {
     pub fn resume_after(&mut self, last: Span) {
         self.prev = last;
         self.lexer.set_pos(last.end as usize);
-        for k in 0..LOOKAHEAD {
-            self.look[k] = self.lex_next();
-        }
+        self.read = 0;
+        self.lexed = 0;
+        self.batch = LOOKAHEAD;
+        self.lex_ahead();
     }
 
     /// Span of the last consumed token.

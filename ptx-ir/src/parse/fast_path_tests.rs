@@ -100,7 +100,7 @@ fn plain_locs_give_the_general_parsers_ir() {
         ".loc\t1\t23\t5\r\nret;\n.loc 2 0 0\n",
         ".loc 1 23 5 \nret;",
         ".loc 123456789 999999999 1\nret;",
-        // Just missing the fast path: other numbers, more parts, comments.
+        // Just missing the fast path: other numbers, more parts; comments.
         ".loc 1 23 017\nret;",
         ".loc 1 23 0x10\nret;",
         ".loc 1 23 4294967295\nret;",
@@ -127,7 +127,7 @@ fn a_plain_loc_takes_the_fast_path_and_others_do_not() {
     let mut p = Parser::new("t.ptx", b".loc 1 23 5\nret;");
     assert_eq!(p.plain_loc(), Some(Loc::new(1, 23, 5)));
     assert_eq!(p.text(p.peek()), "ret");
-    for text in [".loc 1 23 5, inlined_at 1 10 3\n", ".loc 1 23 017\n", ".loc 1 23 5 // c\n"] {
+    for text in [".loc 1 23 5, inlined_at 1 10 3\n", ".loc 1 23 017\n", ".loc 1 23 0x10\n", ".loc 1 23 5 /* c */ , inlined_at 1 10 3\n"] {
         let mut p = Parser::new("t.ptx", text.as_bytes());
         assert_eq!(p.plain_loc(), None, "{text}");
         assert_eq!(p.text(p.peek()), ".loc", "{text}: nothing consumed");

@@ -353,31 +353,28 @@ impl<'a> Parser<'a> {
     }
 
     /// The fast path for the commonest `.loc`, three plain decimal numbers
-    /// that end the line (`.loc 1 23 5`; compilers write one before most
-    /// instructions): the file and line from the two tokens the cursor
-    /// already holds, the column from the bytes after them, without
-    /// lexing it. `None` (nothing consumed) for anything else (octal, hex
-    /// or too large numbers, `function_name`, `inlined_at`, a comment after the
-    /// column); the general parser reads those. Gives the general parser's
-    /// IR and positions (tested against it).
+    /// and no `,` after them (`.loc 1 23 5`; compilers write one before most
+    /// instructions): read from the tokens the cursor already holds,
+    /// without the general parser's checks and messages. `None` (nothing
+    /// consumed) for anything else (octal, hex or too large numbers,
+    /// `function_name`, `inlined_at`); the general parser reads those.
+    /// Gives the general parser's IR and positions (tested against it).
     pub(super) fn plain_loc(&mut self) -> Option<Loc> {
-        let (file_tok, line_tok) = (self.peek_at(1), self.peek_at(2));
-        if file_tok.kind != TokenKind::Int || line_tok.kind != TokenKind::Int {
+        let number = |k: usize| {
+            let t = self.peek_at(k);
+            if t.kind == TokenKind::Int {
+                plain_decimal(self.text(t).as_bytes())
+            } else {
+                None
+            }
+        };
+        let (file, line, col) = (number(1)?, number(2)?, number(3)?);
+        if self.peek_at(4).kind == TokenKind::Comma {
             return None;
         }
-        let file = plain_decimal(self.text(file_tok).as_bytes())?;
-        let line = plain_decimal(self.text(line_tok).as_bytes())?;
-        let after_line = line_tok.span.end as usize;
-        let col_start = after_line + self.src[after_line..].iter().position(|c| !matches!(c, b' ' | b'\t'))?;
-        let col_end = col_start + self.src[col_start..].iter().position(|c| !c.is_ascii_digit())?;
-        // Whitespace must end the column, and what follows it must be no
-        // `,` (the directive goes on) and no comment (which might hide one).
-        let next = col_end + self.src[col_end..].iter().position(|c| !c.is_ascii_whitespace() && *c != 0x0b)?;
-        if col_start == after_line || next == col_end || matches!(self.src[next], b',' | b'/') {
-            return None;
+        for _ in 0..4 {
+            self.bump();
         }
-        let col = plain_decimal(&self.src[col_start..col_end])?;
-        self.resume_after(Span::new(col_start, col_end));
         Some(Loc::new(file, line, col))
     }
 
