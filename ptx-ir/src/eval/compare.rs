@@ -252,7 +252,7 @@ fn set_form_exists(d: ScalarType, s: ScalarType) -> bool {
 }
 
 /// The value a true comparison writes into a destination of type `d`.
-fn set_true(d: ScalarType) -> u128 {
+pub(crate) fn set_true(d: ScalarType) -> u128 {
     match d {
         ScalarType::F32 => 0x3f80_0000,
         ScalarType::F16 | ScalarType::F16x2 => 0x3c00,

@@ -171,6 +171,15 @@ pub enum CheckedAluOp {
     /// `setp` combining its comparison with a predicate (`setp.lt.and.s32
     /// p, a, b, c`), one destination, no `.ftz`.
     CombinedSetp { compare: Compare, combine: BoolOp },
+    /// `set` of integers, bits, `.f32` or `.f64` values into a `.u32`,
+    /// `.s32` or `.f32` destination, its comparison combined with a
+    /// predicate when `combine`, no `.ftz`: `true_bits` (what the
+    /// evaluator writes for true) or 0.
+    Set { compare: Compare, combine: Option<BoolOp>, true_bits: u32 },
+    /// `slct` of `n`-bit values by a `.s32` (or `.f32` when `float`) `c`
+    /// (`.ftz` flushing a subnormal `.f32` when `ftz`): `a` when `c` is
+    /// at least zero, else `b`.
+    Slct { n: u32, float: bool, ftz: bool },
     /// `add`, `sub`, `mul` and `fma` of `.f32` (or `.f64`) values rounding
     /// to nearest even, no `.ftz` or `.sat`: the host's IEEE arithmetic,
     /// none when the result is a NaN (whose bits the reference path gives).
@@ -637,8 +646,11 @@ fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
 /// selectors.
 pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
     let types = ins.types();
-    if ins.opcode == Opcode::CVT {
-        return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common).or_else(|| float_cvt(ins, &types, nsrcs).map(AnyAluOp::Checked));
+    match ins.opcode {
+        Opcode::CVT => return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common).or_else(|| float_cvt(ins, &types, nsrcs).map(AnyAluOp::Checked)),
+        Opcode::SET => return set(ins, &types, nsrcs).map(AnyAluOp::Checked),
+        Opcode::SLCT => return slct(ins, &types, nsrcs).map(AnyAluOp::Checked),
+        _ => {}
     }
     let &[t] = types.as_slice() else { return None };
     let n = t.bits();
@@ -709,14 +721,7 @@ pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
         Opcode::SETP if nsrcs == 3 => {
             let &[cm, bm] = mods.as_slice() else { return None };
             let (ModKind::Cmp(cmp), ModKind::Bool(combine)) = (cm.kind(), bm.kind()) else { return None };
-            let compare = if int || bits_type {
-                Compare::Int { cmp: IntCmp::of(cmp, t.class())?, n }
-            } else if matches!(t, T::F32 | T::F64) {
-                Compare::Float { cmp: float_cmp(cmp)?, double: t == T::F64 }
-            } else {
-                return None;
-            };
-            CheckedAluOp::CombinedSetp { compare, combine }.into()
+            CheckedAluOp::CombinedSetp { compare: compare_of(cmp, t)?, combine }.into()
         }
         Opcode::ADD | Opcode::SUB | Opcode::MUL | Opcode::FMA if matches!(t, T::F32 | T::F64) && only(&mods, &[Mod::RN]) && (ins.opcode != Opcode::FMA || !plain) => {
             let op = match (ins.opcode, nsrcs) {
@@ -760,6 +765,57 @@ fn int_cvt(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<AluO
         return None;
     }
     Some(AluOp::Cvt { from: a.bits(), signed: a.class() == TypeClass::Signed, to: d.bits() })
+}
+
+/// The comparison `cmp` of values of type `t` computed here: of 16-, 32-
+/// or 64-bit integers or bits (`n` bits wide), or of `.f32` or `.f64` values.
+fn compare_of(cmp: CmpOp, t: ScalarType) -> Option<Compare> {
+    use ScalarType as T;
+    Some(match t {
+        T::U16 | T::U32 | T::U64 | T::S16 | T::S32 | T::S64 | T::B16 | T::B32 | T::B64 => Compare::Int { cmp: IntCmp::of(cmp, t.class())?, n: t.bits() },
+        T::F32 | T::F64 => Compare::Float { cmp: float_cmp(cmp)?, double: t == T::F64 },
+        _ => return None,
+    })
+}
+
+/// `set.cmp{.bool}.dtype.stype` into a `.u32`, `.s32` or `.f32`
+/// destination with a comparison [`compare_of`] computes, nothing more (no
+/// `.ftz`), its sources plain (but a `!c`).
+fn set(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<CheckedAluOp> {
+    use ScalarType as T;
+    let &[d, s] = types else { return None };
+    let (cmp, combine) = match other_mods(ins).as_slice() {
+        [cm] => (cm.kind(), None),
+        [cm, bm] => match bm.kind() {
+            ModKind::Bool(op) => (cm.kind(), Some(op)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ModKind::Cmp(cmp) = cmp else { return None };
+    if nsrcs != 2 + combine.is_some() as usize || !matches!(d, T::U32 | T::S32 | T::F32) || !ins.operands.iter().take(3).all(plain_operand) {
+        return None;
+    }
+    Some(CheckedAluOp::Set { compare: compare_of(cmp, s)?, combine, true_bits: eval::set_true(d) as u32 })
+}
+
+/// `slct{.ftz}.dtype.s32` and `slct{.ftz}.dtype.f32` of a 16-, 32- or
+/// 64-bit `dtype` (not a packed one), plain sources.
+fn slct(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<CheckedAluOp> {
+    use ScalarType as T;
+    let &[d, c] = types else { return None };
+    let ftz = match other_mods(ins).as_slice() {
+        [] => false,
+        [Mod::FTZ] => true,
+        _ => return None,
+    };
+    if nsrcs != 3 || !matches!(c, T::S32 | T::F32) || !ins.operands.iter().all(plain_operand) {
+        return None;
+    }
+    if !matches!(d, T::B16 | T::B32 | T::B64 | T::U16 | T::U32 | T::U64 | T::S16 | T::S32 | T::S64 | T::F32 | T::F64) {
+        return None;
+    }
+    Some(CheckedAluOp::Slct { n: d.bits(), float: c == T::F32, ftz })
 }
 
 /// `cvt` from `.f32` or `.f64` to a narrower `.f16`, `.bf16` or `.f32`, if
@@ -864,6 +920,18 @@ impl FloatOp {
     }
 }
 
+impl Compare {
+    /// Does the comparison hold between `a` and `b`? (`None` for no
+    /// comparison of values: `eval::float_compare`'s integer ones.)
+    #[inline]
+    fn holds(self, a: u128, b: u128) -> Option<bool> {
+        match self {
+            Compare::Int { cmp, n } => Some(cmp.holds(a, b, n)),
+            Compare::Float { cmp, double } => eval::float_compare(cmp, float_value(a, double), float_value(b, double)),
+        }
+    }
+}
+
 impl CheckedAluOp {
     /// The result bits from the sources' bits, reading and setting the
     /// carry flag `carry` for the carry forms; `None` (the flag untouched)
@@ -909,12 +977,25 @@ impl CheckedAluOp {
             CheckedAluOp::Clz(n) => ((a & mask(n)).leading_zeros() - (128 - n)) as u128,
             CheckedAluOp::Brev(n) => (a & mask(n)).reverse_bits() >> (128 - n),
             CheckedAluOp::FloatSetp { cmp, double } => eval::float_compare(cmp, float_value(a, double), float_value(b, double))? as u128,
-            CheckedAluOp::CombinedSetp { compare, combine } => {
-                let holds = match compare {
-                    Compare::Int { cmp, n } => cmp.holds(a, b, n),
-                    Compare::Float { cmp, double } => eval::float_compare(cmp, float_value(a, double), float_value(b, double))?,
+            CheckedAluOp::CombinedSetp { compare, combine } => combine.apply(compare.holds(a, b)?, c & 1 == 1) as u128,
+            CheckedAluOp::Set { compare, combine, true_bits } => {
+                let holds = compare.holds(a, b)?;
+                if combine.map_or(holds, |op| op.apply(holds, c & 1 == 1)) {
+                    u128::from(true_bits)
+                } else {
+                    0
+                }
+            }
+            CheckedAluOp::Slct { n, float, ftz } => {
+                let at_least_zero = if float {
+                    let bits = c as u32;
+                    // A NaN selects `b`; `.ftz` flushes a subnormal to a zero, which selects `a`.
+                    let x = if ftz && bits & 0x7f80_0000 == 0 { 0.0 } else { f32::from_bits(bits) };
+                    x >= 0.0
+                } else {
+                    eval::sext(c, 32) >= 0
                 };
-                combine.apply(holds, c & 1 == 1) as u128
+                (if at_least_zero { a } else { b }) & mask(n)
             }
             CheckedAluOp::FloatCvt { from_double, to, round } => eval::round_f64(float_value(a, from_double), to, round)?,
             // A NaN's bits are the reference path's to give.

@@ -475,6 +475,23 @@ mod tests {
                 }
             }
         }
+        // `set` into each destination type, from integers, bits and floats,
+        // with and without a combining predicate (as written and negated).
+        for (d, rd) in [("u32", "%r1"), ("s32", "%r1"), ("f32", "%f1")] {
+            for (t, r, cmps) in [("u16", "%h", &["lo", "ge"][..]), ("s32", "%r", &["lt", "ne"]), ("b64", "%rd", &["eq"]), ("f32", "%f", &["gtu", "le", "nan"]), ("f64", "%fd", &["num", "neu", "lt"])] {
+                for cmp in cmps {
+                    forms.push(format!("set.{cmp}.{d}.{t} {rd}, {r}2, {r}3;"));
+                    forms.push(format!("set.{cmp}.and.{d}.{t} {rd}, {r}2, {r}3, %p4;"));
+                    forms.push(format!("set.{cmp}.xor.{d}.{t} {rd}, {r}2, {r}3, !%p4;"));
+                }
+            }
+        }
+        // `slct` of each width by an `.s32` or `.f32` (flushed or not) `c`.
+        for (d, r) in [("b16", "%h"), ("s16", "%h"), ("u32", "%r"), ("f32", "%f"), ("b64", "%rd"), ("f64", "%fd")] {
+            forms.push(format!("slct.{d}.s32 {r}1, {r}2, {r}3, %r4;"));
+            forms.push(format!("slct.{d}.f32 {r}1, {r}2, {r}3, %f4;"));
+            forms.push(format!("slct.ftz.{d}.f32 {r}1, {r}2, {r}3, %f4;"));
+        }
         // Narrowing floating-point `cvt` in each rounding to a float.
         for rnd in ["rn", "rz", "rm", "rp"] {
             for (d, rd) in [("f16", "%h"), ("bf16", "%h")] {
@@ -582,7 +599,7 @@ mod tests {
             }
         }
         // Forms with modifiers the AluOps do not model are left to the evaluator.
-        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.ftz.f32 %p1, %f2, %f3, %p2;", "setp.lt.and.b32 %p1, %r2, %r3, %p2;", "setp.lt.and.f16 %p1, %h2, %h3, %p2;", "setp.lt.and.s32 %p1|%p3, %r2, %r3, %p2;", "cvt.rn.ftz.f16.f32 %h1, %f2;", "cvt.rn.sat.f16.f32 %h1, %f2;", "cvt.rn.relu.f16.f32 %h1, %f2;", "cvt.rni.f32.f64 %f1, %fd2;", "cvt.f32.f16 %f1, %h2;", "cvt.rn.f64.f32 %fd1, %f2;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;"] {
+        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.ftz.f32 %p1, %f2, %f3, %p2;", "setp.lt.and.b32 %p1, %r2, %r3, %p2;", "setp.lt.and.f16 %p1, %h2, %h3, %p2;", "setp.lt.and.s32 %p1|%p3, %r2, %r3, %p2;", "cvt.rn.ftz.f16.f32 %h1, %f2;", "cvt.rn.sat.f16.f32 %h1, %f2;", "cvt.rn.relu.f16.f32 %h1, %f2;", "cvt.rni.f32.f64 %f1, %fd2;", "cvt.f32.f16 %f1, %h2;", "cvt.rn.f64.f32 %fd1, %f2;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;", "set.lt.ftz.u32.f32 %r1, %f2, %f3;", "set.lt.f16.f32 %h1, %f2, %f3;", "set.lt.u32.f16 %r1, %h2, %h3;", "set.lt.u32.f16x2 %r1, %r2, %r3;", "set.lt.u32.b32 %r1, %r2, %r3;", "slct.u32.s32 %r1, %r2, -%r3, %r4;"] {
             let i = ins(text);
             assert_eq!(alu_op(&i, i.operands.len() - 1), None, "{text}");
         }
