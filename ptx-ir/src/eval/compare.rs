@@ -332,19 +332,23 @@ fn slct(ins: &Instruction, srcs: &[u128]) -> EvalResult {
     }
     need(ins, srcs, 3)?;
     plain_srcs(ins, &[0, 1, 2])?;
-    let ftz = ins.has(Mod::FTZ);
-    let ge0 = match ct {
-        // (.ftz, for .f32 comparisons only, cannot change an integer's sign.)
-        ScalarType::S32 => sext(srcs[2], 32) >= 0,
-        // Negative zero equals zero; a NaN c selects b; with .ftz a subnormal
-        // c is flushed to a sign-preserving zero and selects a.
-        ScalarType::F32 => match float_value(ScalarType::F32, srcs[2], ftz) {
-            Some(x) => x >= 0.0,
-            None => false,
-        },
-        _ => return Err(unsupported(ins, "c is .s32 or .f32")),
-    };
+    if !matches!(ct, ScalarType::S32 | ScalarType::F32) {
+        return Err(unsupported(ins, "c is .s32 or .f32"));
+    }
+    let ge0 = slct_selects_a(ct == ScalarType::F32, srcs[2], ins.has(Mod::FTZ));
     Ok(Eval::exact(srcs[if ge0 { 0 } else { 1 }] & mask(d.bits())))
+}
+
+/// Does `slct` select `a`, with `c` (`.f32` when `float`, else `.s32`) at
+/// least zero? (`.ftz`, for `.f32` comparisons only, cannot change an
+/// integer's sign.) Negative zero equals zero; a NaN `c` selects `b`; with
+/// `.ftz` a subnormal `c` is flushed to a sign-preserving zero and selects `a`.
+pub(crate) fn slct_selects_a(float: bool, c: u128, ftz: bool) -> bool {
+    if float {
+        float_value(ScalarType::F32, c, ftz).is_some_and(|x| x >= 0.0)
+    } else {
+        sext(c, 32) >= 0
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -986,17 +986,7 @@ impl CheckedAluOp {
                     0
                 }
             }
-            CheckedAluOp::Slct { n, float, ftz } => {
-                let at_least_zero = if float {
-                    let bits = c as u32;
-                    // A NaN selects `b`; `.ftz` flushes a subnormal to a zero, which selects `a`.
-                    let x = if ftz && bits & 0x7f80_0000 == 0 { 0.0 } else { f32::from_bits(bits) };
-                    x >= 0.0
-                } else {
-                    eval::sext(c, 32) >= 0
-                };
-                (if at_least_zero { a } else { b }) & mask(n)
-            }
+            CheckedAluOp::Slct { n, float, ftz } => (if eval::slct_selects_a(float, c, ftz) { a } else { b }) & mask(n),
             CheckedAluOp::FloatCvt { from_double, to, round } => eval::round_f64(float_value(a, from_double), to, round)?,
             // A NaN's bits are the reference path's to give.
             CheckedAluOp::FloatArith { op, double: true } => {
