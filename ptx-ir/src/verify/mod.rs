@@ -490,8 +490,7 @@ impl<'a> Verifier<'a> {
         if self.forms_available.contains(&ins.form) {
             return;
         }
-        let met = |r: &crate::isa::Requirement| r.ptx.is_none_or(|p| self.version >= p) && self.target.as_ref().is_none_or(|t| t.satisfies(r.min_sm, r.exact));
-        if ins.form.requirements().iter().all(met) {
+        if ins.form.requirements().iter().all(|r| self.version_meets(r) && self.target_meets(r)) {
             self.forms_available.insert(ins.form);
             return;
         }
@@ -504,23 +503,29 @@ impl<'a> Verifier<'a> {
                 Some(m) => format!("`{}` with `{}`", ins.opcode.name(), Mod(*m).text()),
                 None => format!("`{}`", ins.opcode.name()),
             };
-            if let Some(p) = r.ptx {
-                if self.version < p {
-                    let what = what();
-                    self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.version.0, self.version.1));
-                    return;
-                }
+            if let (false, Some(p)) = (self.version_meets(r), r.ptx) {
+                let what = what();
+                self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.version.0, self.version.1));
+                return;
             }
-            if let Some(t) = &self.target {
-                if !t.satisfies(r.min_sm, r.exact) {
-                    let what = what();
-                    let need = if r.exact.is_empty() { format!("sm_{} or newer", r.min_sm.unwrap_or(0)) } else { r.exact.join(" or ") };
-                    let name = t.name.clone();
-                    self.error(at, format!("{what} requires .target {need}, but the module targets {name}"));
-                    return;
-                }
+            if let (false, Some(t)) = (self.target_meets(r), &self.target) {
+                let what = what();
+                let need = if r.exact.is_empty() { format!("sm_{} or newer", r.min_sm.unwrap_or(0)) } else { r.exact.join(" or ") };
+                let name = t.name.clone();
+                self.error(at, format!("{what} requires .target {need}, but the module targets {name}"));
+                return;
             }
         }
+    }
+
+    /// Is the module's `.version` one that `r` allows?
+    fn version_meets(&self, r: &crate::isa::Requirement) -> bool {
+        r.ptx.is_none_or(|p| self.version >= p)
+    }
+
+    /// Is the module's `.target` one that `r` allows (or is there none)?
+    fn target_meets(&self, r: &crate::isa::Requirement) -> bool {
+        self.target.as_ref().is_none_or(|t| t.satisfies(r.min_sm, r.exact))
     }
 
     fn operand_types(&mut self, f: &Function, ins: &Instruction, at: Span) {
