@@ -1,5 +1,5 @@
 //! A function of 100,000 instructions goes through `-O2` and `-O3`: the
-//! engine's node, iteration and time limits keep it finite, and the output
+//! engine's node and iteration limits keep it finite, and the output
 //! is a valid module (no timing is asserted; the bench figures are in the
 //! closing notes).
 

@@ -5,7 +5,7 @@
 //!    the values their register reads see ([`crate::values`]); everything
 //!    else is the skeleton, kept in order.
 //! 2. The rules ([`crate::rules`]) run under egg's runner with the backoff
-//!    scheduler, within node, iteration and time limits; constants fold in
+//!    scheduler, within node and iteration limits; constants fold in
 //!    the analysis ([`facts`]).
 //! 3. [`extract`] chooses one node per class, paying shared values once,
 //!    under the cost model ([`cost`]); if the chosen program costs more than
@@ -36,17 +36,24 @@ use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
 use ptx_ir::eval::Dialect;
 use ptx_ir::ir::Function;
-use rustc_hash::FxHashSet;
-use std::time::Duration;
+use rustc_hash::{FxHashMap, FxHashSet};
 
-/// How much work the engine may do on one function.
+/// How much work the engine may do on one function. Every limit is a
+/// count, never a clock, so that the output does not depend on the
+/// machine or on its load.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub iterations: usize,
+    /// E-nodes the rules may search, summed over the iterations: an
+    /// iteration that would take the sum past this does not start. Each
+    /// iteration searches the whole e-graph, so this bounds the time of a
+    /// large function (at about 3 µs per node and iteration on an
+    /// e-graph of 100,000 nodes) where the iteration limit alone would
+    /// not; the largest corpus functions search about 60,000 at `-O3`.
+    pub search_budget: usize,
     /// E-nodes, as a multiple of the function's value statements (plus a floor).
     pub nodes_per_value: usize,
     pub min_nodes: usize,
-    pub time: Duration,
     /// Functions with more value statements than this are not optimized
     /// by the engine at all (the other passes still run).
     pub max_values: usize,
@@ -55,9 +62,9 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub const O1: Limits = Limits { iterations: 4, nodes_per_value: 4, min_nodes: 2_000, time: Duration::from_millis(200), max_values: 50_000, o3_rules: false };
-    pub const O2: Limits = Limits { iterations: 8, nodes_per_value: 8, min_nodes: 5_000, time: Duration::from_millis(500), max_values: 200_000, o3_rules: false };
-    pub const O3: Limits = Limits { iterations: 16, nodes_per_value: 16, min_nodes: 10_000, time: Duration::from_secs(2), max_values: 400_000, o3_rules: true };
+    pub const O1: Limits = Limits { iterations: 4, search_budget: 100_000, nodes_per_value: 4, min_nodes: 2_000, max_values: 50_000, o3_rules: false };
+    pub const O2: Limits = Limits { iterations: 8, search_budget: 400_000, nodes_per_value: 8, min_nodes: 5_000, max_values: 200_000, o3_rules: false };
+    pub const O3: Limits = Limits { iterations: 16, search_budget: 800_000, nodes_per_value: 16, min_nodes: 10_000, max_values: 400_000, o3_rules: true };
 }
 
 /// What the engine needs to know about the module.
@@ -165,12 +172,44 @@ fn taken(stmts: &mut [ptx_ir::ir::Stmt], k: usize) -> ptx_ir::ir::Stmt {
     std::mem::replace(&mut stmts[k], ptx_ir::ir::Stmt::ScopeEnd)
 }
 
+/// The runner's hook that keeps the iterations' searches within `budget`
+/// e-nodes ([`Limits::search_budget`]); it runs before each iteration.
+fn search_budget(budget: usize) -> impl FnMut(&mut egg::Runner<lang::Node, facts::Facts, ()>) -> Result<(), String> {
+    let mut searched = 0usize;
+    move |r| {
+        searched += r.egraph.total_size();
+        match searched <= budget {
+            true => Ok(()),
+            false => Err(format!("search budget of {budget} e-nodes")),
+        }
+    }
+}
+
+/// The input's cost: every value statement once, at the dearest node of
+/// its class. A large class is priced once: statements whose values are
+/// equal share a class, and one that absorbed a constant can hold
+/// thousands of nodes (pricing it per statement was quadratic).
+fn input_cost(built: &build::Built, costs: &cost::CostModel) -> u64 {
+    const PRICED_ONCE_FROM: usize = 8;
+    let eg = &built.egraph;
+    let dearest = |c: Id| eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(costs, eg, n)).max().unwrap_or(0);
+    let mut large: FxHashMap<Id, u64> = FxHashMap::default();
+    let mut class_cost = |c: Id| match eg[c].nodes.len() < PRICED_ONCE_FROM {
+        true => dearest(c),
+        false => *large.entry(eg.find(c)).or_insert_with(|| dearest(c)),
+    };
+    built.plans.iter().filter_map(|p| match p {
+        Plan::Value { class, .. } => Some(class_cost(*class)),
+        _ => None,
+    }).sum()
+}
+
 /// The clock egg reads for its statistics: a mock that never moves. egg
 /// times every rebuild and iteration with `quanta`, whose default clock
 /// first calibrates the CPU's time-stamp counter against the system clock
 /// for 10-200 ms (longer on a busy machine): most of the time of a small
-/// module's -O2 run. The engine's own time limit reads `std::time`
-/// (the runner's hook, see `run`).
+/// module's -O2 run. A clock that never moves also keeps egg's own time
+/// limit from firing: the engine's limits are counts ([`Limits`]).
 fn egg_clock() -> &'static quanta::Clock {
     static CLOCK: std::sync::OnceLock<quanta::Clock> = std::sync::OnceLock::new();
     CLOCK.get_or_init(|| quanta::Clock::mock().0)
@@ -224,26 +263,16 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         return None;
     }
     let costs = cost::CostModel::for_target(config.target, config.limits.o3_rules);
-    // The input's cost: every value statement once.
-    let cost_before: u64 = built.plans.iter().filter_map(|p| match p {
-        Plan::Value { class, .. } => Some(*class),
-        _ => None,
-    }).map(|c| {
-        let eg = &built.egraph;
-        eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(&costs, eg, n)).max().unwrap_or(0)
-    }).sum();
+    let cost_before = input_cost(&built, &costs);
     let t1 = std::time::Instant::now();
     let rewrites = rules::rewrites_shared(config.target, config.limits.o3_rules);
     let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
     let egraph = std::mem::replace(&mut built.egraph, facts::EGraph::new(facts::Facts::new(config.dialect)));
-    // egg's clock is a mock (`egg_clock`): the time limit is checked here.
-    let time_limit = config.limits.time;
-    let deadline = std::time::Instant::now() + time_limit;
     let runner: egg::Runner<lang::Node, facts::Facts, ()> = egg::Runner::new(facts::Facts::new(config.dialect))
         .with_egraph(egraph)
         .with_iter_limit(config.limits.iterations)
         .with_node_limit(node_limit)
-        .with_hook(move |_| if std::time::Instant::now() > deadline { Err(format!("time limit of {:?}", time_limit)) } else { Ok(()) })
+        .with_hook(search_budget(config.limits.search_budget))
         // Runs right before each iteration's search, on the e-graph it reads.
         .with_hook(|r| {
             r.egraph.analysis.roots = Some(rules::RootIndex::of(&r.egraph));
@@ -372,6 +401,18 @@ mod tests {
             assert!(report.declined.is_some() || report.instructions_emitted == f.instructions().count(), "{report:?}");
         }
         (f, g)
+    }
+
+    /// The search budget counts the e-nodes each iteration searches: an
+    /// iteration that would pass it does not start, whatever the time.
+    #[test]
+    fn the_search_budget_stops_the_iterations() {
+        let f = kernel(".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; shl.b32 %r3, %r1, 2; shl.b32 %r2, %r3, 3; st.global.u32 [%rd1], %r2; ret;");
+        let with_budget = |search_budget| Config { limits: Limits { search_budget, ..Limits::O2 }, ..CONFIG };
+        let (_, full) = optimize_reporting(&f, &with_budget(Limits::O2.search_budget));
+        assert!(!full.rules_applied.is_empty() && !full.stop.contains("budget"), "{full:?}");
+        let (_, none) = optimize_reporting(&f, &with_budget(1));
+        assert!(none.rules_applied.is_empty() && none.stop.contains("search budget of 1 e-nodes"), "{none:?}");
     }
 
     /// Edited in place, a function becomes the one [`optimize_with`]

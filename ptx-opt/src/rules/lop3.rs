@@ -22,6 +22,13 @@ use smallvec::SmallVec;
 const INPUT_TABLES: [u8; 3] = [0xF0, 0xCC, 0xAA];
 /// How deep below the root the search expands.
 const MAX_DEPTH: u32 = 3;
+/// How many logic nodes one root's search may expand. The search tries
+/// every logic node of every class it meets, backtracking, so its cost
+/// grows with the classes: no corpus root needs more than 8, but long
+/// logic chains whose classes merged took thousands per root (two thirds
+/// of a 50,000-instruction function's -O2 time). A count, not a clock,
+/// so that the result never depends on the machine.
+const EXPANSIONS_PER_ROOT: u32 = 64;
 
 fn is_logic_b32(eg: &EGraph, n: &Node) -> bool {
     match op(eg, n) {
@@ -61,7 +68,8 @@ impl Expansion {
 }
 
 /// The truth table of class `id`, expanding logic nodes while the inputs fit.
-fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion) -> Option<u8> {
+/// `left` counts down the expansions the root may still make.
+fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion, left: &mut u32) -> Option<u8> {
     if let Some(c) = constant(eg, id) {
         if c == 0 {
             return Some(0x00);
@@ -84,7 +92,7 @@ fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion) -> Option<u8>
                 continue;
             }
             let mut trial = e.clone();
-            if let Some(tab) = node_table(eg, n, depth + 1, &mut trial) {
+            if let Some(tab) = node_table(eg, n, depth + 1, &mut trial, left) {
                 *e = trial;
                 return Some(tab);
             }
@@ -97,12 +105,13 @@ fn class_table(eg: &EGraph, id: Id, depth: u32, e: &mut Expansion) -> Option<u8>
 }
 
 /// The truth table of a logic node over its children.
-fn node_table(eg: &EGraph, n: &Node, depth: u32, e: &mut Expansion) -> Option<u8> {
+fn node_table(eg: &EGraph, n: &Node, depth: u32, e: &mut Expansion, left: &mut u32) -> Option<u8> {
+    *left = left.checked_sub(1)?;
     let (s, kids) = op(eg, n)?;
     let opc = s.opcode();
     if opc == Opcode::LOP3 {
         let lut = constant(eg, kids[3])? as u8;
-        let (a, b, c) = (class_table(eg, kids[0], depth, e)?, class_table(eg, kids[1], depth, e)?, class_table(eg, kids[2], depth, e)?);
+        let (a, b, c) = (class_table(eg, kids[0], depth, e, left)?, class_table(eg, kids[1], depth, e, left)?, class_table(eg, kids[2], depth, e, left)?);
         e.ops += 1;
         let mut out = 0u8;
         for i in 0..8 {
@@ -111,11 +120,11 @@ fn node_table(eg: &EGraph, n: &Node, depth: u32, e: &mut Expansion) -> Option<u8
         }
         return Some(out);
     }
-    let a = class_table(eg, kids[0], depth, e)?;
+    let a = class_table(eg, kids[0], depth, e, left)?;
     let r = match opc {
         Opcode::NOT => !a,
         _ => {
-            let b = class_table(eg, *kids.get(1)?, depth, e)?;
+            let b = class_table(eg, *kids.get(1)?, depth, e, left)?;
             match opc {
                 Opcode::AND => a & b,
                 Opcode::OR => a | b,
@@ -132,7 +141,8 @@ fn s_lop3(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         return;
     }
     let mut e = Expansion::default();
-    let Some(table) = node_table(eg, n, 0, &mut e) else { return };
+    let mut left = EXPANSIONS_PER_ROOT;
+    let Some(table) = node_table(eg, n, 0, &mut e, &mut left) else { return };
     // Measured on SASS: ptxas already fuses two or three logic operations
     // on registers into one LOP3, but not those with an immediate mask (a
     // bit-select `(a & m) | (b & ~m)` stays two LOP3s); folding register-only
