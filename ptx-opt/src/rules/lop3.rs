@@ -28,7 +28,7 @@ const MAX_DEPTH: u32 = 3;
 /// logic chains whose classes merged took thousands per root (two thirds
 /// of a 50,000-instruction function's -O2 time). A count, not a clock,
 /// so that the result never depends on the machine.
-const EXPANSIONS_PER_ROOT: u32 = 64;
+const EXPANSIONS_PER_ROOT: u32 = 32;
 
 fn is_logic_b32(eg: &EGraph, n: &Node) -> bool {
     match op(eg, n) {
