@@ -192,11 +192,14 @@ fn search_budget(budget: usize) -> impl FnMut(&mut egg::Runner<lang::Node, facts
 fn input_cost(built: &build::Built, costs: &cost::CostModel) -> u64 {
     const PRICED_ONCE_FROM: usize = 8;
     let eg = &built.egraph;
-    let dearest = |c: Id| eg[c].nodes.iter().map(|n| extract::NodeCost::node_cost(costs, eg, n)).max().unwrap_or(0);
+    let dearest = |nodes: &[lang::Node]| nodes.iter().map(|n| extract::NodeCost::node_cost(costs, eg, n)).max().unwrap_or(0);
     let mut large: FxHashMap<Id, u64> = FxHashMap::default();
-    let mut class_cost = |c: Id| match eg[c].nodes.len() < PRICED_ONCE_FROM {
-        true => dearest(c),
-        false => *large.entry(eg.find(c)).or_insert_with(|| dearest(c)),
+    let mut class_cost = |c: Id| {
+        let class = &eg[c];
+        match class.nodes.len() < PRICED_ONCE_FROM {
+            true => dearest(&class.nodes),
+            false => *large.entry(class.id).or_insert_with(|| dearest(&class.nodes)),
+        }
     };
     built.plans.iter().filter_map(|p| match p {
         Plan::Value { class, .. } => Some(class_cost(*class)),
