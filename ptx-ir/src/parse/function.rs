@@ -218,6 +218,9 @@ impl<'a> Parser<'a> {
         let mut spans = Vec::new();
         let mut patch = Vec::new();
         loop {
+            if self.fast_paths && self.at(TokenKind::DotWord) {
+                self.plain_body_decls(&mut stmts, &mut spans)?;
+            }
             let t = self.peek();
             let start = self.mark();
             let refs = self.func.as_ref().unwrap().ref_count();
