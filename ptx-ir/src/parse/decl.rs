@@ -123,15 +123,11 @@ impl<'a> Parser<'a> {
     /// moves the cursor past the last. Stops before anything else
     /// (another modifier, a vector, `<N>`, an array, an initializer,
     /// several names, `_`), which the general parser reads; reads nothing
-    /// then. Gives the general parser's IR, bindings, positions and errors
-    /// (tested against it).
-    pub(super) fn plain_body_decls(&mut self, stmts: &mut Vec<Stmt>, spans: &mut Vec<Span>) -> PResult<()> {
+    /// then. Says whether it read any. Gives the general parser's IR,
+    /// bindings, positions and errors (tested against it).
+    pub(super) fn plain_body_decls(&mut self, stmts: &mut Vec<Stmt>, spans: &mut Vec<Span>) -> PResult<bool> {
         let mut space = self.peek();
-        // Most directives that start a statement declare nothing.
-        if decl_space(self.text(space)).is_none() {
-            return Ok(());
-        }
-        let Ok(mut lexer) = Lexer::new(self.src) else { return Ok(()) };
+        let Ok(mut lexer) = Lexer::new(self.src) else { return Ok(false) };
         lexer.set_pos(space.span.end as usize);
         let mut last_semi = None;
         while let Some(d) = self.plain_decl(space, &mut lexer) {
@@ -144,10 +140,9 @@ impl<'a> Parser<'a> {
             last_semi = Some(d.semi);
             space = lexer.next_token();
         }
-        if let Some(semi) = last_semi {
-            self.consume_through(semi);
-        }
-        Ok(())
+        let Some(semi) = last_semi else { return Ok(false) };
+        self.consume_through(semi);
+        Ok(true)
     }
 
     /// The plain declaration that starts with the token `space` and goes on
