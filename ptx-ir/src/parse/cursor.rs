@@ -202,6 +202,19 @@ impl<'a> Parser<'a> {
         self.lex_ahead();
     }
 
+    /// Consumes the tokens up to `last`, a token the caller lexed itself
+    /// from the current token on: through the window when it holds `last`
+    /// (what it lexed ahead is not lexed again), else by going on lexing
+    /// after it.
+    pub fn consume_through(&mut self, last: Span) {
+        if self.window[self.lexed - 1].span.end < last.end {
+            return self.resume_after(last);
+        }
+        while self.peek().span.start < last.end && !matches!(self.kind(), TokenKind::Eof | TokenKind::Error) {
+            self.bump();
+        }
+    }
+
     /// Span of the last consumed token.
     pub fn prev_span(&self) -> Span {
         self.prev

@@ -4,9 +4,9 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
-use crate::ir::{Attribute, Declarator, Declarators, Initializer, IntList, IntListBuilder, PtrAttr, VarDecl};
+use crate::ir::{Attribute, Declarator, Declarators, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
-use crate::lexer::TokenKind;
+use crate::lexer::{Lexer, Token, TokenKind};
 use crate::source::Span;
 
 /// Where a declaration appears; decides what it may contain.
@@ -44,11 +44,6 @@ impl<'a> Parser<'a> {
         let Some(space) = (if t.kind == TokenKind::DotWord { decl_space(self.text(t)) } else { None }) else {
             return self.expected("a state space (`.reg`, `.param`, `.global` ...)");
         };
-        if ctx == DeclCtx::Body && self.fast_paths {
-            if let Some(d) = self.plain_body_decl(space) {
-                return d;
-            }
-        }
         self.bump();
         let mut decl = VarDecl { space, vector: None, ty: ScalarType::B8, names: Declarators::new(), attrs: None };
         let mut ty = None;
@@ -119,43 +114,54 @@ impl<'a> Parser<'a> {
         self.error_at(span, format!("`{name}` is already declared in this scope (at {l}:{c})"))
     }
 
-    /// The fast path for the commonest body declaration, one plain name
-    /// of a scalar type (`.reg .u32 %r1;`, `.local .b32 x;`; a kernel of
-    /// machine-made PTX has tens of thousands): read from the three tokens
-    /// the cursor already holds and the bytes up to the `;`, without the
-    /// general loop over modifiers and declarator parts. `None` (nothing
-    /// consumed) for anything else: another modifier, a vector, `<N>`, an
-    /// array, an initializer, several names, `_`, a comment before the `;`;
-    /// the general parser reads those. Gives the general parser's IR,
-    /// bindings and errors (tested against it).
-    fn plain_body_decl(&mut self, space: StateSpace) -> Option<PResult<VarDecl>> {
-        let (ty_tok, name_tok) = (self.peek_at(1), self.peek_at(2));
-        if ty_tok.kind != TokenKind::DotWord || name_tok.kind != TokenKind::Ident {
+    /// The fast path for runs of the commonest body declaration, one plain
+    /// name of a scalar type (`.reg .u32 %r1;`, `.local .b32 x;`; old-style
+    /// PTX declares each register on a line of its own, tens of thousands
+    /// in a kernel): read with a lexer of its own from the current token
+    /// on, without the cursor's window or the general loop over modifiers
+    /// and declarator parts. Binds each, pushes its statement and span, and
+    /// moves the cursor past the last. Stops before anything else
+    /// (another modifier, a vector, `<N>`, an array, an initializer,
+    /// several names, `_`), which the general parser reads; reads nothing
+    /// then. Says whether it read any. Gives the general parser's IR,
+    /// bindings, positions and errors (tested against it).
+    pub(super) fn plain_body_decls(&mut self, stmts: &mut Vec<Stmt>, spans: &mut Vec<Span>) -> PResult<bool> {
+        let mut space = self.peek();
+        let Ok(mut lexer) = Lexer::new(self.src) else { return Ok(false) };
+        lexer.set_pos(space.span.end as usize);
+        let mut last_semi = None;
+        while let Some(d) = self.plain_decl(space, &mut lexer) {
+            let f = self.func.as_mut().expect("body declarations are parsed inside a function");
+            if let Err(prev) = f.bind_decl(d.space, d.name, d.ty, None, None, d.name_span) {
+                return self.redeclared(d.name, d.name_span, prev);
+            }
+            stmts.push(Stmt::Decl(Box::new(VarDecl::new(d.space, d.ty, d.name))));
+            spans.push(space.span.to(d.semi));
+            last_semi = Some(d.semi);
+            space = lexer.next_token();
+        }
+        let Some(semi) = last_semi else { return Ok(false) };
+        self.consume_through(semi);
+        Ok(true)
+    }
+
+    /// The plain declaration that starts with the token `space` and goes on
+    /// with the tokens of `lexer`: `.space .type name ;`; `None` for
+    /// anything else.
+    fn plain_decl(&self, space: Token, lexer: &mut Lexer<'a>) -> Option<PlainDecl<'a>> {
+        let mut next = |kind: TokenKind| Some(lexer.next_token()).filter(|t| t.kind == kind);
+        if space.kind != TokenKind::DotWord {
             return None;
         }
-        let ty = ScalarType::from_text(self.text(ty_tok))?;
-        let name = self.text(name_tok);
+        let space = decl_space(self.text(space))?;
+        let ty = ScalarType::from_text(self.text(next(TokenKind::DotWord)?))?;
+        let name_token = next(TokenKind::Ident)?;
+        let name = self.text(name_token);
         if name == "_" {
             return None;
         }
-        // The token after the name must be `;`: only whitespace between.
-        let rest = &self.src[name_tok.span.end as usize..];
-        let semi = rest.iter().position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c))?;
-        if rest[semi] != b';' {
-            return None;
-        }
-        self.bump();
-        self.bump();
-        self.bump();
-        let span = name_tok.span;
-        let f = self.func.as_mut().expect("body declarations are parsed inside a function");
-        let bound = f.bind_decl(space, name, ty, None, None, span);
-        if let Err(prev) = bound {
-            return Some(self.redeclared(name, span, prev));
-        }
-        let semi = self.bump();
-        debug_assert_eq!(semi.kind, TokenKind::Semi);
-        Some(Ok(VarDecl::new(space, ty, name)))
+        let semi = next(TokenKind::Semi)?.span;
+        Some(PlainDecl { space, ty, name, name_span: name_token.span, semi })
     }
 
     fn attributes(&mut self) -> PResult<Vec<Attribute>> {
@@ -286,6 +292,16 @@ impl<'a> Parser<'a> {
         self.expect(TokenKind::RBrace, "`,` or `}` in an initializer list")?;
         Ok(Initializer::list(items))
     }
+}
+
+/// A plain body declaration read from the source bytes
+/// ([`Parser::plain_body_decls`]).
+struct PlainDecl<'a> {
+    space: StateSpace,
+    ty: ScalarType,
+    name: &'a str,
+    name_span: Span,
+    semi: Span,
 }
 
 /// The fast path for the commonest initializer, a list of plain decimal

@@ -1,10 +1,11 @@
-//! The parser's fast paths (plain body declarations in `decl.rs`, lone
+//! The parser's fast paths (runs of plain body declarations in `decl.rs`, lone
 //! literal operands and offsets in `instruction.rs`, plain `.loc` lines in
 //! `function.rs`) against the general
 //! parser: the same module, the same positions, the same first error, on
 //! inputs that take them, that just miss them, and that fail at each point.
 
 use super::cursor::Parser;
+use super::scope::FuncState;
 use super::{parse_in_one_pass, parse_without_fast_paths};
 use crate::ir::Loc;
 
@@ -36,9 +37,18 @@ fn plain_declarations_give_the_general_parsers_ir() {
         ".reg .u32 %r1;\n{\n.reg .u32 %r1;\nmov.u32 %r1, 1;\n}\nret;",
         ".reg .u32 %r<4>;\n{\n.reg .u32 %r2;\nadd.u32 %r2, %r2, %r3;\n}\nret;",
         "L1:\n{\n.reg .u32 L1;\n}\nret;",
+        // Runs: on one line, with comments between tokens and lines, ended
+        // by another statement or declaration, longer than the window.
+        ".reg .u32 %r1;.reg .u32 %r2; .reg .f32 %f1;\nadd.u32 %r1, %r2, 1;\nret;",
+        ".reg /* c */ .u32 %r1 // c\n;\n// c\n.reg .u32 %r2;\n.reg .u32 %r3, %r4;\n.reg .b64 %rd1;\nret;",
+        ".param .b64 q;\nst.param.b64 [q], 0;\n.reg .u32 %r1;\n.loc 1 2 3\n.reg .u32 %r2;\n.pragma \"nounroll\";\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2<3>;\n.reg .u32 %r3;\n.reg .u32 %r4 = 1;\n.reg .u32 %r5[2];\n.reg .u32 _;\n.reg .u32 %r6;\nret;",
+        ".reg .u32 %r1;\n.reg .u32::x %r2;\n.reg .u32 %r3;\nret;",
     ] {
         same(body);
     }
+    let run: String = (0..200).map(|k| format!("\t.reg .u32 %r{k};\n")).collect();
+    same(&format!("{run}add.u32 %r0, %r199, %r100;\nret;"));
 }
 
 #[test]
@@ -58,8 +68,35 @@ fn plain_declarations_fail_as_the_general_parser_does() {
         ".reg .u32 %r1, ;",
         ".reg .u32 %r1",
         ".reg .u32 %r1;\n.reg .u32 %r1",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 %r1;\n.reg .u32 %r3;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 %r3 /* c\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 %r3$;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 \u{80};\nret;",
+        ".reg .u32 %r1; .reg .u32 %r2; @",
     ] {
         same(body);
+    }
+    let run: String = (0..200).map(|k| format!(".reg .u32 %r{k};\n")).collect();
+    same(&format!("{run}.reg .u32 %r150;\nret;"));
+}
+
+#[test]
+fn a_run_of_plain_declarations_takes_the_fast_path_and_stops_before_others() {
+    let text = ".reg .u32 %r1; .reg .f32 %f1;\n.local .b32 x;\n.reg .u32 %r2, %r3;\nret;";
+    let mut p = Parser::new("t.ptx", text.as_bytes());
+    p.func = Some(FuncState::new());
+    let (mut stmts, mut spans) = (Vec::new(), Vec::new());
+    p.plain_body_decls(&mut stmts, &mut spans).unwrap();
+    assert_eq!(stmts.len(), 3);
+    assert_eq!(spans.iter().map(|s| &text[s.start as usize..s.end as usize]).collect::<Vec<_>>(), [".reg .u32 %r1;", ".reg .f32 %f1;", ".local .b32 x;"]);
+    assert_eq!(p.text(p.peek()), ".reg", "stops at the declaration of two names");
+    assert_eq!(p.text(p.peek_at(2)), "%r2");
+    for text in [".loc 1 2 3\n", ".reg .v2 .u32 %v;\n", ".reg .u32 %r<4>;\n", ".reg .u32 _;\n"] {
+        let mut p = Parser::new("t.ptx", text.as_bytes());
+        p.func = Some(FuncState::new());
+        p.plain_body_decls(&mut stmts, &mut spans).unwrap();
+        assert_eq!(stmts.len(), 3, "{text}");
+        assert_eq!(p.peek().span.start, 0, "{text}: nothing consumed");
     }
 }
 

@@ -251,7 +251,11 @@ impl<'a> Parser<'a> {
                     return self.error_at(t.span, msg);
                 }
                 TokenKind::Ident if self.peek_at(1).kind == TokenKind::Colon => self.labeled()?,
-                TokenKind::DotWord => self.body_directive()?,
+                TokenKind::DotWord => match self.body_directive(&mut stmts, &mut spans)? {
+                    Some(stmt) => stmt,
+                    // A run of plain declarations, pushed with their spans.
+                    None => continue,
+                },
                 TokenKind::At | TokenKind::Ident => Stmt::Instr(Box::new(self.instruction()?)),
                 _ => return self.expected("an instruction, a label, a declaration or `}`"),
             };
@@ -330,24 +334,31 @@ impl<'a> Parser<'a> {
         Ok(Stmt::Label(id))
     }
 
-    fn body_directive(&mut self) -> PResult<Stmt> {
+    /// A directive statement; `None` when the fast path for plain
+    /// declarations read a run of them into `stmts` and `spans`.
+    fn body_directive(&mut self, stmts: &mut Vec<Stmt>, spans: &mut Vec<Span>) -> PResult<Option<Stmt>> {
         let t = self.peek();
         let w = self.text(t);
         match w {
             ".loc" => {
                 if self.fast_paths {
                     if let Some(loc) = self.plain_loc() {
-                        return Ok(Stmt::Loc(loc));
+                        return Ok(Some(Stmt::Loc(loc)));
                     }
                 }
                 self.bump();
-                self.loc().map(Stmt::Loc)
+                self.loc().map(|l| Some(Stmt::Loc(l)))
             }
             ".pragma" => {
                 self.bump();
-                self.pragma_strings().map(Stmt::Pragma)
+                self.pragma_strings().map(|p| Some(Stmt::Pragma(p)))
             }
-            _ if decl_space(w).is_some() => self.var_decl(DeclCtx::Body).map(|d| Stmt::Decl(Box::new(d))),
+            _ if decl_space(w).is_some() => {
+                if self.fast_paths && self.plain_body_decls(stmts, spans)? {
+                    return Ok(None);
+                }
+                self.var_decl(DeclCtx::Body).map(|d| Some(Stmt::Decl(Box::new(d))))
+            }
             _ => self.error_at(t.span, format!("found `{w}`, expected an instruction, a declaration, `.loc` or `.pragma`")),
         }
     }
