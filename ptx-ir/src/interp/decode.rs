@@ -273,6 +273,7 @@ impl From<CheckedAluOp> for AnyAluOp {
 
 /// What a statement does, decoded.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(u8)]
 pub enum Op {
     /// Not an instruction (a label, a declaration ...): the next statement.
     Nop,
