@@ -425,7 +425,7 @@ mod tests {
     // or `.bf16` values, beyond the largest `.f16`, in the `.f16`
     // subnormals and halfway to the smallest, and `.f64` ones halfway
     // between two `.f32`, beyond the largest, below the smallest).
-const EDGES: [u64; 32] = [
+    const EDGES: [u64; 32] = [
         0,
         1,
         2,
