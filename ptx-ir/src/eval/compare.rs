@@ -54,7 +54,8 @@ fn pair_dest(ins: &Instruction) -> bool {
     matches!(ins.operands.first(), Some(Operand::Pair(..)))
 }
 
-fn combine(op: Option<BoolOp>, t: bool, c: bool) -> bool {
+/// The comparison `t`, combined with the predicate `c` by `op` when there is one.
+pub(crate) fn combine(op: Option<BoolOp>, t: bool, c: bool) -> bool {
     op.map_or(t, |op| op.apply(t, c))
 }
 

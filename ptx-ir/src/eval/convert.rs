@@ -132,7 +132,7 @@ fn with_quality(v: Val, q: Quality) -> Val {
 }
 
 /// The modifiers of a `cvt` besides its types.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Mods {
     rnd: Option<Rounding>,
     ftz: bool,
@@ -714,7 +714,7 @@ fn cvt(ins: &Instruction, srcs: &[u128]) -> EvalResult {
     match (d, a) {
         _ if (is_float(d) || is_int(d)) && (is_float(a) || is_int(a)) => {
             arity(srcs, 1, ins)?;
-            one(scalar(d, a, srcs[0] & mask(a.bits()), &m)?)
+            one(ScalarCvt::new(d, a, &m)?.apply(srcs[0]))
         }
         (T::F16x2 | T::Bf16x2, T::F32) => {
             let lane_ty = if d == T::F16x2 { T::F16 } else { T::Bf16 };
@@ -844,7 +844,6 @@ fn float_rounding(m: &Mods, d: ScalarType) -> Result<Option<Round>, EvalError> {
     }
 }
 
-/// The scalar forms between `.u8`..`.s64`, `.f16 .bf16 .f32 .f64`.
 /// `cvt.d.a` as messages name it (written only when one is).
 struct CvtName(ScalarType, ScalarType);
 
@@ -854,83 +853,136 @@ impl std::fmt::Display for CvtName {
     }
 }
 
-fn scalar(d: ScalarType, a_ty: ScalarType, a: u128, m: &Mods) -> Result<Val, EvalError> {
-    let name = CvtName(d, a_ty);
-    if (m.relu || m.satfinite) && !(a_ty == T::F32 && matches!(d, T::F16 | T::Bf16)) {
-        return unsupported(format!("`{name}` with `.relu`/`.satfinite`"));
-    }
-    if m.ftz && a_ty != T::F32 && d != T::F32 {
-        return unsupported(format!("`{name}` with `.ftz` (only with .f32)"));
-    }
-    match (is_int(d), is_int(a_ty)) {
-        (true, true) => {
-            if let Some(r) = m.rnd {
-                return unsupported(format!("`{name}` with `{}` (illegal on integer-to-integer)", r.text()));
-            }
-            if m.ftz {
-                return unsupported(format!("`{name}` with `.ftz`"));
-            }
-            let v = int_value(a, a_ty);
-            let v = if m.sat {
-                let (lo, hi) = int_range(d);
-                v.clamp(lo, hi)
-            } else {
-                v
-            };
-            Ok(exact(trunc(v as u128, d.bits())))
+/// A scalar `cvt` between `.u8`..`.s64` and `.f16 .bf16 .f32 .f64`, its
+/// modifiers checked once ([`ScalarCvt::new`]) and its rounding chosen:
+/// the evaluator converts each source with [`ScalarCvt::apply`], and so
+/// does the interpreter's pre-decoded form of the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScalarCvt {
+    d: ScalarType,
+    a: ScalarType,
+    m: Mods,
+    kind: ScalarKind,
+}
+
+/// The kind of a [`ScalarCvt`], with the rounding it applies (`None`: not
+/// written, every mode tried).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ScalarKind {
+    IntToInt,
+    FloatToInt(Option<Round>),
+    IntToFloat(Option<Round>),
+    /// `irnd`: rounding to an integral value of the same type.
+    FloatToFloat { r: Option<Round>, irnd: bool },
+}
+
+impl ScalarCvt {
+    /// The scalar conversion `ins` is, if it is one the evaluator computes
+    /// (`None` for every other `cvt`, and for one it rejects).
+    pub fn of(ins: &Instruction) -> Option<ScalarCvt> {
+        let &[d, a] = ins.types().as_slice() else { return None };
+        if !(is_float(d) || is_int(d)) || !(is_float(a) || is_int(a)) {
+            return None;
         }
-        (true, false) => {
-            let r = match m.rnd {
+        ScalarCvt::new(d, a, &mods(ins).ok()?).ok()
+    }
+
+    /// `cvt.d.a` with modifiers `m`; `Err` for a form the manual does not
+    /// define or the evaluator does not take.
+    fn new(d: ScalarType, a_ty: ScalarType, m: &Mods) -> Result<ScalarCvt, EvalError> {
+        let name = CvtName(d, a_ty);
+        if (m.relu || m.satfinite) && !(a_ty == T::F32 && matches!(d, T::F16 | T::Bf16)) {
+            return unsupported(format!("`{name}` with `.relu`/`.satfinite`"));
+        }
+        if m.ftz && a_ty != T::F32 && d != T::F32 {
+            return unsupported(format!("`{name}` with `.ftz` (only with .f32)"));
+        }
+        let kind = match (is_int(d), is_int(a_ty)) {
+            (true, true) => {
+                if let Some(r) = m.rnd {
+                    return unsupported(format!("`{name}` with `{}` (illegal on integer-to-integer)", r.text()));
+                }
+                if m.ftz {
+                    return unsupported(format!("`{name}` with `.ftz`"));
+                }
+                ScalarKind::IntToInt
+            }
+            (true, false) => ScalarKind::FloatToInt(match m.rnd {
                 None => None,
                 Some(r) if r.is_integer() => round_of(r),
                 Some(r) => return unsupported(format!("`{name}` with `{}` (float-to-integer needs an integer rounding)", r.text())),
-            };
-            let fa = Fmt::of(a_ty);
-            let mut a = a;
-            if m.ftz && fa.is_subnormal(a) {
-                a &= fa.sign();
-            }
-            if fa.is_nan(a) {
-                return Ok(exact(0));
-            }
-            let x = to_double(a, a_ty);
-            let (lo, hi) = int_range(d);
-            Ok(by_mode(r, |md| {
-                let i = x.round_to_integral(md).value;
-                let mut is_exact = false;
-                let v = i.to_i128_r(128, RZ, &mut is_exact).value;
-                exact(trunc(v.clamp(lo, hi) as u128, d.bits()))
-            }))
-        }
-        (false, true) => {
-            let r = float_rounding(m, d)?;
-            if m.sat && d == T::Bf16 {
-                return unsupported(format!("`{name}` with `.sat` (applies to .f16, .f32, .f64)"));
-            }
-            let v = int_value(a, a_ty);
-            let f = Fmt::of(d);
-            Ok(by_mode(r, |md| {
-                let b = from_int(v, d, md);
-                if m.sat {
-                    sat_float(b, f)
-                } else {
-                    exact(b)
+            }),
+            (false, true) => {
+                let r = float_rounding(m, d)?;
+                if m.sat && d == T::Bf16 {
+                    return unsupported(format!("`{name}` with `.sat` (applies to .f16, .f32, .f64)"));
                 }
-            }))
-        }
-        (false, false) => {
-            let irnd = matches!(m.rnd, Some(r) if r.is_integer());
-            if irnd && a_ty != d {
-                return unsupported(format!("`{name}` with integer rounding between different types"));
+                ScalarKind::IntToFloat(r)
             }
-            if m.sat && d == T::Bf16 {
-                return unsupported(format!("`{name}` with `.sat` (applies to .f16, .f32, .f64)"));
+            (false, false) => {
+                let irnd = matches!(m.rnd, Some(r) if r.is_integer());
+                if irnd && a_ty != d {
+                    return unsupported(format!("`{name}` with integer rounding between different types"));
+                }
+                if m.sat && d == T::Bf16 {
+                    return unsupported(format!("`{name}` with `.sat` (applies to .f16, .f32, .f64)"));
+                }
+                if m.sat && (m.relu || m.satfinite) {
+                    return unsupported(format!("`{name}` with `.sat` and `.relu`/`.satfinite`"));
+                }
+                let r = if irnd { m.rnd.and_then(round_of) } else { float_rounding(m, d)? };
+                ScalarKind::FloatToFloat { r, irnd }
             }
-            if m.sat && (m.relu || m.satfinite) {
-                return unsupported(format!("`{name}` with `.sat` and `.relu`/`.satfinite`"));
+        };
+        Ok(ScalarCvt { d, a: a_ty, m: *m, kind })
+    }
+
+    /// The conversion of the source bits `a` (masked to the source type).
+    pub fn apply(&self, a: u128) -> Val {
+        let (d, a_ty, m) = (self.d, self.a, &self.m);
+        let a = a & mask(a_ty.bits());
+        match self.kind {
+            ScalarKind::IntToInt => {
+                let v = int_value(a, a_ty);
+                let v = if m.sat {
+                    let (lo, hi) = int_range(d);
+                    v.clamp(lo, hi)
+                } else {
+                    v
+                };
+                exact(trunc(v as u128, d.bits()))
             }
-            let r = if irnd { m.rnd.and_then(round_of) } else { float_rounding(m, d)? };
-            Ok(by_mode(r, |md| f2f_lane(a, a_ty, d, md, irnd, m)))
+            ScalarKind::FloatToInt(r) => {
+                let fa = Fmt::of(a_ty);
+                let mut a = a;
+                if m.ftz && fa.is_subnormal(a) {
+                    a &= fa.sign();
+                }
+                if fa.is_nan(a) {
+                    return exact(0);
+                }
+                let x = to_double(a, a_ty);
+                let (lo, hi) = int_range(d);
+                by_mode(r, |md| {
+                    let i = x.round_to_integral(md).value;
+                    let mut is_exact = false;
+                    let v = i.to_i128_r(128, RZ, &mut is_exact).value;
+                    exact(trunc(v.clamp(lo, hi) as u128, d.bits()))
+                })
+            }
+            ScalarKind::IntToFloat(r) => {
+                let v = int_value(a, a_ty);
+                let f = Fmt::of(d);
+                by_mode(r, |md| {
+                    let b = from_int(v, d, md);
+                    if m.sat {
+                        sat_float(b, f)
+                    } else {
+                        exact(b)
+                    }
+                })
+            }
+            ScalarKind::FloatToFloat { r, irnd } => by_mode(r, |md| f2f_lane(a, a_ty, d, md, irnd, m)),
         }
     }
 }

@@ -52,8 +52,8 @@ mod logic;
 pub(crate) mod test_rng;
 
 pub use bits::{imm_bits, mask as bits_mask, sext};
-pub(crate) use compare::{float_compare, set_true, slct_selects_a};
-pub(crate) use convert::round_of;
+pub(crate) use compare::{combine, float_compare, set_true, slct_selects_a};
+pub(crate) use convert::{round_of, ScalarCvt};
 pub(crate) use ieee_bits::from_f64 as round_f64;
 pub use dialect::{effective, Dialect};
 pub use float::{atomic_op as atomic_float_op, AtomicFloatOp};

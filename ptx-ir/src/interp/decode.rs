@@ -189,6 +189,10 @@ pub enum CheckedAluOp {
     /// (`round`), nothing more: the evaluator's rounding of the value;
     /// none for a NaN (whose bits the reference path gives).
     FloatCvt { from_double: bool, to: ScalarType, round: Round },
+    /// Any other scalar `cvt` the evaluator computes (between integer and
+    /// floating-point types, with its rounding, `.sat`, `.ftz` ...), by the
+    /// evaluator's own conversion; none when its result is not exact.
+    Cvt(eval::ScalarCvt),
 }
 
 /// The comparison of a [`CheckedAluOp::CombinedSetp`].
@@ -198,6 +202,45 @@ pub enum Compare {
     Int { cmp: IntCmp, n: u32 },
     /// Of `.f32` (or `.f64` when `double`) values.
     Float { cmp: CmpOp, double: bool },
+}
+
+/// `setp.cmp{.bool}.type p|q, a, b{, c}` with a comparison [`compare_of`]
+/// computes, no `.ftz`, its sources plain (but a `!c`): `p` is the
+/// comparison (combined with `c`), `q` its negation (combined with `c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairSetp {
+    pub compare: Compare,
+    pub combine: Option<BoolOp>,
+}
+
+impl PairSetp {
+    /// The form `ins` (with `nsrcs` sources) is, if it is one.
+    pub(super) fn of(ins: &Instruction, nsrcs: usize) -> Option<PairSetp> {
+        let Some(Operand::Pair(first, _)) = ins.operands.first() else { return None };
+        let &[t] = ins.types().as_slice() else { return None };
+        let (cmp, combine) = match other_mods(ins).as_slice() {
+            [cm] => (cm.kind(), None),
+            [cm, bm] => match bm.kind() {
+                ModKind::Bool(op) => (cm.kind(), Some(op)),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let ModKind::Cmp(cmp) = cmp else { return None };
+        let first_plain = matches!(&**first, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None);
+        if !first_plain || nsrcs != 2 + combine.is_some() as usize || !ins.operands[1..3].iter().all(plain_operand) {
+            return None;
+        }
+        Some(PairSetp { compare: compare_of(cmp, t)?, combine })
+    }
+
+    /// `p` and `q` from the sources' bits (`None`: no comparison of values).
+    #[inline]
+    pub fn apply(self, a: u128, b: u128, c: u128) -> Option<(bool, bool)> {
+        let holds = self.compare.holds(a, b)?;
+        let c = c & 1 == 1;
+        Some((eval::combine(self.combine, holds, c), eval::combine(self.combine, !holds, c)))
+    }
 }
 
 /// The arithmetic of [`CheckedAluOp::FloatArith`].
@@ -230,6 +273,7 @@ impl From<CheckedAluOp> for AnyAluOp {
 
 /// What a statement does, decoded.
 #[derive(Clone, Debug, PartialEq)]
+#[repr(u8)]
 pub enum Op {
     /// Not an instruction (a label, a declaration ...): the next statement.
     Nop,
@@ -239,21 +283,24 @@ pub enum Op {
     Alu { op: AluOp, srcs: [Src; 3], dst: Option<Dst> },
     /// One of the other instructions computed here (one result).
     CheckedAlu { op: CheckedAluOp, srcs: [Src; 3], dst: Option<Dst> },
+    /// `setp` writing a pair `p|q` (one result each).
+    PairSetp { op: PairSetp, srcs: [Src; 3], dsts: [Option<Dst>; 2] },
     /// A pure instruction through `eval::eval` (of the statement's
     /// effective instruction), with resolved operands.
-    Eval { srcs: SmallVec<[Src; 4]>, dsts: SmallVec<[Option<Dst>; 2]> },
-    /// `mov` of an immediate: the value as read.
-    Copy { src: Src, dsts: SmallVec<[Option<Dst>; 2]> },
+    Eval { srcs: Box<[Src]>, dsts: Box<[Option<Dst>]> },
+    /// `mov` of an immediate into a register (or `_`: `None`): the value
+    /// as read.
+    Copy { src: Src, dst: Option<Dst> },
     /// `mov d, {a, b, ...}`: the sources' low `elem` bits side by side,
     /// the first lowest.
-    Pack { srcs: SmallVec<[Src; 4]>, elem: u32, dst: Option<Dst> },
+    Pack { srcs: Box<[Src]>, elem: u32, dst: Option<Dst> },
     /// `mov {a, b, ...}, s`: the source cut into pieces of `elem` bits,
     /// the lowest first.
-    Unpack { src: Src, elem: u32, dsts: SmallVec<[Option<Dst>; 4]> },
+    Unpack { src: Src, elem: u32, dsts: Box<[Option<Dst>]> },
     /// `ld`/`ldu`: `n` elements of `size` bytes.
-    Load { addr: Addr, size: u8, n: u8, vector: bool, dsts: SmallVec<[Option<Dst>; 4]> },
+    Load { addr: Addr, size: u8, n: u8, vector: bool, dsts: Box<[Option<Dst>]> },
     /// `st`: the sources' elements of `size` bytes each.
-    Store { addr: Addr, size: u8, vector: bool, srcs: SmallVec<[Src; 4]> },
+    Store { addr: Addr, size: u8, vector: bool, srcs: Box<[Src]> },
     /// `bra` to a statement of the same function.
     Branch { target: u32 },
     /// `mov` of a special register the program determines (not a clock,
@@ -458,9 +505,9 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
             return None;
         }
         let addr = cx.addr(pc, &ins.operands[1], ins)?;
-        let mut dsts = SmallVec::new();
+        let mut dsts: SmallVec<[Option<Dst>; 4]> = SmallVec::new();
         cx.dsts(&ins.operands[0], Some(ty), &mut dsts)?;
-        return Some(Op::Load { addr, size: type_bytes(ty) as u8, n, vector: vector.is_some(), dsts });
+        return Some(Op::Load { addr, size: type_bytes(ty) as u8, n, vector: vector.is_some(), dsts: dsts.into_iter().collect() });
     }
     if op == Opcode::ST {
         if ins.operands.len() != 2 {
@@ -476,7 +523,7 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         }
         let mut srcs = SmallVec::new();
         cx.src(&ins.operands[1], cx.operand_type(pc, 1), &mut srcs)?;
-        return Some(Op::Store { addr, size: type_bytes(ty) as u8, vector: ins.vector().is_some(), srcs });
+        return Some(Op::Store { addr, size: type_bytes(ty) as u8, vector: ins.vector().is_some(), srcs: srcs.into_iter().collect() });
     }
     if op == Opcode::CVTA {
         return cvta(cx, pc, ins);
@@ -491,9 +538,9 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
         if let Some(Operand::Imm(_)) = ins.operands.get(1) {
             let mut srcs: SmallVec<[Src; 4]> = SmallVec::new();
             cx.src(&ins.operands[1], cx.operand_type(pc, 1), &mut srcs)?;
-            let mut dsts = SmallVec::new();
+            let mut dsts: SmallVec<[Option<Dst>; 2]> = SmallVec::new();
             cx.dsts(&ins.operands[0], cx.operand_type(pc, 0), &mut dsts)?;
-            return Some(Op::Copy { src: srcs[0], dsts });
+            return Some(Op::Copy { src: srcs[0], dst: dsts.first().copied().flatten() });
         }
         if let Some(op) = pack_or_unpack(cx, pc, ins) {
             return Some(op);
@@ -515,17 +562,17 @@ fn decode_instruction(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> 
             cx.dsts(o, cx.operand_type(pc, k), &mut dsts)?;
         }
     }
-    if cx.effective_is_written(pc) && dsts.len() == 1 && srcs.len() <= 3 {
-        if let Some(alu) = alu_op(ins, srcs.len()) {
-            let mut s = [Src::Imm(0); 3];
-            s[..srcs.len()].copy_from_slice(&srcs);
-            return Some(match alu {
-                AnyAluOp::Common(op) => Op::Alu { op, srcs: s, dst: dsts[0] },
-                AnyAluOp::Checked(op) => Op::CheckedAlu { op, srcs: s, dst: dsts[0] },
-            });
+    if cx.effective_is_written(pc) && srcs.len() <= 3 {
+        let mut s = [Src::Imm(0); 3];
+        s[..srcs.len()].copy_from_slice(&srcs);
+        match (dsts.as_slice(), alu_op(ins, srcs.len()), PairSetp::of(ins, srcs.len())) {
+            (&[dst], Some(AnyAluOp::Common(op)), _) => return Some(Op::Alu { op, srcs: s, dst }),
+            (&[dst], Some(AnyAluOp::Checked(op)), _) => return Some(Op::CheckedAlu { op, srcs: s, dst }),
+            (&[p, q], _, Some(op)) => return Some(Op::PairSetp { op, srcs: s, dsts: [p, q] }),
+            _ => {}
         }
     }
-    Some(Op::Eval { srcs, dsts })
+    Some(Op::Eval { srcs: srcs.into_iter().collect(), dsts: dsts.into_iter().collect() })
 }
 
 /// `mov` packing a vector of 2 or 4 elements into a `.b16`, `.b32` or
@@ -545,13 +592,13 @@ fn pack_or_unpack(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
             let mut dsts: SmallVec<[Option<Dst>; 1]> = SmallVec::new();
             cx.dsts(&ins.operands[0], cx.operand_type(pc, 0), &mut dsts)?;
             let &[dst] = dsts.as_slice() else { return None };
-            Some(Op::Pack { srcs, elem, dst })
+            Some(Op::Pack { srcs: srcs.into_iter().collect(), elem, dst })
         }
         (Operand::Vector(v), Operand::Reg(_) | Operand::Imm(_)) if srcs.len() == 1 => {
             let elem = elems(v)?;
-            let mut dsts = SmallVec::new();
+            let mut dsts: SmallVec<[Option<Dst>; 4]> = SmallVec::new();
             cx.dsts(&ins.operands[0], cx.operand_type(pc, 0), &mut dsts)?;
-            Some(Op::Unpack { src: srcs[0], elem, dsts })
+            Some(Op::Unpack { src: srcs[0], elem, dsts: dsts.into_iter().collect() })
         }
         _ => None,
     }
@@ -591,9 +638,7 @@ fn mov_special_or_address(cx: &Context, pc: usize, ins: &Instruction) -> Option<
                 VarLoc::Local(o) => return Some(Op::FrameAddr { offset: o.wrapping_add(off as u64), dst }),
                 VarLoc::Reg(_) => return None,
             };
-            let mut dsts = SmallVec::new();
-            dsts.push(Some(dst));
-            Some(Op::Copy { src: Src::Imm(at.wrapping_add(off as u64) as u128), dsts })
+            Some(Op::Copy { src: Src::Imm(at.wrapping_add(off as u64) as u128), dst: Some(dst) })
         }
         _ => None,
     }
@@ -647,7 +692,7 @@ fn barrier(cx: &Context, pc: usize, ins: &Instruction) -> Option<Op> {
 pub(super) fn alu_op(ins: &Instruction, nsrcs: usize) -> Option<AnyAluOp> {
     let types = ins.types();
     match ins.opcode {
-        Opcode::CVT => return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common).or_else(|| float_cvt(ins, &types, nsrcs).map(AnyAluOp::Checked)),
+        Opcode::CVT => return int_cvt(ins, &types, nsrcs).map(AnyAluOp::Common).or_else(|| float_cvt(ins, &types, nsrcs).or_else(|| scalar_cvt(ins, nsrcs)).map(AnyAluOp::Checked)),
         Opcode::SET => return set(ins, &types, nsrcs).map(AnyAluOp::Checked),
         Opcode::SLCT => return slct(ins, &types, nsrcs).map(AnyAluOp::Checked),
         _ => {}
@@ -765,6 +810,14 @@ fn int_cvt(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<AluO
         return None;
     }
     Some(AluOp::Cvt { from: a.bits(), signed: a.class() == TypeClass::Signed, to: d.bits() })
+}
+
+/// Any other scalar `cvt` of a plain source that the evaluator computes.
+fn scalar_cvt(ins: &Instruction, nsrcs: usize) -> Option<CheckedAluOp> {
+    if nsrcs != 1 || !ins.operands.iter().all(plain_operand) {
+        return None;
+    }
+    eval::ScalarCvt::of(ins).map(CheckedAluOp::Cvt)
 }
 
 /// The comparison `cmp` of values of type `t` computed here: of 16-, 32-
@@ -980,7 +1033,7 @@ impl CheckedAluOp {
             CheckedAluOp::CombinedSetp { compare, combine } => combine.apply(compare.holds(a, b)?, c & 1 == 1) as u128,
             CheckedAluOp::Set { compare, combine, true_bits } => {
                 let holds = compare.holds(a, b)?;
-                if combine.map_or(holds, |op| op.apply(holds, c & 1 == 1)) {
+                if eval::combine(combine, holds, c & 1 == 1) {
                     u128::from(true_bits)
                 } else {
                     0
@@ -988,6 +1041,10 @@ impl CheckedAluOp {
             }
             CheckedAluOp::Slct { n, float, ftz } => (if eval::slct_selects_a(float, c, ftz) { a } else { b }) & mask(n),
             CheckedAluOp::FloatCvt { from_double, to, round } => eval::round_f64(float_value(a, from_double), to, round)?,
+            CheckedAluOp::Cvt(cvt) => {
+                let v = cvt.apply(a);
+                (v.quality == Quality::Exact).then_some(v.bits)?
+            }
             // A NaN's bits are the reference path's to give.
             CheckedAluOp::FloatArith { op, double: true } => {
                 let f = |x: u128| f64::from_bits(x as u64);

@@ -286,10 +286,20 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
     match op {
         Op::Alu { op, srcs, dst } => alu(regs, srcs, dst, |a, b, c| Some(op.apply(a, b, c)))?,
         Op::CheckedAlu { op, srcs, dst } => alu(regs, srcs, dst, |a, b, c| op.apply(a, b, c, carry))?,
+        Op::PairSetp { op, srcs, dsts } => {
+            let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
+            let quality = result_quality(Quality::Exact, worst(worst(a.quality, b.quality), c.quality));
+            let (p, q) = op.apply(a.bits, b.bits, c.bits)?;
+            for (d, v) in dsts.iter().zip([p, q]) {
+                if let Some(d) = d {
+                    write(regs, d, Val { bits: v as u128, quality });
+                }
+            }
+        }
         Op::Eval { srcs, dsts } => {
             let mut bits: SmallVec<[u128; 8]> = SmallVec::new();
             let mut q = Quality::Exact;
-            for s in srcs {
+            for s in srcs.iter() {
                 let v = read(regs, s);
                 bits.push(v.bits);
                 q = worst(q, v.quality);
@@ -306,10 +316,9 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
                 }
             }
         }
-        Op::Copy { src, dsts } => {
-            let v = read(regs, src);
-            if let Some(Some(d)) = dsts.first() {
-                write(regs, d, v);
+        Op::Copy { src, dst } => {
+            if let Some(d) = dst {
+                write(regs, d, read(regs, src));
             }
         }
         Op::Pack { srcs, elem, dst } => {
@@ -390,7 +399,7 @@ fn execute(layout: &FuncLayout, pc: usize, op: &Op, regs: &mut [Val], local_base
 
 #[cfg(test)]
 mod tests {
-    use super::super::decode::{alu_op, AnyAluOp};
+    use super::super::decode::{alu_op, AnyAluOp, PairSetp};
     use crate::eval::{self, Quality};
     use crate::interp::{run, run_without_fast_path, KernelArg, Launch};
     use crate::ir::{Instruction, Item};
@@ -408,6 +417,66 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
+    }
+
+    // Integer edges (the extremes of each width, `-1`, `MININT + 1`) and
+    // floating-point ones (zeros, infinities, NaNs, a subnormal, 1.0;
+    // for the narrowing `cvt`, `.f32` values halfway between two `.f16`
+    // or `.bf16` values, beyond the largest `.f16`, in the `.f16`
+    // subnormals and halfway to the smallest, and `.f64` ones halfway
+    // between two `.f32`, beyond the largest, below the smallest).
+    const EDGES: [u64; 32] = [
+        0,
+        1,
+        2,
+        0x7fff,
+        0x8000,
+        0xffff_ffff,
+        0x8000_0000_0000_0000,
+        u64::MAX,
+        0x8000_0000,
+        0x8000_0001,
+        0x3f80_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x3ff0_0000_0000_0000,
+        0x7ff0_0000_0000_0000,
+        0x3f80_1000,
+        0x3f80_3000,
+        0xbf80_8000,
+        0x3f81_8000,
+        0x477f_f000,
+        0xc780_0000,
+        0x3380_0000,
+        0x3300_0000,
+        0x3310_0000,
+        0x387f_c000,
+        0x3ff0_0000_1000_0000,
+        0xbff0_0000_3000_0000,
+        0x47ef_ffff_f000_0000,
+        0x3690_0000_0000_0000,
+        0x0000_0000_0000_0001,
+        0xfff8_0000_0000_0000,
+    ];
+
+    /// The source sets every fast form is checked on: each pair of
+    /// [`EDGES`] (for the first two sources), then 400 random ones; every
+    /// third set cut to 7 bits.
+    fn source_sets(nsrcs: usize, x: &mut u64) -> Vec<[u128; 3]> {
+        let n = EDGES.len();
+        (0..n * n + 400)
+            .map(|k| {
+                let mut s = [0u128; 3];
+                for (j, v) in s.iter_mut().enumerate().take(nsrcs) {
+                    *v = if k < n * n { EDGES[(k / n.pow(j as u32)) % n] as u128 } else { next(x) as u128 };
+                    if k % 3 == 0 {
+                        *v &= 0x7f;
+                    }
+                }
+                s
+            })
+            .collect()
     }
 
     /// Every form decoded to an [`AluOp`] computes what the evaluator does,
@@ -522,60 +591,45 @@ mod tests {
                 forms.push(format!("cvt.{d}.{a} {rd}1, {ra}2;"));
             }
         }
-        // Integer edges (the extremes of each width, `-1`, `MININT + 1`) and
-        // floating-point ones (zeros, infinities, NaNs, a subnormal, 1.0;
-        // for the narrowing `cvt`, `.f32` values halfway between two `.f16`
-        // or `.bf16` values, beyond the largest `.f16`, in the `.f16`
-        // subnormals and halfway to the smallest, and `.f64` ones halfway
-        // between two `.f32`, beyond the largest, below the smallest).
-        let edges: [u64; 32] = [
-            0,
-            1,
-            2,
-            0x7fff,
-            0x8000,
-            0xffff_ffff,
-            0x8000_0000_0000_0000,
-            u64::MAX,
-            0x8000_0000,
-            0x8000_0001,
-            0x3f80_0000,
-            0x7f80_0000,
-            0xff80_0000,
-            0x7fc0_0000,
-            0x3ff0_0000_0000_0000,
-            0x7ff0_0000_0000_0000,
-            0x3f80_1000,
-            0x3f80_3000,
-            0xbf80_8000,
-            0x3f81_8000,
-            0x477f_f000,
-            0xc780_0000,
-            0x3380_0000,
-            0x3300_0000,
-            0x3310_0000,
-            0x387f_c000,
-            0x3ff0_0000_1000_0000,
-            0xbff0_0000_3000_0000,
-            0x47ef_ffff_f000_0000,
-            0x3690_0000_0000_0000,
-            0x0000_0000_0000_0001,
-            0xfff8_0000_0000_0000,
-        ];
+        // The other scalar `cvt`s, through the evaluator's conversion:
+        // integer and float in both directions in each rounding, with and
+        // without `.sat` and `.ftz`, float to float both ways, to an
+        // integral value, and saturating integers.
+        for (i, ri) in [("u8", "%h"), ("s16", "%h"), ("u32", "%r"), ("s32", "%r"), ("u64", "%rd"), ("s64", "%rd")] {
+            for (f, rf) in [("f16", "%h"), ("bf16", "%h"), ("f32", "%f"), ("f64", "%fd")] {
+                for rnd in ["rn", "rz", "rm", "rp"] {
+                    forms.push(format!("cvt.{rnd}.{f}.{i} {rf}1, {ri}2;"));
+                    forms.push(format!("cvt.{rnd}i.{i}.{f} {ri}1, {rf}2;"));
+                }
+                forms.push(format!("cvt.rzi.sat.{i}.{f} {ri}1, {rf}2;"));
+            }
+            forms.push(format!("cvt.rn.sat.f32.{i} %f1, {ri}2;"));
+            forms.push(format!("cvt.rm.ftz.f32.{i} %f1, {ri}2;"));
+            forms.push(format!("cvt.rni.ftz.{i}.f32 {ri}1, %f2;"));
+            forms.push(format!("cvt.f32.{i} %f1, {ri}2;"));
+            forms.push(format!("cvt.sat.{i}.s64 {ri}1, %rd2;"));
+            forms.push(format!("cvt.sat.{i}.u16 {ri}1, %h2;"));
+        }
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            forms.push(format!("cvt.{rnd}.ftz.f32.f64 %f1, %fd2;"));
+            forms.push(format!("cvt.{rnd}.sat.f32.f64 %f1, %fd2;"));
+            forms.push(format!("cvt.{rnd}i.f32.f32 %f1, %f2;"));
+            forms.push(format!("cvt.{rnd}i.ftz.f32.f32 %f1, %f2;"));
+            forms.push(format!("cvt.{rnd}i.f64.f64 %fd1, %fd2;"));
+        }
+        for (d, rd, a, ra) in [("f64", "%fd", "f32", "%f"), ("f32", "%f", "f16", "%h"), ("f64", "%fd", "bf16", "%h"), ("f32", "%f", "f32", "%f")] {
+            forms.push(format!("cvt.{d}.{a} {rd}1, {ra}2;"));
+            if d == "f32" || a == "f32" {
+                forms.push(format!("cvt.ftz.{d}.{a} {rd}1, {ra}2;"));
+            }
+            forms.push(format!("cvt.sat.{d}.{a} {rd}1, {ra}2;"));
+        }
         let mut x = 7u64;
         for text in &forms {
             let i = ins(text);
             let nsrcs = i.operands.len() - 1;
             let op = alu_op(&i, nsrcs).unwrap_or_else(|| panic!("`{text}` is not decoded to an AluOp"));
-            let n = edges.len();
-            for k in 0..n * n + 400 {
-                let mut s = [0u128; 3];
-                for (j, v) in s.iter_mut().enumerate().take(nsrcs) {
-                    *v = if k < n * n { edges[(k / n.pow(j as u32)) % n] as u128 } else { next(&mut x) as u128 };
-                    if k % 3 == 0 {
-                        *v &= 0x7f;
-                    }
-                }
+            for (k, s) in source_sets(nsrcs, &mut x).into_iter().enumerate() {
                 let carry_in = k % 2 == 1;
                 let want = eval::eval(&i, &s[..nsrcs], carry_in).unwrap_or_else(|e| panic!("{text}: {e}"));
                 assert_eq!(want.dests.len(), 1);
@@ -599,9 +653,43 @@ mod tests {
             }
         }
         // Forms with modifiers the AluOps do not model are left to the evaluator.
-        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.ftz.f32 %p1, %f2, %f3, %p2;", "setp.lt.and.b32 %p1, %r2, %r3, %p2;", "setp.lt.and.f16 %p1, %h2, %h3, %p2;", "setp.lt.and.s32 %p1|%p3, %r2, %r3, %p2;", "cvt.rn.ftz.f16.f32 %h1, %f2;", "cvt.rn.sat.f16.f32 %h1, %f2;", "cvt.rn.relu.f16.f32 %h1, %f2;", "cvt.rni.f32.f64 %f1, %fd2;", "cvt.f32.f16 %f1, %h2;", "cvt.rn.f64.f32 %fd1, %f2;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "cvt.sat.u8.s32 %h1, %r2;", "cvt.f32.s32 %f1, %r2;", "set.lt.ftz.u32.f32 %r1, %f2, %f3;", "set.lt.f16.f32 %h1, %f2, %f3;", "set.lt.u32.f16 %r1, %h2, %h3;", "set.lt.u32.f16x2 %r1, %r2, %r3;", "set.lt.u32.b32 %r1, %r2, %r3;", "slct.u32.s32 %r1, %r2, -%r3, %r4;"] {
+        for text in ["setp.lt.ftz.f32 %p1, %f2, %f3;", "min.relu.s32 %r1, %r2, %r3;", "sad.u32 %r1, %r2, %r3, %r4;", "add.sat.s32 %r1, %r2, %r3;", "add.u16x2 %r1, %r2, %r3;", "setp.lt.and.ftz.f32 %p1, %f2, %f3, %p2;", "setp.lt.and.b32 %p1, %r2, %r3, %p2;", "setp.lt.and.f16 %p1, %h2, %h3, %p2;", "cvt.rni.f32.f64 %f1, %fd2;", "cvt.rn.u32.f32 %r1, %f2;", "cvt.rz.s32.s16 %r1, %h2;", "cvt.ftz.f64.s32 %fd1, %r2;", "cvt.rn.f16x2.f32 %r1, %f2, %f3;", "add.rz.f32 %f1, %f2, %f3;", "mul.ftz.f32 %f1, %f2, %f3;", "mul.wide.u64 %rd1, %rd2, %rd3;", "setp.lt.b32 %p1, %r1, %r2;", "set.lt.ftz.u32.f32 %r1, %f2, %f3;", "set.lt.f16.f32 %h1, %f2, %f3;", "set.lt.u32.f16 %r1, %h2, %h3;", "set.lt.u32.f16x2 %r1, %r2, %r3;", "set.lt.u32.b32 %r1, %r2, %r3;", "slct.u32.s32 %r1, %r2, -%r3, %r4;"] {
             let i = ins(text);
             assert_eq!(alu_op(&i, i.operands.len() - 1), None, "{text}");
+        }
+    }
+
+    /// Every `setp` with a `p|q` destination decoded to a [`PairSetp`]
+    /// computes both predicates as the evaluator does, on edge and random
+    /// values; the forms it does not model are left to the evaluator.
+    #[test]
+    fn pair_setps_compute_what_the_evaluator_computes() {
+        let mut forms: Vec<String> = Vec::new();
+        for (t, r, cmps) in [("s16", "%h", &["lt", "ge"][..]), ("u32", "%r", &["lo", "hs", "ne"]), ("s64", "%rd", &["le", "gt"]), ("b32", "%r", &["eq", "ne"]), ("f32", "%f", &["lt", "equ", "nan", "geu"]), ("f64", "%fd", &["neu", "num", "le"])] {
+            for cmp in cmps {
+                forms.push(format!("setp.{cmp}.{t} %p1|%p2, {r}2, {r}3;"));
+                forms.push(format!("setp.{cmp}.{t} %p1|_, {r}2, {r}3;"));
+                for combine in ["and", "or", "xor"] {
+                    forms.push(format!("setp.{cmp}.{combine}.{t} %p1|%p2, {r}2, {r}3, %p4;"));
+                    forms.push(format!("setp.{cmp}.{combine}.{t} %p1|%p2, {r}2, {r}3, !%p4;"));
+                }
+            }
+        }
+        let mut x = 11u64;
+        for text in &forms {
+            let i = ins(text);
+            let nsrcs = i.operands.len() - 1;
+            let op = PairSetp::of(&i, nsrcs).unwrap_or_else(|| panic!("`{text}` is not decoded to a PairSetp"));
+            for s in source_sets(nsrcs, &mut x) {
+                let want = eval::eval(&i, &s[..nsrcs], false).unwrap_or_else(|e| panic!("{text}: {e}"));
+                let (p, q) = op.apply(s[0], s[1], s[2]).unwrap_or_else(|| panic!("{text} on {s:x?} gives no value"));
+                assert!(want.dests.iter().all(|v| v.quality == Quality::Exact), "{text} on {s:x?}");
+                assert_eq!([p as u128, q as u128][..want.dests.len()], want.dests.iter().map(|v| v.bits).collect::<Vec<_>>()[..], "{text} on {s:x?}");
+            }
+        }
+        for text in ["setp.lt.ftz.f32 %p1|%p2, %f2, %f3;", "setp.lt.f16x2 %p1|%p2, %r2, %r3;", "setp.lt.s32 %p1, %r2, %r3;", "setp.lt.and.s32 %p1|%p2, %r2, -%r3, %p4;"] {
+            let i = ins(text);
+            assert_eq!(PairSetp::of(&i, i.operands.len() - 1), None, "{text}");
         }
     }
 
@@ -661,7 +749,9 @@ L:
 	selp.b32 %r15, %r13, %r14, %p1;
 	@!%p1 add.s32 %r15, %r15, %r16;
 	add.s32 %r3, %r3, 1;
-	setp.lt.u32 %p2, %r3, %r1;
+	setp.lt.u32 %p2|%p3, %r3, %r1;
+	cvt.rn.f64.s32 %fd1, %r12;
+	cvt.rzi.sat.u16.f64 %h1, %fd1;
 	@%p2 bra L;
 	bar.sync 0;
 	mov.u64 %rd6, scratch;
@@ -703,9 +793,9 @@ L:
                 if matches!(i.opcode, crate::isa::Opcode::MOV | crate::isa::Opcode::CVTA | crate::isa::Opcode::BAR) {
                     assert!(!matches!(fi.op, super::super::decode::Op::Slow), "{i:?} is not pre-decoded");
                 }
-                // Every `setp` here, and the narrowing floating-point `cvt`s, are computed without the evaluator.
-                if i.opcode == crate::isa::Opcode::SETP || (i.opcode == crate::isa::Opcode::CVT && i.rounding().is_some() && i.types()[1].class() == crate::isa::TypeClass::Float) {
-                    assert!(matches!(fi.op, super::super::decode::Op::Alu { .. } | super::super::decode::Op::CheckedAlu { .. }), "{i:?} is not computed here");
+                // Every `setp` and `cvt` here is computed without the evaluator.
+                if matches!(i.opcode, crate::isa::Opcode::SETP | crate::isa::Opcode::CVT) {
+                    assert!(matches!(fi.op, super::super::decode::Op::Alu { .. } | super::super::decode::Op::CheckedAlu { .. } | super::super::decode::Op::PairSetp { .. }), "{i:?} is not computed here");
                 }
                 if i.operands.iter().any(|o| matches!(o, crate::ir::Operand::Vector(_))) && i.opcode == crate::isa::Opcode::MOV {
                     assert!(matches!(fi.op, super::super::decode::Op::Pack { .. } | super::super::decode::Op::Unpack { .. }), "{i:?} is not packed or unpacked");
