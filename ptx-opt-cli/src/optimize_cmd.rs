@@ -7,7 +7,8 @@
 use crate::args::{OptimizeArgs, StatsFormat};
 use crate::batch_inputs::{plan, Plan, PlanError};
 use crate::diagnostics::Reporter;
-use crate::optimize_one::{optimize_text, pipeline, Output};
+use crate::input::Input;
+use crate::optimize_one::{optimize_verified, pipeline, verify_text, Outcome, Output};
 use crate::usage_error::usage_line;
 use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use ptx_ir::source::Severity;
@@ -99,16 +100,25 @@ fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &
     // passes run on the functions: what the parser allocates is then
     // mostly freed on the thread that allocated it (a free from another
     // thread is mimalloc's slow path: 1.9 % of a -O2 run on one thread).
-    // The process ends right after this: the modules are not freed.
-    let out = rayon::scope(|_| optimize_text(&input.name, &input.bytes, o, true));
-    let _ = stderr.write_all(reporter.diagnostics(&out.diagnostics, &input.bytes).as_bytes());
+    let mut out = Outcome::default();
+    let verified = rayon::scope(|_| verify_text(&input.name, &input.bytes, o, &mut out));
+    let diagnostics = reporter.diagnostics(&out.diagnostics, &input.bytes);
+    // The passes need no source text: it is freed before they run, so
+    // that peak memory holds the text or the passes' work, not both.
+    let Input { name, bytes } = input;
+    drop(bytes);
+    if let Some(v) = verified {
+        // The process ends right after this: the modules are not freed.
+        rayon::scope(|_| optimize_verified(&name, v, o, true, &mut out));
+    }
+    let _ = stderr.write_all(diagnostics.as_bytes());
     for line in &out.log {
         let _ = writeln!(stderr, "{line}");
     }
     if let Some(f) = &out.validation_failure {
-        let _ = stderr.write_all(reporter.message(&input.name, Severity::Error, &format!("{}: {f}", input.name)).as_bytes());
+        let _ = stderr.write_all(reporter.message(&name, Severity::Error, &format!("{name}: {f}")).as_bytes());
     }
-    let _ = stderr.write_all(render_remarks(&out.remarks, &input.name, reporter).as_bytes());
+    let _ = stderr.write_all(render_remarks(&out.remarks, &name, reporter).as_bytes());
     if out.failed {
         return EXIT_INVALID;
     }

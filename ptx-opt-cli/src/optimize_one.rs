@@ -86,18 +86,38 @@ fn count(m: &Module) -> (usize, usize) {
     (kernels, instrs)
 }
 
+/// An input parsed and verified: the module the passes start from, and
+/// what `--stats` and `--remarks` need of the input. It holds no source
+/// text and no positions, so the caller can free the input before the
+/// passes run.
+pub struct Verified {
+    module: Module,
+    sizes_before: Option<Vec<(String, FuncKind, crate::stats::Size)>>,
+    input_lines: Option<crate::remarks::InputLines>,
+}
+
 /// Optimizes `bytes` (named `name` in diagnostics) as `o` says. With
 /// `leak`, what is not given back is not freed (the process is about to
 /// end: freeing a large module piece by piece is measurable time for
 /// nothing); the caller does the same with the output.
 pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> Outcome {
     let mut out = Outcome::default();
+    if let Some(verified) = verify_text(name, bytes, o, &mut out) {
+        optimize_verified(name, verified, o, leak, &mut out);
+    }
+    out
+}
+
+/// The first half of [`optimize_text`]: parses and verifies `bytes`,
+/// recording the diagnostics and counts in `out`. `None` when the input
+/// failed, and with `--verify`.
+pub fn verify_text(name: &str, bytes: &[u8], o: &OptimizeArgs, out: &mut Outcome) -> Option<Verified> {
     let parsed = match ptx_ir::parse(name, bytes) {
         Ok(p) => p,
         Err(d) => {
             out.diagnostics.push(d);
             out.failed = true;
-            return out;
+            return None;
         }
     };
     // The optimizer reasons only about verified input: an error stops here.
@@ -105,30 +125,45 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
         out.diagnostics = ptx_ir::verify::verify_parsed(&parsed, name, bytes);
         if out.diagnostics.iter().any(Diagnostic::is_error) {
             out.failed = true;
-            return out;
+            return None;
         }
     }
     let (kernels, before) = count(&parsed.module);
     out.counts = Counts { kernels, instrs_before: before, instrs_after: before };
     if o.verify {
-        return out;
+        return None;
     }
+    let sizes_before = wants_stats(o).then(|| crate::stats::sizes(&parsed.module));
+    let input_lines = wants_remarks(o).then(|| crate::remarks::InputLines::new(&parsed.module, &parsed.source_map, bytes));
+    Some(Verified { module: parsed.module, sizes_before, input_lines })
+}
+
+fn wants_stats(o: &OptimizeArgs) -> bool {
+    o.stats.is_some() || o.stats_file.is_some()
+}
+
+fn wants_remarks(o: &OptimizeArgs) -> bool {
+    o.remarks.is_some() || o.remarks_missed
+}
+
+/// The second half of [`optimize_text`]: runs the pipeline over a verified
+/// input and records in `out` what to write and what happened.
+pub fn optimize_verified(name: &str, verified: Verified, o: &OptimizeArgs, leak: bool, out: &mut Outcome) {
+    let Verified { module, sizes_before, input_lines } = verified;
     let pipeline = match pipeline(o) {
         Ok(p) => p,
         Err(m) => {
             out.validation_failure = Some(m);
             out.failed = true;
-            return out;
+            return;
         }
     };
-    let wants_stats = o.stats.is_some() || o.stats_file.is_some();
-    let wants_remarks = o.remarks.is_some() || o.remarks_missed;
     let filter = match crate::remarks::Filter::new(o.remarks.as_deref().unwrap_or("")) {
         Ok(f) => f,
         Err(m) => {
             out.validation_failure = Some(m);
             out.failed = true;
-            return out;
+            return;
         }
     };
     let mut obs = Observer::default();
@@ -136,11 +171,9 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
     obs.print_after_all = o.print_after_all;
     obs.validate_after_all = o.validate_after_all;
     obs.time_passes = o.time_passes;
-    obs.record_changes = wants_stats || wants_remarks;
+    obs.record_changes = wants_stats(o) || wants_remarks(o);
     obs.keep_functions = o.remarks.is_some();
-    let sizes_before = wants_stats.then(|| crate::stats::sizes(&parsed.module));
-    let input_lines = wants_remarks.then(|| crate::remarks::InputLines::new(&parsed.module, &parsed.source_map, bytes));
-    let module = pipeline.run_module(parsed.module, &mut obs);
+    let module = pipeline.run_module(module, &mut obs);
     out.log = std::mem::take(&mut obs.log);
     if o.time_passes {
         out.log.push(obs.timing_table().trim_end().to_string());
@@ -148,7 +181,7 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
     if let Some(failure) = &obs.failure {
         out.validation_failure = Some(format!("validation failed {failure}"));
         out.failed = true;
-        return out;
+        return;
     }
     out.counts.instrs_after = count(&module).1;
     if let Some(before) = &sizes_before {
@@ -156,9 +189,6 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
     }
     if let Some(lines) = &input_lines {
         out.remarks = crate::remarks::remarks(&obs.changes, &obs.missed, lines, &filter, o.remarks_missed, o.remarks.is_some());
-    }
-    if leak {
-        std::mem::forget(parsed.source_map);
     }
     out.output = Some(match o.emit {
         Emit::Ptx => Output::Module(module),
@@ -177,5 +207,4 @@ pub fn optimize_text(name: &str, bytes: &[u8], o: &OptimizeArgs, leak: bool) -> 
             Output::Text(dot)
         }
     });
-    out
 }

@@ -15,7 +15,7 @@ use crate::isa::{ScalarType, StateSpace};
 impl VarDecl {
     /// `.space .ty name`: no attributes, alignment, vector, dimensions or initializer.
     pub fn new(space: StateSpace, ty: ScalarType, name: &str) -> VarDecl {
-        VarDecl { space, vector: None, ty, names: Declarators::from_buf([Declarator::new(name)]), attrs: None }
+        VarDecl { space, vector: None, ty, names: Declarators::one(Declarator::new(name)), attrs: None }
     }
 
     /// `.param .ty name`, a kernel or function parameter.

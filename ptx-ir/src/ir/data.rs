@@ -4,7 +4,6 @@
 use super::int_list::{is_plain, IntList, IntListBuilder};
 use super::Name;
 use crate::isa::{ScalarType, StateSpace};
-use smallvec::SmallVec;
 
 /// A variable declaration in any state space: module variables, function
 /// parameters, and `.reg`/`.local`/`.shared`/`.param` declarations in bodies.
@@ -47,9 +46,130 @@ impl VarDecl {
     }
 }
 
-/// The names of a declaration: most declare one, held in place (a body of
-/// old-style PTX declares each register on a line of its own).
-pub type Declarators = SmallVec<[Declarator; 1]>;
+/// The names of a declaration, read as a slice: most declare one, held in
+/// place (a body of old-style PTX declares each register on a line of its
+/// own). Without the capacity word a small vector keeps, a [`VarDecl`] is
+/// 64 bytes, one allocation size smaller than 72; lists with the same
+/// names are equal whichever way they are held.
+#[derive(Clone)]
+pub struct Declarators(DeclaratorList);
+
+#[derive(Clone)]
+enum DeclaratorList {
+    One(Declarator),
+    Many(Vec<Declarator>),
+}
+
+impl Declarators {
+    pub fn new() -> Declarators {
+        Declarators(DeclaratorList::Many(Vec::new()))
+    }
+
+    pub fn one(d: Declarator) -> Declarators {
+        Declarators(DeclaratorList::One(d))
+    }
+
+    pub fn push(&mut self, d: Declarator) {
+        match &mut self.0 {
+            DeclaratorList::Many(v) if v.is_empty() => self.0 = DeclaratorList::One(d),
+            DeclaratorList::Many(v) => v.push(d),
+            DeclaratorList::One(_) => {
+                let DeclaratorList::One(first) = std::mem::replace(&mut self.0, DeclaratorList::Many(Vec::new())) else { unreachable!() };
+                self.0 = DeclaratorList::Many(vec![first, d]);
+            }
+        }
+    }
+
+    /// Keeps the declarators `keep` says to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&mut Declarator) -> bool) {
+        match &mut self.0 {
+            DeclaratorList::Many(v) => v.retain_mut(keep),
+            DeclaratorList::One(d) => {
+                if !keep(d) {
+                    self.0 = DeclaratorList::Many(Vec::new());
+                }
+            }
+        }
+    }
+}
+
+impl Default for Declarators {
+    fn default() -> Declarators {
+        Declarators::new()
+    }
+}
+
+impl std::ops::Deref for Declarators {
+    type Target = [Declarator];
+    fn deref(&self) -> &[Declarator] {
+        match &self.0 {
+            DeclaratorList::One(d) => std::slice::from_ref(d),
+            DeclaratorList::Many(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Declarators {
+    fn deref_mut(&mut self) -> &mut [Declarator] {
+        match &mut self.0 {
+            DeclaratorList::One(d) => std::slice::from_mut(d),
+            DeclaratorList::Many(v) => v,
+        }
+    }
+}
+
+impl PartialEq for Declarators {
+    fn eq(&self, other: &Declarators) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for Declarators {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl Extend<Declarator> for Declarators {
+    fn extend<I: IntoIterator<Item = Declarator>>(&mut self, iter: I) {
+        iter.into_iter().for_each(|d| self.push(d));
+    }
+}
+
+impl FromIterator<Declarator> for Declarators {
+    fn from_iter<I: IntoIterator<Item = Declarator>>(iter: I) -> Declarators {
+        let mut list = Declarators::new();
+        list.extend(iter);
+        list
+    }
+}
+
+impl IntoIterator for Declarators {
+    type Item = Declarator;
+    type IntoIter = std::vec::IntoIter<Declarator>;
+    fn into_iter(self) -> Self::IntoIter {
+        match self.0 {
+            DeclaratorList::One(d) => vec![d].into_iter(),
+            DeclaratorList::Many(v) => v.into_iter(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Declarators {
+    type Item = &'a Declarator;
+    type IntoIter = std::slice::Iter<'a, Declarator>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a mut Declarators {
+    type Item = &'a mut Declarator;
+    type IntoIter = std::slice::IterMut<'a, Declarator>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter_mut()
+    }
+}
 
 /// `.ptr .global .align 16` on a kernel parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

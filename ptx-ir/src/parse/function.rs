@@ -79,7 +79,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs: fs.regs, labels: fs.labels, body, fresh: Default::default() };
+        let (mut regs, mut labels) = (fs.regs, fs.labels);
+        // Growth leaves up to half of each unused (and a range's room may
+        // go unused): give it back, as for the body.
+        regs.shrink_to_fit();
+        labels.shrink_to_fit();
+        let f = Function { linkage, kind, attributes, ret, name, params, directives, regs, labels, body, fresh: Default::default() };
         Ok((f, spans))
     }
 
