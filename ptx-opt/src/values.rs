@@ -104,11 +104,19 @@ impl ValueView {
         // Per statement: the scalar registers read and written.
         let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
+        // Registers some block reads before writing them: only their reads
+        // can see a φ (Briggs et al.'s global names), the others' see a
+        // write of their own block. Per register, the last block that
+        // wrote it (a block's index plus one).
+        let mut read_across = vec![false; nregs];
+        let mut written_in = vec![0u32; nregs];
         for (k, s) in body.iter().enumerate() {
             let Stmt::Instr(ins) = s else { continue };
-            if !reachable[cfg.block_of_stmt[k].index()] {
+            let block = cfg.block_of_stmt[k].index();
+            if !reachable[block] {
                 continue;
             }
+            let mark = block as u32 + 1;
             // The scalar registers `effects` says it reads and writes (its
             // register lanes, without the carry flag and memory, which
             // have no versions), straight from the operands.
@@ -121,6 +129,7 @@ impl ValueView {
                 }
                 if access.read && !reads.contains(&r) {
                     reads.push(r);
+                    read_across[r.0 as usize] |= written_in[r.0 as usize] != mark;
                 }
                 if access.write {
                     if guarded || access.merges() {
@@ -132,6 +141,9 @@ impl ValueView {
                     }
                 }
             });
+            for &r in defs.iter() {
+                written_in[r.0 as usize] = mark;
+            }
         }
         // φ placement: the iterated dominance frontier of each register's definition blocks.
         let df = dominance_frontiers(cfg, dom);
@@ -182,7 +194,10 @@ impl ValueView {
             }
             walk.push((b, Some(replaced.len())));
             let define = |current: &mut [VersionDef], replaced: &mut Vec<(RegId, VersionDef)>, r: RegId, v: VersionDef| replaced.push((r, std::mem::replace(&mut current[r.0 as usize], v)));
-            for &r in &phi_blocks_of[b.index()] {
+            // A φ of a register no block reads before writing it is read
+            // by nothing: the walk skips it (it stays placed, for
+            // `version_at`).
+            for &r in phi_blocks_of[b.index()].iter().filter(|r| read_across[r.0 as usize]) {
                 define(&mut current, &mut replaced, r, VersionDef::Phi(b));
             }
             for k in cfg.block(b).stmts.clone() {
