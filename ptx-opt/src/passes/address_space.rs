@@ -86,7 +86,8 @@ fn imm(o: &Operand, ty: ScalarType) -> Option<i64> {
 /// The origin an instruction gives its destination, from the origins of
 /// the versions it reads (`k`: its statement).
 fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, k: usize, ins: &Instruction, width: u32) -> Option<(RegId, Origin)> {
-    if ins.guard.is_some() || ins.operands.len() < 2 {
+    // Only these make an address (the `match` below).
+    if !matches!(ins.opcode, Opcode::CVTA | Opcode::MOV | Opcode::ADD | Opcode::SUB) || ins.guard.is_some() || ins.operands.len() < 2 {
         return None;
     }
     let ty = ins.ty()?;

@@ -286,7 +286,8 @@ fn candidates(body: &[Stmt]) -> Vec<Var> {
 /// The address an instruction makes from a variable (its destination and
 /// origin), if it is a producer.
 fn produced(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, index: &FxHashMap<Name, usize>, k: usize, ins: &Instruction, width: u32) -> Option<(RegId, Origin)> {
-    if ins.guard.is_some() || ins.operands.len() < 2 {
+    // Only these make an address (the `match` below).
+    if !matches!(ins.opcode, Opcode::MOV | Opcode::CVTA | Opcode::ADD | Opcode::SUB) || ins.guard.is_some() || ins.operands.len() < 2 {
         return None;
     }
     let ty = ins.ty()?;

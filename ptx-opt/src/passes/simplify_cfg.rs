@@ -45,7 +45,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     let decided = decided_branches(f, analyses)?;
     // Most functions have nothing for steps 2 and 3 either, and many
     // nothing for step 4: then no copy.
-    if decided.is_empty() && !round_would_change(f) {
+    if decided.is_empty() && !round_would_change(f, analyses) {
         let named = unused_labels(f)?;
         let mut g = f.clone();
         remove_labels(&mut g, &named);
@@ -58,7 +58,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
 /// [`run`] in place ([`super::Edit`]).
 pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> bool {
     let Some(decided) = decided_branches(f, analyses) else { return false };
-    if decided.is_empty() && !round_would_change(f) {
+    if decided.is_empty() && !round_would_change(f, analyses) {
         return remove_unused_labels(f);
     }
     simplify(f, &decided)
@@ -153,10 +153,10 @@ fn constant_branches(f: &Function, view: &ValueView) -> Vec<(usize, bool)> {
 }
 
 /// Would step 2 or 3 change `f` as it is (what the first round of
-/// [`simplify`]'s loop would find)?
-fn round_would_change(f: &Function) -> bool {
+/// [`simplify`]'s loop would find)? `analyses` are `f`'s.
+fn round_would_change(f: &Function, analyses: &mut Analyses) -> bool {
     let Some(body) = f.body.as_ref() else { return false };
-    !jump_threads(f.labels.len(), body).is_empty() || branches_to_next(body).contains(&true) || unreachable_instructions(f).contains(&true)
+    !jump_threads(f.labels.len(), body).is_empty() || branches_to_next(body).contains(&true) || unreachable_instructions(f, analyses.cfg(f)).contains(&true)
 }
 
 /// Removes every branch to the statement right after it (only labels,
@@ -270,14 +270,14 @@ fn jump_threads(labels: usize, body: &[Stmt]) -> Vec<(usize, LabelId)> {
 /// Removes the instructions of blocks the entry does not reach; says
 /// whether it removed any.
 fn remove_unreachable(f: &mut Function) -> bool {
-    let drop = unreachable_instructions(f);
+    let drop = unreachable_instructions(f, &Cfg::build(f));
     let Some(body) = f.body.as_mut() else { return false };
     super::body::remove_marked(body, &drop)
 }
 
-/// Per statement: is it an instruction of a block the entry does not reach?
-fn unreachable_instructions(f: &Function) -> Vec<bool> {
-    let cfg = Cfg::build(f);
+/// Per statement: is it an instruction of a block the entry does not
+/// reach (`cfg` is `f`'s)?
+fn unreachable_instructions(f: &Function, cfg: &Cfg) -> Vec<bool> {
     let Some(body) = f.body.as_ref() else { return Vec::new() };
     let mut drop = vec![false; body.len()];
     for b in cfg.unreachable() {
