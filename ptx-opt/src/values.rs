@@ -63,8 +63,8 @@ pub struct Readers {
 /// A register's definitions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RegInfo {
-    /// Statements that write it, in order.
-    pub defs: Vec<usize>,
+    /// Statements that write it, in order (most registers have one).
+    pub defs: SmallVec<[usize; 1]>,
     /// Some write leaves the old value in place (guarded, partial).
     pub partial_write: bool,
     /// Some read sees a φ of it.
