@@ -27,7 +27,8 @@
 
 use ptx_ir::analysis::{dominance_frontiers, DomTree};
 use ptx_ir::cfg::Cfg;
-use ptx_ir::ir::{Function, RegId, Stmt};
+use ptx_ir::ir::{Function, Instruction, RegId, Stmt};
+use ptx_ir::isa::Opcode;
 use petgraph::stable_graph::NodeIndex;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -282,19 +283,24 @@ impl ValueView {
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
-    /// sees each reachable instruction with the facts found so far and
-    /// gives the register it writes and its fact (a definition may come
-    /// after its readers in the text when blocks are laid out out of
-    /// dominance order, hence the repeat).
-    pub fn propagate<T>(&self, body: &[Stmt], mut fact: impl FnMut(usize, &ptx_ir::ir::Instruction, &FxHashMap<Version, T>) -> Option<(RegId, T)>) -> FxHashMap<Version, T> {
+    /// sees each reachable instruction of one of `opcodes` (the only ones
+    /// that give a fact), in order, with the facts found so far and gives
+    /// the register it writes and its fact (a definition may come after its
+    /// readers in the text when blocks are laid out out of dominance order,
+    /// hence the repeat).
+    pub fn propagate<T>(&self, body: &[Stmt], opcodes: &[Opcode], mut fact: impl FnMut(usize, &Instruction, &FxHashMap<Version, T>) -> Option<(RegId, T)>) -> FxHashMap<Version, T> {
+        let asked: Vec<(usize, &Instruction)> = body
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| match s {
+                Stmt::Instr(ins) if opcodes.contains(&ins.opcode) && self.reachable(k) => Some((k, &**ins)),
+                _ => None,
+            })
+            .collect();
         let mut facts: FxHashMap<Version, T> = FxHashMap::default();
         loop {
             let before = facts.len();
-            for (k, s) in body.iter().enumerate() {
-                let Stmt::Instr(ins) = s else { continue };
-                if !self.reachable(k) {
-                    continue;
-                }
+            for &(k, ins) in &asked {
                 if let Some((dest, t)) = fact(k, ins, &facts) {
                     facts.insert(Version { reg: dest, def: VersionDef::Def(k) }, t);
                 }
