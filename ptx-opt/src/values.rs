@@ -27,7 +27,8 @@
 
 use ptx_ir::analysis::{dominance_frontiers, DomTree};
 use ptx_ir::cfg::Cfg;
-use ptx_ir::ir::{Function, RegId, Stmt};
+use ptx_ir::ir::{Function, Instruction, RegId, Stmt};
+use ptx_ir::isa::Opcode;
 use petgraph::stable_graph::NodeIndex;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
@@ -63,8 +64,8 @@ pub struct Readers {
 /// A register's definitions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RegInfo {
-    /// Statements that write it, in order.
-    pub defs: Vec<usize>,
+    /// Statements that write it, in order (most registers have one).
+    pub defs: SmallVec<[usize; 1]>,
     /// Some write leaves the old value in place (guarded, partial).
     pub partial_write: bool,
     /// Some read sees a φ of it.
@@ -104,11 +105,19 @@ impl ValueView {
         // Per statement: the scalar registers read and written.
         let mut stmt_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         let mut stmt_defs: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
+        // Registers some block reads before writing them: only their reads
+        // can see a φ (Briggs et al.'s global names), the others' see a
+        // write of their own block. Per register, the last block that
+        // wrote it (a block's index plus one).
+        let mut read_across = vec![false; nregs];
+        let mut written_in = vec![0u32; nregs];
         for (k, s) in body.iter().enumerate() {
             let Stmt::Instr(ins) = s else { continue };
-            if !reachable[cfg.block_of_stmt[k].index()] {
+            let block = cfg.block_of_stmt[k].index();
+            if !reachable[block] {
                 continue;
             }
+            let mark = block as u32 + 1;
             // The scalar registers `effects` says it reads and writes (its
             // register lanes, without the carry flag and memory, which
             // have no versions), straight from the operands.
@@ -121,6 +130,7 @@ impl ValueView {
                 }
                 if access.read && !reads.contains(&r) {
                     reads.push(r);
+                    read_across[r.0 as usize] |= written_in[r.0 as usize] != mark;
                 }
                 if access.write {
                     if guarded || access.merges() {
@@ -132,6 +142,9 @@ impl ValueView {
                     }
                 }
             });
+            for &r in defs.iter() {
+                written_in[r.0 as usize] = mark;
+            }
         }
         // φ placement: the iterated dominance frontier of each register's definition blocks.
         let df = dominance_frontiers(cfg, dom);
@@ -182,7 +195,10 @@ impl ValueView {
             }
             walk.push((b, Some(replaced.len())));
             let define = |current: &mut [VersionDef], replaced: &mut Vec<(RegId, VersionDef)>, r: RegId, v: VersionDef| replaced.push((r, std::mem::replace(&mut current[r.0 as usize], v)));
-            for &r in &phi_blocks_of[b.index()] {
+            // A φ of a register no block reads before writing it is read
+            // by nothing: the walk skips it (it stays placed, for
+            // `version_at`).
+            for &r in phi_blocks_of[b.index()].iter().filter(|r| read_across[r.0 as usize]) {
                 define(&mut current, &mut replaced, r, VersionDef::Phi(b));
             }
             for k in cfg.block(b).stmts.clone() {
@@ -267,19 +283,24 @@ impl ValueView {
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
-    /// sees each reachable instruction with the facts found so far and
-    /// gives the register it writes and its fact (a definition may come
-    /// after its readers in the text when blocks are laid out out of
-    /// dominance order, hence the repeat).
-    pub fn propagate<T>(&self, body: &[Stmt], mut fact: impl FnMut(usize, &ptx_ir::ir::Instruction, &FxHashMap<Version, T>) -> Option<(RegId, T)>) -> FxHashMap<Version, T> {
+    /// sees each reachable instruction of one of `opcodes` (the only ones
+    /// that give a fact), in order, with the facts found so far and gives
+    /// the register it writes and its fact (a definition may come after its
+    /// readers in the text when blocks are laid out out of dominance order,
+    /// hence the repeat).
+    pub fn propagate<T>(&self, body: &[Stmt], opcodes: &[Opcode], mut fact: impl FnMut(usize, &Instruction, &FxHashMap<Version, T>) -> Option<(RegId, T)>) -> FxHashMap<Version, T> {
+        let asked: Vec<(usize, &Instruction)> = body
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| match s {
+                Stmt::Instr(ins) if opcodes.contains(&ins.opcode) && self.reachable(k) => Some((k, &**ins)),
+                _ => None,
+            })
+            .collect();
         let mut facts: FxHashMap<Version, T> = FxHashMap::default();
         loop {
             let before = facts.len();
-            for (k, s) in body.iter().enumerate() {
-                let Stmt::Instr(ins) = s else { continue };
-                if !self.reachable(k) {
-                    continue;
-                }
+            for &(k, ins) in &asked {
                 if let Some((dest, t)) = fact(k, ins, &facts) {
                     facts.insert(Version { reg: dest, def: VersionDef::Def(k) }, t);
                 }

@@ -17,42 +17,86 @@ impl BitSet {
         BitSet { words: vec![0; n.div_ceil(64)] }
     }
     pub fn insert(&mut self, i: usize) -> bool {
-        let (w, b) = (i / 64, 1u64 << (i % 64));
-        let new = self.words[w] & b == 0;
-        self.words[w] |= b;
-        new
+        insert_bit(&mut self.words, i)
     }
     pub fn remove(&mut self, i: usize) {
-        self.words[i / 64] &= !(1u64 << (i % 64));
+        remove_bit(&mut self.words, i);
     }
     pub fn contains(&self, i: usize) -> bool {
         self.words[i / 64] & (1u64 << (i % 64)) != 0
     }
     /// `self |= other`; true if it grew.
     pub fn union_with(&mut self, other: &BitSet) -> bool {
-        let mut changed = false;
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            let n = *a | *b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
+        union_words(&mut self.words, &other.words)
     }
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(k, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let t = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(k * 64 + t)
-            })
-        })
+        bits(&self.words)
     }
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|w| *w == 0)
+    }
+}
+
+/// Sets bit `i` of a set stored as words; true if it was clear.
+fn insert_bit(words: &mut [u64], i: usize) -> bool {
+    let (w, b) = (i / 64, 1u64 << (i % 64));
+    let new = words[w] & b == 0;
+    words[w] |= b;
+    new
+}
+
+/// Clears bit `i` of a set stored as words.
+fn remove_bit(words: &mut [u64], i: usize) {
+    words[i / 64] &= !(1u64 << (i % 64));
+}
+
+/// `a |= b`, word by word; true if `a` grew.
+fn union_words(a: &mut [u64], b: &[u64]) -> bool {
+    let mut changed = false;
+    for (a, b) in a.iter_mut().zip(b) {
+        let n = *a | *b;
+        changed |= n != *a;
+        *a = n;
+    }
+    changed
+}
+
+/// The set bits of words, in increasing order.
+fn bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(k, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let t = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(k * 64 + t)
+        })
+    })
+}
+
+/// A bit set per block, stored together (one allocation for all blocks):
+/// block `b`'s words are the `b`-th run of `width`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitRows {
+    width: usize,
+    words: Vec<u64>,
+}
+
+impl BitRows {
+    /// `rows` empty sets of `bits` bits.
+    fn new(rows: usize, bits: usize) -> BitRows {
+        let width = bits.div_ceil(64);
+        BitRows { width, words: vec![0; rows * width] }
+    }
+
+    fn row(&self, b: usize) -> &[u64] {
+        &self.words[b * self.width..(b + 1) * self.width]
+    }
+
+    fn row_mut(&mut self, b: usize) -> &mut [u64] {
+        &mut self.words[b * self.width..(b + 1) * self.width]
     }
 }
 
@@ -81,7 +125,7 @@ pub struct Liveness {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BlockSets {
     /// A bit set per block.
-    Dense(Vec<BitSet>),
+    Dense(BitRows),
     /// Each block's locations in increasing order, stored together.
     Sparse(Groups),
 }
@@ -90,7 +134,7 @@ impl BlockSets {
     /// Makes `set` (of every location) block `b`'s set.
     pub fn copy_into(&self, b: usize, set: &mut BitSet) {
         match self {
-            BlockSets::Dense(sets) => set.words.copy_from_slice(&sets[b].words),
+            BlockSets::Dense(rows) => set.words.copy_from_slice(rows.row(b)),
             BlockSets::Sparse(g) => {
                 set.words.fill(0);
                 for &l in g.get(b) {
@@ -103,7 +147,7 @@ impl BlockSets {
     /// Calls `f` with each location of block `b`, in increasing order.
     pub fn for_each(&self, b: usize, mut f: impl FnMut(usize)) {
         match self {
-            BlockSets::Dense(sets) => sets[b].iter().for_each(f),
+            BlockSets::Dense(rows) => bits(rows.row(b)).for_each(f),
             BlockSets::Sparse(g) => g.get(b).iter().for_each(|&l| f(l as usize)),
         }
     }
@@ -247,44 +291,44 @@ fn solve_sparse(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (Groups, Groups)
 }
 
 /// Live-in and live-out sets by rounds over the blocks to a fixed point.
-fn solve_dense(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (Vec<BitSet>, Vec<BitSet>) {
+fn solve_dense(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (BitRows, BitRows) {
     let n = cfg.node_bound();
-    let (mut uses, mut defs) = (vec![BitSet::new(m); n], vec![BitSet::new(m); n]);
+    let (mut uses, mut defs) = (BitRows::new(n, m), BitRows::new(n, m));
     for &b in &cfg.layout {
-        let (u, d) = (&mut uses[b.index()], &mut defs[b.index()]);
+        let (u, d) = (uses.row_mut(b.index()), defs.row_mut(b.index()));
         for k in cfg.block(b).stmts.clone().rev() {
             let Some(e) = &fx[k] else { continue };
             for def in &e.defs {
                 if def.kills {
-                    u.remove(def.loc.0 as usize);
-                    d.insert(def.loc.0 as usize);
+                    remove_bit(u, def.loc.0 as usize);
+                    insert_bit(d, def.loc.0 as usize);
                 }
             }
             for l in &e.uses {
-                u.insert(l.0 as usize);
+                insert_bit(u, l.0 as usize);
             }
         }
     }
     let mut live_in = uses.clone();
-    let mut live_out = vec![BitSet::new(m); n];
-    // One block's sets at a time, in two buffers kept across blocks.
-    let mut out = BitSet::new(m);
+    let mut live_out = BitRows::new(n, m);
+    // One block's out set at a time, in a buffer kept across blocks.
+    let mut out = vec![0u64; uses.width];
     let mut changed = true;
     while changed {
         changed = false;
         for &b in cfg.layout.iter().rev() {
-            out.words.fill(0);
+            out.fill(0);
             for s in cfg.successors(b) {
-                out.union_with(&live_in[s.index()]);
+                union_words(&mut out, live_in.row(s.index()));
             }
             // in = uses ∪ (out − defs), word by word.
-            let (u, d, inn) = (&uses[b.index()].words, &defs[b.index()].words, &mut live_in[b.index()].words);
-            for (((i, &o), &d), &u) in inn.iter_mut().zip(&out.words).zip(d).zip(u) {
+            let (u, d, inn) = (uses.row(b.index()), defs.row(b.index()), live_in.row_mut(b.index()));
+            for (((i, &o), &d), &u) in inn.iter_mut().zip(&out).zip(d).zip(u) {
                 let w = u | (o & !d);
                 changed |= w != *i;
                 *i = w;
             }
-            live_out[b.index()].words.copy_from_slice(&out.words);
+            live_out.row_mut(b.index()).copy_from_slice(&out);
         }
     }
     (live_in, live_out)

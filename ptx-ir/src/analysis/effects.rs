@@ -125,12 +125,17 @@ pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
             }
             _ => locs.reg_span(r),
         };
+        // Pushed one by one: most registers have one lane.
         if access.read {
-            e.uses.extend(lanes.clone().map(Loc));
+            for l in lanes.clone() {
+                e.uses.push(Loc(l));
+            }
         }
         if access.write {
             let kills = !guarded && !access.merges();
-            e.defs.extend(lanes.map(|l| Def { loc: Loc(l), kills }));
+            for l in lanes {
+                e.defs.push(Def { loc: Loc(l), kills });
+            }
         }
     });
     for op in &ins.operands {

@@ -83,8 +83,11 @@ fn imm(o: &Operand, ty: ScalarType) -> Option<i64> {
     }
 }
 
+/// The opcodes that give an origin ([`origin_of`]'s `match`).
+const MAKERS: &[Opcode] = &[Opcode::CVTA, Opcode::MOV, Opcode::ADD, Opcode::SUB];
+
 /// The origin an instruction gives its destination, from the origins of
-/// the versions it reads (`k`: its statement).
+/// the versions it reads (`k`: its statement; one of [`MAKERS`]).
 fn origin_of(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, k: usize, ins: &Instruction, width: u32) -> Option<(RegId, Origin)> {
     if ins.guard.is_some() || ins.operands.len() < 2 {
         return None;
@@ -151,7 +154,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     let width = ctx.address_size;
     let (_, _, view) = analyses.values(f);
     // Origins of versions.
-    let origins = view.propagate(body, |k, ins, origins| origin_of(f, &view, origins, k, ins, width));
+    let origins = view.propagate(body, MAKERS, |k, ins, origins| origin_of(f, &view, origins, k, ins, width));
     if origins.is_empty() {
         return None;
     }

@@ -35,11 +35,14 @@ pub enum Preserves {
 /// The cached analyses of the function being optimized.
 #[derive(Default)]
 pub struct Analyses {
-    cfg: Option<(Cfg, DomTree)>,
+    cfg: Option<Cfg>,
+    /// The dominator tree of `cfg`, computed when first asked for (`dce`
+    /// needs only the CFG).
+    dom: Option<DomTree>,
     view: Option<ValueView>,
-    /// How many times the CFG and dominators were computed.
+    /// How many times the CFG was computed.
     pub computed: u32,
-    /// How many times a pass found them (or the value view) cached.
+    /// How many times a pass found it (or the value view) cached.
     pub reused: u32,
     /// What the e-graph engine reported on its last run over this function
     /// (rules fired, why it left the function alone): set by the `egraph`
@@ -52,19 +55,24 @@ pub struct Analyses {
 }
 
 impl Analyses {
-    /// The CFG and dominator tree of `f`, which must be the function the
-    /// manager is running passes on.
-    pub fn cfg_dom(&mut self, f: &Function) -> (&Cfg, &DomTree) {
+    /// The CFG of `f`, which must be the function the manager is running
+    /// passes on.
+    pub fn cfg(&mut self, f: &Function) -> &Cfg {
         if self.cfg.is_none() {
-            let cfg = Cfg::build(f);
-            let dom = DomTree::dominators(&cfg);
-            self.cfg = Some((cfg, dom));
+            self.cfg = Some(Cfg::build(f));
             self.computed += 1;
         } else {
             self.reused += 1;
         }
-        let (c, d) = self.cfg.as_ref().expect("computed above");
-        (c, d)
+        self.cfg.as_ref().expect("computed above")
+    }
+
+    /// The CFG and dominator tree of `f`, which must be the function the
+    /// manager is running passes on.
+    pub fn cfg_dom(&mut self, f: &Function) -> (&Cfg, &DomTree) {
+        self.cfg(f);
+        let cfg = self.cfg.as_ref().expect("computed above");
+        (cfg, self.dom.get_or_insert_with(|| DomTree::dominators(cfg)))
     }
 
     /// The CFG, the dominator tree and the value view of `f`, which must
@@ -77,7 +85,7 @@ impl Analyses {
         } else {
             self.reused += 1;
         }
-        let (c, d) = self.cfg.as_ref().expect("computed with the view");
+        let (c, d) = (self.cfg.as_ref().expect("computed with the view"), self.dom.as_ref().expect("computed with the view"));
         (c, d, self.view.as_ref().expect("computed above"))
     }
 
@@ -91,7 +99,7 @@ impl Analyses {
         view.reads_renamed(g, changed);
         self.view_is_of_output = true;
         #[cfg(debug_assertions)]
-        if let Some((cfg, dom)) = &self.cfg {
+        if let (Some(cfg), Some(dom)) = (&self.cfg, &self.dom) {
             assert!(self.view.as_ref().expect("updated above").same_as(&ValueView::build(g, cfg, dom)), "the value view updated after renamed reads differs from the view built for `{}`", g.name);
         }
     }
@@ -104,6 +112,7 @@ impl Analyses {
         self.view_is_of_output = false;
         if keeps == Preserves::Nothing {
             self.cfg = None;
+            self.dom = None;
         }
     }
 }

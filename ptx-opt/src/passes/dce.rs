@@ -67,7 +67,7 @@ pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _le
 /// The statements to remove (`None` when there is none).
 fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
     let body = f.body.as_ref()?;
-    let (cfg, _) = analyses.cfg_dom(f);
+    let cfg = analyses.cfg(f);
     let locs = LocTable::new(f);
     let mut fx = statement_effects(f, &locs);
     // Return registers stay live at the exits.

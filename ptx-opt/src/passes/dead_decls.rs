@@ -86,7 +86,8 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
             _ => {}
         }
     }
-    let regs: FxHashSet<&str> = f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()).collect();
+    let mut regs: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(named.iter().filter(|n| **n).count(), Default::default());
+    regs.extend(f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()));
     // Only range declarators read the smallest indices (bodies that declare
     // one register a line have none).
     let declares_ranges = body.iter().any(|s| matches!(s, Stmt::Decl(d) if d.space == StateSpace::Reg && d.names.iter().any(|n| n.range.is_some())));

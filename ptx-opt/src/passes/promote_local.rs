@@ -151,7 +151,7 @@ fn promotion(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: 
     let (cfg, dom, view) = analyses.values(f);
 
     // Origins of versions.
-    let origins = view.propagate(body, |k, ins, origins| produced(f, &view, origins, &index, k, ins, width));
+    let origins = view.propagate(body, PRODUCERS, |k, ins, origins| produced(f, &view, origins, &index, k, ins, width));
 
     // A register holding an address must be a plain SSA value.
     for (v, o) in &origins {
@@ -283,10 +283,13 @@ fn candidates(body: &[Stmt]) -> Vec<Var> {
     vars
 }
 
+/// The opcodes that make an address from another ([`produced`]'s `match`).
+const PRODUCERS: &[Opcode] = &[Opcode::MOV, Opcode::CVTA, Opcode::ADD, Opcode::SUB];
+
 /// The address an instruction makes from a variable (its destination and
 /// origin), if it is a producer.
 fn produced(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, index: &FxHashMap<Name, usize>, k: usize, ins: &Instruction, width: u32) -> Option<(RegId, Origin)> {
-    if ins.guard.is_some() || ins.operands.len() < 2 {
+    if !PRODUCERS.contains(&ins.opcode) || ins.guard.is_some() || ins.operands.len() < 2 {
         return None;
     }
     let ty = ins.ty()?;

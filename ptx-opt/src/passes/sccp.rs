@@ -275,7 +275,7 @@ struct Step {
     guard: Option<(u32, bool)>,
     /// Each register written: the version written and, for a guarded
     /// statement, the version it had before.
-    writes: Vec<(RegId, u32, u32)>,
+    writes: SmallVec<[(RegId, u32, u32); 1]>,
 }
 
 /// How a step is evaluated ([`prepare_step`]).

@@ -43,9 +43,13 @@ pub const PASS: Pass = Pass {
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let decided = decided_branches(f, analyses)?;
-    // Most functions have nothing for steps 2 to 4 either: then no copy.
-    if decided.is_empty() && !would_change(f) {
-        return None;
+    // Most functions have nothing for steps 2 and 3 either, and many
+    // nothing for step 4: then no copy.
+    if decided.is_empty() && !round_would_change(f, analyses) {
+        let named = unused_labels(f)?;
+        let mut g = f.clone();
+        remove_labels(&mut g, &named);
+        return Some(g);
     }
     let mut g = f.clone();
     simplify(&mut g, &decided).then_some(g)
@@ -54,8 +58,8 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
 /// [`run`] in place ([`super::Edit`]).
 pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> bool {
     let Some(decided) = decided_branches(f, analyses) else { return false };
-    if decided.is_empty() && !would_change(f) {
-        return false;
+    if decided.is_empty() && !round_would_change(f, analyses) {
+        return remove_unused_labels(f);
     }
     simplify(f, &decided)
 }
@@ -148,11 +152,11 @@ fn constant_branches(f: &Function, view: &ValueView) -> Vec<(usize, bool)> {
     out
 }
 
-/// Would one of steps 2 to 4 change `f` as it is (what the first round
-/// of [`run`]'s loop and [`remove_unused_labels`] would find)?
-fn would_change(f: &Function) -> bool {
+/// Would step 2 or 3 change `f` as it is (what the first round of
+/// [`simplify`]'s loop would find)? `analyses` are `f`'s.
+fn round_would_change(f: &Function, analyses: &mut Analyses) -> bool {
     let Some(body) = f.body.as_ref() else { return false };
-    !jump_threads(body).is_empty() || branches_to_next(body).contains(&true) || unreachable_instructions(f).contains(&true) || unused_labels(body).is_some()
+    !jump_threads(f.labels.len(), body).is_empty() || branches_to_next(body).contains(&true) || unreachable_instructions(f, analyses.cfg(f)).contains(&true)
 }
 
 /// Removes every branch to the statement right after it (only labels,
@@ -183,8 +187,9 @@ fn branches_to_next(body: &[Stmt]) -> Vec<bool> {
 /// Retargets every branch to a block that only branches on (see the module
 /// documentation); says whether it changed any.
 fn thread_jumps(f: &mut Function) -> bool {
+    let labels = f.labels.len();
     let Some(body) = f.body.as_mut() else { return false };
-    let threads = jump_threads(body);
+    let threads = jump_threads(labels, body);
     for &(k, to) in &threads {
         if let Stmt::Instr(ins) = &mut body[k] {
             ins.operands[0] = Operand::Label(to);
@@ -193,8 +198,9 @@ fn thread_jumps(f: &mut Function) -> bool {
     !threads.is_empty()
 }
 
-/// The branches [`thread_jumps`] retargets: (statement, new target).
-fn jump_threads(body: &[Stmt]) -> Vec<(usize, LabelId)> {
+/// The branches [`thread_jumps`] retargets: (statement, new target), in a
+/// body of a function with `labels` labels.
+fn jump_threads(labels: usize, body: &[Stmt]) -> Vec<(usize, LabelId)> {
     // Depth in `{ }` blocks of each statement.
     let mut depth = vec![0usize; body.len()];
     let mut d = 0usize;
@@ -206,10 +212,16 @@ fn jump_threads(body: &[Stmt]) -> Vec<(usize, LabelId)> {
         }
         depth[k] = d;
     }
-    let outer: FxHashSet<LabelId> = body.iter().enumerate().filter_map(|(k, s)| if let (Stmt::Label(l), 0) = (s, depth[k]) { Some(*l) } else { None }).collect();
+    // Per label: is it at depth 0.
+    let mut outer = vec![false; labels];
+    for (k, s) in body.iter().enumerate() {
+        if let (Stmt::Label(l), 0) = (s, depth[k]) {
+            outer[l.0 as usize] = true;
+        }
+    }
     // For each label at depth 0: the target (also at depth 0) of the
     // unguarded `bra` right after it.
-    let mut forward: rustc_hash::FxHashMap<LabelId, LabelId> = rustc_hash::FxHashMap::default();
+    let mut forward: Vec<Option<LabelId>> = vec![None; labels];
     for (k, s) in body.iter().enumerate() {
         let Stmt::Label(l) = s else { continue };
         if depth[k] != 0 {
@@ -220,8 +232,8 @@ fn jump_threads(body: &[Stmt]) -> Vec<(usize, LabelId)> {
                 Stmt::Label(_) | Stmt::Loc(_) | Stmt::Pragma(_) => {}
                 Stmt::Instr(i) if i.opcode == Opcode::BRA && i.guard.is_none() => {
                     if let Some(Operand::Label(m)) = i.operands.first() {
-                        if outer.contains(m) {
-                            forward.insert(*l, *m);
+                        if outer[m.0 as usize] {
+                            forward[l.0 as usize] = Some(*m);
                         }
                     }
                     break;
@@ -240,7 +252,7 @@ fn jump_threads(body: &[Stmt]) -> Vec<(usize, LabelId)> {
         // Follow the chain, stopping at a cycle (an empty infinite loop).
         let mut to = target;
         let mut seen: FxHashSet<LabelId> = FxHashSet::default();
-        while let Some(&next) = forward.get(&to) {
+        while let Some(next) = forward[to.0 as usize] {
             if !seen.insert(to) || next == to {
                 break;
             }
@@ -258,14 +270,14 @@ fn jump_threads(body: &[Stmt]) -> Vec<(usize, LabelId)> {
 /// Removes the instructions of blocks the entry does not reach; says
 /// whether it removed any.
 fn remove_unreachable(f: &mut Function) -> bool {
-    let drop = unreachable_instructions(f);
+    let drop = unreachable_instructions(f, &Cfg::build(f));
     let Some(body) = f.body.as_mut() else { return false };
     super::body::remove_marked(body, &drop)
 }
 
-/// Per statement: is it an instruction of a block the entry does not reach?
-fn unreachable_instructions(f: &Function) -> Vec<bool> {
-    let cfg = Cfg::build(f);
+/// Per statement: is it an instruction of a block the entry does not
+/// reach (`cfg` is `f`'s)?
+fn unreachable_instructions(f: &Function, cfg: &Cfg) -> Vec<bool> {
     let Some(body) = f.body.as_ref() else { return Vec::new() };
     let mut drop = vec![false; body.len()];
     for b in cfg.unreachable() {
@@ -279,41 +291,50 @@ fn unreachable_instructions(f: &Function) -> Vec<bool> {
 /// Removes the labels nothing names (not in functions with `.loc`); says
 /// whether it removed any.
 fn remove_unused_labels(f: &mut Function) -> bool {
-    let Some(body) = f.body.as_mut() else { return false };
-    let Some(named) = unused_labels(body) else { return false };
-    body.retain(|s| !matches!(s, Stmt::Label(l) if !named.contains(l)));
+    let Some(named) = unused_labels(f) else { return false };
+    remove_labels(f, &named);
     true
 }
 
-/// The labels something names, when some label is named by nothing (and
-/// the function has no `.loc`).
-fn unused_labels(body: &[Stmt]) -> Option<FxHashSet<LabelId>> {
+/// Removes the labels not `named` (per label id).
+fn remove_labels(f: &mut Function, named: &[bool]) {
+    if let Some(body) = f.body.as_mut() {
+        body.retain(|s| !matches!(s, Stmt::Label(l) if !named[l.0 as usize]));
+    }
+}
+
+/// Per label id, does something name it, when some label is named by
+/// nothing (and the function has no `.loc`).
+fn unused_labels(f: &Function) -> Option<Vec<bool>> {
+    let body = f.body.as_ref()?;
     if body.iter().any(|s| matches!(s, Stmt::Loc(_))) {
         return None;
     }
-    let mut named: FxHashSet<LabelId> = FxHashSet::default();
+    let mut named = vec![false; f.labels.len()];
     for s in body.iter() {
         match s {
             Stmt::Instr(ins) => {
                 for op in &ins.operands {
                     op.for_each_operand(&mut |o| {
                         if let Operand::Label(l) = o {
-                            named.insert(*l);
+                            named[l.0 as usize] = true;
                         }
                     });
                 }
             }
             Stmt::BranchTargets(l, targets) => {
-                named.insert(*l);
-                named.extend(targets.iter().copied());
+                named[l.0 as usize] = true;
+                for t in targets {
+                    named[t.0 as usize] = true;
+                }
             }
             Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => {
-                named.insert(*l);
+                named[l.0 as usize] = true;
             }
             _ => {}
         }
     }
-    if !body.iter().any(|s| matches!(s, Stmt::Label(l) if !named.contains(l))) {
+    if !body.iter().any(|s| matches!(s, Stmt::Label(l) if !named[l.0 as usize])) {
         return None;
     }
     Some(named)

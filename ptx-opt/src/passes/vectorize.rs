@@ -104,11 +104,9 @@ impl Alignment {
             }
         }
         let body = f.body.as_deref().unwrap_or(&[]);
-        let regs = view.propagate(body, |k, ins, known: &FxHashMap<Version, u32>| {
-            // Only these give an alignment (the `match` below).
-            if !matches!(ins.opcode, Opcode::LD | Opcode::MOV | Opcode::CVTA | Opcode::CVT | Opcode::ADD | Opcode::SUB | Opcode::MUL | Opcode::MAD | Opcode::SHL | Opcode::AND) {
-                return None;
-            }
+        // Only these give an alignment (the `match` below).
+        const ALIGNING: &[Opcode] = &[Opcode::LD, Opcode::MOV, Opcode::CVTA, Opcode::CVT, Opcode::ADD, Opcode::SUB, Opcode::MUL, Opcode::MAD, Opcode::SHL, Opcode::AND];
+        let regs = view.propagate(body, ALIGNING, |k, ins, known: &FxHashMap<Version, u32>| {
             let d = ins.operands.first().and_then(|o| plain_reg(f, o, None))?;
             if ins.guard.is_some() {
                 return None;
