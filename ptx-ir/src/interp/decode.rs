@@ -218,15 +218,7 @@ impl PairSetp {
     pub(super) fn of(ins: &Instruction, nsrcs: usize) -> Option<PairSetp> {
         let Some(Operand::Pair(first, _)) = ins.operands.first() else { return None };
         let &[t] = ins.types().as_slice() else { return None };
-        let (cmp, combine) = match other_mods(ins).as_slice() {
-            [cm] => (cm.kind(), None),
-            [cm, bm] => match bm.kind() {
-                ModKind::Bool(op) => (cm.kind(), Some(op)),
-                _ => return None,
-            },
-            _ => return None,
-        };
-        let ModKind::Cmp(cmp) = cmp else { return None };
+        let (cmp, combine) = comparison(ins)?;
         let first_plain = matches!(&**first, Operand::Reg(r) if r.sel.is_none() && r.prefix == Prefix::None);
         if !first_plain || nsrcs != 2 + combine.is_some() as usize || !ins.operands[1..3].iter().all(plain_operand) {
             return None;
@@ -480,6 +472,21 @@ fn width(t: ScalarType) -> u32 {
     } else {
         t.bits()
     }
+}
+
+/// The comparison of a `setp` or `set` whose modifiers besides its types
+/// are a comparison and at most a combining operation (`.lt`, `.lt.and`).
+fn comparison(ins: &Instruction) -> Option<(CmpOp, Option<BoolOp>)> {
+    let (cm, combine) = match other_mods(ins).as_slice() {
+        [cm] => (*cm, None),
+        [cm, bm] => match bm.kind() {
+            ModKind::Bool(op) => (*cm, Some(op)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ModKind::Cmp(cmp) = cm.kind() else { return None };
+    Some((cmp, combine))
 }
 
 /// The modifiers that are not types.
@@ -837,15 +844,7 @@ fn compare_of(cmp: CmpOp, t: ScalarType) -> Option<Compare> {
 fn set(ins: &Instruction, types: &[ScalarType], nsrcs: usize) -> Option<CheckedAluOp> {
     use ScalarType as T;
     let &[d, s] = types else { return None };
-    let (cmp, combine) = match other_mods(ins).as_slice() {
-        [cm] => (cm.kind(), None),
-        [cm, bm] => match bm.kind() {
-            ModKind::Bool(op) => (cm.kind(), Some(op)),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    let ModKind::Cmp(cmp) = cmp else { return None };
+    let (cmp, combine) = comparison(ins)?;
     if nsrcs != 2 + combine.is_some() as usize || !matches!(d, T::U32 | T::S32 | T::F32) || !ins.operands.iter().take(3).all(plain_operand) {
         return None;
     }
