@@ -115,17 +115,25 @@ fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Aren
 /// the column the `{` is at), continuation lines indented by two. Written
 /// directly, not through `pretty`: data-heavy modules hold millions of these.
 fn write_int_list(out: &mut String, l: &IntList) {
-    let mut col = out.len() - out.rfind('\n').map_or(0, |k| k + 1);
+    let col = out.len() - out.rfind('\n').map_or(0, |k| k + 1);
     let mut buf: Vec<u8> = Vec::with_capacity(l.len() * 4 + 2);
     buf.push(b'{');
-    col += 1;
-    let mut digits = [0u8; 20];
-    for k in 0..l.len() {
-        let text = decimal(l.get(k), &mut digits);
+    match l {
+        IntList::Bytes(b) => write_values(&mut buf, col + 1, b.iter().map(|&v| BYTE_DECIMALS[v as usize])),
+        IntList::Words(w) => write_values(&mut buf, col + 1, w.iter().map(|&v| Decimal::<20>::of(v))),
+    }
+    buf.push(b'}');
+    // Only ASCII was written.
+    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+}
+
+/// The values of a list, separated, from column `col` on.
+fn write_values<const N: usize>(buf: &mut Vec<u8>, mut col: usize, values: impl Iterator<Item = Decimal<N>>) {
+    for (k, digits) in values.enumerate() {
         if k > 0 {
             buf.push(b',');
             col += 1;
-            if col + 1 + text.len() + 1 > WIDTH {
+            if col + 1 + digits.len + 1 > WIDTH {
                 buf.extend_from_slice(b"\n  ");
                 col = 2;
             } else {
@@ -133,26 +141,64 @@ fn write_int_list(out: &mut String, l: &IntList) {
                 col += 1;
             }
         }
-        buf.extend_from_slice(text);
-        col += text.len();
+        digits.push_to(buf);
+        col += digits.len;
     }
-    buf.push(b'}');
-    // Only ASCII was written.
-    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
 }
 
-/// The decimal digits of `v`, in `buf`.
-pub(crate) fn decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+/// The digits of every byte value, made once: data-heavy modules are
+/// mostly byte arrays.
+static BYTE_DECIMALS: [Decimal<3>; 256] = {
+    let mut table = [Decimal { text: [0; 3], len: 0 }; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = Decimal::of(b as u64);
+        b += 1;
     }
-    &buf[i..]
+    table
+};
+
+/// The decimal digits of a value, from the start of a buffer of `N`
+/// bytes, as many as the longest value needs (20 for `u64::MAX`): copied
+/// whole, a copy of fixed size the compiler makes inline, then cut back to
+/// [`Decimal::len`].
+#[derive(Clone, Copy)]
+pub(crate) struct Decimal<const N: usize> {
+    text: [u8; N],
+    pub len: usize,
+}
+
+impl<const N: usize> Decimal<N> {
+    /// The digits of `v`, which has at most `N`.
+    pub const fn of(mut v: u64) -> Decimal<N> {
+        let mut text = [0u8; N];
+        let mut len = 1;
+        let mut rest = v / 10;
+        while rest > 0 {
+            rest /= 10;
+            len += 1;
+        }
+        let mut k = len;
+        while k > 0 {
+            k -= 1;
+            text[k] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+        Decimal { text, len }
+    }
+
+    pub fn text(&self) -> &str {
+        // Only ASCII digits were written.
+        std::str::from_utf8(&self.text[..self.len]).unwrap_or_default()
+    }
+
+    /// Appends the digits to `buf`.
+    #[inline]
+    pub fn push_to(&self, buf: &mut Vec<u8>) {
+        let end = buf.len() + self.len;
+        buf.extend_from_slice(&self.text);
+        buf.truncate(end);
+    }
 }
 
 /// A constant expression, with parentheses wherever precedence needs them.
@@ -223,6 +269,26 @@ fn write_expr_prec(out: &mut String, e: &ConstExpr, min: u8) {
             if min > 0 {
                 out.push(')');
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_written_as_format_writes_their_values() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let words: Vec<u64> = [0, 9, 10, 255, 256, 99_999, u32::MAX as u64, u64::MAX].into();
+        let expected = |values: Vec<String>| format!("{{{}}}", values.join(", "));
+        for (list, values) in [
+            (IntList::Bytes(bytes.clone().into()), bytes.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
+            (IntList::Words(words.clone().into()), words.iter().map(|v| v.to_string()).collect()),
+        ] {
+            let mut out = String::new();
+            write_int_list(&mut out, &list);
+            assert_eq!(out.replace("\n  ", " "), expected(values));
         }
     }
 }

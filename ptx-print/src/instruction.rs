@@ -175,8 +175,7 @@ fn write_offset(out: &mut String, off: i64) {
 /// `v` in decimal, as `{v}` formats it (without the formatting machinery:
 /// immediates, offsets and `.loc` numbers are on most lines).
 pub(crate) fn push_u64(out: &mut String, v: u64) {
-    let mut digits = [0u8; 20];
-    out.push_str(std::str::from_utf8(crate::data::decimal(v, &mut digits)).unwrap_or_default());
+    out.push_str(crate::data::Decimal::<20>::of(v).text());
 }
 
 /// `v` in decimal, as `{v}` formats it.

@@ -40,6 +40,47 @@ fn integer_lists_are_compact_whichever_path_reads_them() {
     }
 }
 
+/// Lists made of number texts around the edges the fast path decides on
+/// (one digit, 19 and 20 digits, `u64::MAX` and one past it, leading
+/// zeros) and the blanks between them: the fast path and the general
+/// parser agree on every one, on its list or on rejecting it.
+#[test]
+fn the_fast_path_agrees_with_the_general_parser_on_edges() {
+    let numbers = ["0", "7", "10", "255", "256", "00", "007", "1000000000000000000", "9999999999999999999", "10000000000000000000", "18446744073709551615", "18446744073709551616", "99999999999999999999"];
+    let blanks = ["", " ", "\n\t", " \r\n "];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for _ in 0..400 {
+        let len = 1 + next(4);
+        let mut list = String::from("{");
+        for k in 0..len {
+            if k > 0 {
+                list.push(',');
+            }
+            list.push_str(blanks[next(blanks.len())]);
+            list.push_str(numbers[next(numbers.len())]);
+            list.push_str(blanks[next(blanks.len())]);
+        }
+        if next(4) == 0 {
+            list.push(',');
+        }
+        list.push('}');
+        let parse = |list: &str| ptx_ir::parse("edge.ptx", module(&format!(".global .u64 a[5] = {list};")).as_bytes()).map(|p| p.module).map_err(|e| e.to_string());
+        let fast = parse(&list);
+        let general = parse(&list.replacen('{', "{ /* general path */ ", 1));
+        match (&fast, &general) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{list}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{list}: the fast path gives {fast:?}, the general parser {general:?}"),
+        }
+    }
+}
+
 #[test]
 fn other_lists_stay_general() {
     for list in ["{01, 2}", "{0x10, 2}", "{1U, 2}", "{-1, 2}", "{1+1, 2}", "{0f3F800000, 0f00000000}", "{a, 2}", "{{1, 2}, {3, 4}}"] {

@@ -75,14 +75,18 @@ impl IntListBuilder {
         match &mut self.words {
             Some(w) => w.push(v),
             None if v <= 255 => self.bytes.push(v as u8),
-            None => {
-                let mut w: Vec<u64> = Vec::with_capacity(self.bytes.len() * 2 + 1);
-                w.extend(self.bytes.iter().map(|&b| b as u64));
-                w.push(v);
-                self.bytes = Vec::new();
-                self.words = Some(w);
-            }
+            None => self.widen(v),
         }
+    }
+
+    /// The first value that does not fit a byte: the list becomes words.
+    #[cold]
+    fn widen(&mut self, v: u64) {
+        let mut w: Vec<u64> = Vec::with_capacity(self.bytes.len() * 2 + 1);
+        w.extend(self.bytes.iter().map(|&b| b as u64));
+        w.push(v);
+        self.bytes = Vec::new();
+        self.words = Some(w);
     }
 
     /// The list, or `None` when nothing was pushed.

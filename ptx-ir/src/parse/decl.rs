@@ -318,45 +318,41 @@ fn scan_int_list(src: &[u8], start: usize) -> Option<(IntList, usize)> {
 }
 
 fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usize> {
-    let ws = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
-    let mut rest = src.get(start + 1..)?;
-    let skip_ws = |r: &mut &[u8]| {
-        while let [c, tail @ ..] = *r {
-            if !ws(*c) {
-                break;
-            }
-            *r = tail;
+    // The byte at `i`, or 0 (no byte of a list) past the end: one test a byte.
+    let at = |i: usize| src.get(i).copied().unwrap_or(0);
+    let past_ws = |mut i: usize| {
+        while matches!(at(i), b' ' | b'\t' | b'\r' | b'\n') {
+            i += 1;
         }
+        i
     };
+    let mut i = start + 1;
     loop {
-        skip_ws(&mut rest);
-        let value = match rest {
-            [b'0', d, ..] if d.is_ascii_digit() => return None, // octal
-            [b'0', tail @ ..] => {
-                rest = tail;
-                0
-            }
-            [d, ..] if d.is_ascii_digit() => {
-                let mut v: u64 = 0;
-                while let [d @ b'0'..=b'9', tail @ ..] = rest {
-                    v = v.checked_mul(10)?.checked_add((d - b'0') as u64)?;
-                    rest = tail;
-                }
-                v
-            }
-            _ => return None,
-        };
+        i = past_ws(i);
+        let digits = i;
+        let mut value: u64 = 0;
+        while at(i).is_ascii_digit() {
+            value = value.wrapping_mul(10).wrapping_add(u64::from(at(i) - b'0'));
+            i += 1;
+        }
+        // The value as read when it is one digit, or up to 19 without a
+        // leading zero (always in range); else what the rule for plain
+        // decimals says: `None` for no digits, an octal number (`017`)
+        // or an overflow.
+        let n = i - digits;
+        if n != 1 && (n > 19 || n == 0 || src[digits] == b'0') {
+            value = crate::ir::plain_decimal_u64(&src[digits..i])?;
+        }
         push(value);
-        skip_ws(&mut rest);
-        match rest {
-            [b',', tail @ ..] => {
-                rest = tail;
-                skip_ws(&mut rest);
-                if let [b'}', tail @ ..] = rest {
-                    return Some(src.len() - tail.len());
+        i = past_ws(i);
+        match at(i) {
+            b',' => {
+                i = past_ws(i + 1);
+                if at(i) == b'}' {
+                    return Some(i + 1);
                 }
             }
-            [b'}', tail @ ..] => return Some(src.len() - tail.len()),
+            b'}' => return Some(i + 1),
             _ => return None,
         }
     }
