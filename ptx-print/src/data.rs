@@ -146,6 +146,14 @@ fn write_values<const N: usize>(buf: &mut Vec<u8>, mut col: usize, values: impl 
     }
 }
 
+/// `v` in decimal.
+pub(crate) fn push_decimal(out: &mut String, v: u64) {
+    match u8::try_from(v) {
+        Ok(b) => out.push_str(BYTE_DECIMALS[b as usize].text()),
+        Err(_) => out.push_str(Decimal::<20>::of(v).text()),
+    }
+}
+
 /// The digits of every byte value, made once: data-heavy modules are
 /// mostly byte arrays.
 static BYTE_DECIMALS: [Decimal<3>; 256] = {
@@ -163,14 +171,14 @@ static BYTE_DECIMALS: [Decimal<3>; 256] = {
 /// whole, a copy of fixed size the compiler makes inline, then cut back to
 /// [`Decimal::len`].
 #[derive(Clone, Copy)]
-pub(crate) struct Decimal<const N: usize> {
+struct Decimal<const N: usize> {
     text: [u8; N],
-    pub len: usize,
+    len: usize,
 }
 
 impl<const N: usize> Decimal<N> {
     /// The digits of `v`, which has at most `N`.
-    pub const fn of(mut v: u64) -> Decimal<N> {
+    const fn of(mut v: u64) -> Decimal<N> {
         let mut text = [0u8; N];
         let mut len = 1;
         let mut rest = v / 10;
@@ -187,14 +195,14 @@ impl<const N: usize> Decimal<N> {
         Decimal { text, len }
     }
 
-    pub fn text(&self) -> &str {
+    fn text(&self) -> &str {
         // Only ASCII digits were written.
         std::str::from_utf8(&self.text[..self.len]).unwrap_or_default()
     }
 
     /// Appends the digits to `buf`.
     #[inline]
-    pub fn push_to(&self, buf: &mut Vec<u8>) {
+    fn push_to(&self, buf: &mut Vec<u8>) {
         let end = buf.len() + self.len;
         buf.extend_from_slice(&self.text);
         buf.truncate(end);

@@ -175,7 +175,7 @@ fn write_offset(out: &mut String, off: i64) {
 /// `v` in decimal, as `{v}` formats it (without the formatting machinery:
 /// immediates, offsets and `.loc` numbers are on most lines).
 pub(crate) fn push_u64(out: &mut String, v: u64) {
-    out.push_str(crate::data::Decimal::<20>::of(v).text());
+    crate::data::push_decimal(out, v);
 }
 
 /// `v` in decimal, as `{v}` formats it.

@@ -154,6 +154,11 @@ pub struct Context {
     address_64: bool,
     globals: FxHashMap<Box<str>, StateSpace>,
     functions: FxHashMap<Box<str>, Signature>,
+    /// By [`FormId::index`]: the forms all of whose requirements (whatever
+    /// modifiers they name) the version and target meet, found once per
+    /// module; [`Verifier::availability`] has nothing to check for their
+    /// instructions. Empty in the default context (every form is checked).
+    forms_available: Vec<bool>,
 }
 
 /// What a call is checked against.
@@ -169,6 +174,7 @@ impl Context {
     /// The context of a module with this header and items that declare `decls`.
     pub fn new<'d>(version: Version, target: &[Name], address_size: Option<u32>, decls: impl IntoIterator<Item = &'d Declarations>) -> Context {
         let mut ctx = Context { target: target.iter().find_map(|t| Target::parse(t)), version: read_version(version), address_64: address_size == Some(64), ..Context::default() };
+        ctx.forms_available = FormId::all().map(|form| form.requirements().iter().all(|r| ctx.meets(r) == (true, true))).collect();
         for d in decls {
             ctx.globals.extend(d.variables.iter().cloned());
             ctx.functions.extend(d.functions.iter().cloned());
@@ -179,6 +185,12 @@ impl Context {
     pub fn of_module(m: &Module) -> Context {
         let decls: Vec<Declarations> = m.items.iter().map(Declarations::of).collect();
         Context::new(m.version, &m.target, m.address_size, &decls)
+    }
+
+    /// Does the module's `.version`, and its `.target` (or the lack of
+    /// one), meet requirement `r`?
+    fn meets(&self, r: &crate::isa::Requirement) -> (bool, bool) {
+        (r.ptx.is_none_or(|p| self.version >= p), self.target.as_ref().is_none_or(|t| t.satisfies(r.min_sm, r.exact)))
     }
 }
 
@@ -368,12 +380,12 @@ struct Verifier<'a> {
     /// The forms all of whose requirements (whatever modifiers they name)
     /// this module meets: [`Verifier::availability`] has nothing to check
     /// for their instructions.
-    forms_available: rustc_hash::FxHashSet<FormId>,
+    ctx: &'a Context,
 }
 
 impl<'a> Verifier<'a> {
     fn new(ctx: &'a Context, file: &'a str, lines: &'a Lines<'a>) -> Verifier<'a> {
-        Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals, origin: Origin::Any, forms_available: Default::default() }
+        Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals, origin: Origin::Any, ctx }
     }
 
 
@@ -487,11 +499,7 @@ impl<'a> Verifier<'a> {
 
     /// The form's version and target requirements that apply.
     fn availability(&mut self, ins: &Instruction, at: Span) {
-        if self.forms_available.contains(&ins.form) {
-            return;
-        }
-        if ins.form.requirements().iter().all(|r| self.version_meets(r) && self.target_meets(r)) {
-            self.forms_available.insert(ins.form);
+        if self.ctx.forms_available.get(ins.form.index()) == Some(&true) {
             return;
         }
         for r in ins.form.requirements() {
@@ -503,12 +511,13 @@ impl<'a> Verifier<'a> {
                 Some(m) => format!("`{}` with `{}`", ins.opcode.name(), Mod(*m).text()),
                 None => format!("`{}`", ins.opcode.name()),
             };
-            if let (false, Some(p)) = (self.version_meets(r), r.ptx) {
+            let (version_met, target_met) = self.ctx.meets(r);
+            if let (false, Some(p)) = (version_met, r.ptx) {
                 let what = what();
                 self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.version.0, self.version.1));
                 return;
             }
-            if let (false, Some(t)) = (self.target_meets(r), &self.target) {
+            if let (false, Some(t)) = (target_met, &self.target) {
                 let what = what();
                 let need = if r.exact.is_empty() { format!("sm_{} or newer", r.min_sm.unwrap_or(0)) } else { r.exact.join(" or ") };
                 let name = t.name.clone();
@@ -516,16 +525,6 @@ impl<'a> Verifier<'a> {
                 return;
             }
         }
-    }
-
-    /// Is the module's `.version` one that `r` allows?
-    fn version_meets(&self, r: &crate::isa::Requirement) -> bool {
-        r.ptx.is_none_or(|p| self.version >= p)
-    }
-
-    /// Is the module's `.target` one that `r` allows (or is there none)?
-    fn target_meets(&self, r: &crate::isa::Requirement) -> bool {
-        self.target.as_ref().is_none_or(|t| t.satisfies(r.min_sm, r.exact))
     }
 
     fn operand_types(&mut self, f: &Function, ins: &Instruction, at: Span) {
