@@ -13,7 +13,7 @@ use crate::source::Span;
 impl Verifier<'_> {
     /// `.version`, the first `.target` list and `.address_size`.
     pub(super) fn header(&mut self, written: Version, targets: &[Name], spans: &HeaderSpans) {
-        let read = self.version;
+        let read = self.ctx.version;
         // ptxas: "Unsupported .version 99.9; current version is '9.5'".
         if !target::version_exists(read) {
             self.error(spans.version, format!("unknown PTX ISA version {}.{} (the versions are {})", written.major, written.minor, target::known_versions()));
@@ -41,7 +41,7 @@ impl Verifier<'_> {
     /// The names of one `.target` directive; `directive` stands in for a
     /// name without a span.
     pub(super) fn target_list(&mut self, names: &[Name], spans: &[Span], directive: Span) {
-        let version = self.version;
+        let version = self.ctx.version;
         let arch = names.iter().find_map(|n| Target::parse(n));
         let mut texmode: Option<&str> = None;
         for (k, name) in names.iter().enumerate() {

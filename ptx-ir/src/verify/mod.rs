@@ -369,23 +369,15 @@ const PLAIN_ADDRESS: [Opcode; 7] = [Opcode::LD, Opcode::LDU, Opcode::ST, Opcode:
 struct Verifier<'a> {
     file: &'a str,
     lines: &'a Lines<'a>,
-    target: Option<Target>,
-    /// As ptxas reads it ([`read_version`]).
-    version: (u32, u32),
-    /// `.address_size 64`.
-    address_64: bool,
-    out: Vec<Diagnostic>,
-    globals: &'a FxHashMap<Box<str>, StateSpace>,
-    origin: Origin,
-    /// The forms all of whose requirements (whatever modifiers they name)
-    /// this module meets: [`Verifier::availability`] has nothing to check
-    /// for their instructions.
+    /// The module's header and declarations.
     ctx: &'a Context,
+    out: Vec<Diagnostic>,
+    origin: Origin,
 }
 
 impl<'a> Verifier<'a> {
     fn new(ctx: &'a Context, file: &'a str, lines: &'a Lines<'a>) -> Verifier<'a> {
-        Verifier { file, lines, target: ctx.target.clone(), version: ctx.version, address_64: ctx.address_64, out: Vec::new(), globals: &ctx.globals, origin: Origin::Any, ctx }
+        Verifier { file, lines, ctx, out: Vec::new(), origin: Origin::Any }
     }
 
 
@@ -408,7 +400,7 @@ impl<'a> Verifier<'a> {
     /// The names and shapes of a declaration's initializers (see `init.rs`).
     fn initializers(&mut self, d: &VarDecl, span: Span, functions: &FxHashMap<Box<str>, Signature>) {
         for n in &d.names {
-            let space_of = |name: &str| self.globals.get(name).copied();
+            let space_of = |name: &str| self.ctx.globals.get(name).copied();
             let is_function = |name: &str| functions.contains_key(name);
             for msg in init::check(d, n, &space_of, &is_function) {
                 self.error(span, msg);
@@ -425,7 +417,7 @@ impl<'a> Verifier<'a> {
             if f.kind == FuncKind::Entry {
                 // ptxas reports this at the end of the parameter list.
                 self.error(header, format!("parameter `{}` of kernel `{}` is an incomplete array", p.names[0].name, f.name));
-            } else if self.version < (6, 0) {
+            } else if self.ctx.version < (6, 0) {
                 self.error(at, format!("unsized array parameter `{}` requires PTX ISA version 6.0 or later", p.names[0].name));
             }
         }
@@ -514,10 +506,10 @@ impl<'a> Verifier<'a> {
             let (version_met, target_met) = self.ctx.meets(r);
             if let (false, Some(p)) = (version_met, r.ptx) {
                 let what = what();
-                self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.version.0, self.version.1));
+                self.error(at, format!("{what} requires PTX ISA version {}.{} or later, but the module is .version {}.{}", p.0, p.1, self.ctx.version.0, self.ctx.version.1));
                 return;
             }
-            if let (false, Some(t)) = (target_met, &self.target) {
+            if let (false, Some(t)) = (target_met, &self.ctx.target) {
                 let what = what();
                 let need = if r.exact.is_empty() { format!("sm_{} or newer", r.min_sm.unwrap_or(0)) } else { r.exact.join(" or ") };
                 let name = t.name.clone();
@@ -687,7 +679,7 @@ impl<'a> Verifier<'a> {
             mem_k += 1;
             // ptxas: "Program uses 32-bit address ... conflicting with .address_size 64".
             let single = PLAIN_ADDRESS.contains(&ins.opcode);
-            if let (true, true, Operand::Addr(a)) = (self.address_64, single, op) {
+            if let (true, true, Operand::Addr(a)) = (self.ctx.address_64, single, op) {
                 if let AddrBase::Reg(r) = a.base {
                     let global_or_generic = want.is_none_or(|w| w.base() == StateSpace::Global);
                     if global_or_generic && f.reg(r).ty.bits() == 32 {
@@ -707,7 +699,7 @@ impl<'a> Verifier<'a> {
             // generic addressing does not reach parameters.
             if let (None, true, Operand::Addr(a)) = (want, PLAIN_ADDRESS.contains(&ins.opcode), op) {
                 if let AddrBase::Sym(name) = &a.base {
-                    if locals(name).or_else(|| self.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
+                    if locals(name).or_else(|| self.ctx.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
                         self.error(at, format!("`{}` reaches the .param variable `{name}` through generic addressing; use `{}.param`", ins.opcode.name(), ins.opcode.name()));
                     }
                 }
@@ -720,7 +712,7 @@ impl<'a> Verifier<'a> {
                 },
                 _ => continue,
             };
-            let Some(have) = locals(&name).or_else(|| self.globals.get(&name).copied()) else { continue };
+            let Some(have) = locals(&name).or_else(|| self.ctx.globals.get(&name).copied()) else { continue };
             if !types::space_fits(want, have) {
                 self.error(at, format!("`{}` accesses `{name}` in {}, but it is declared in {}", ins.opcode.name(), want.text(), have.text()));
             }
@@ -729,8 +721,8 @@ impl<'a> Verifier<'a> {
 
     /// `vote` and `shfl` without `.sync` are gone on sm_70 and newer from PTX 6.4.
     fn vote_sync(&mut self, ins: &Instruction, at: Span) {
-        if (ins.opcode == Opcode::VOTE || ins.opcode == Opcode::SHFL) && self.version >= (6, 4) && self.target.as_ref().is_some_and(|t| t.number >= 70) {
-            let name = self.target.as_ref().unwrap().name.clone();
+        if (ins.opcode == Opcode::VOTE || ins.opcode == Opcode::SHFL) && self.ctx.version >= (6, 4) && self.ctx.target.as_ref().is_some_and(|t| t.number >= 70) {
+            let name = self.ctx.target.as_ref().unwrap().name.clone();
             let op = ins.opcode.name();
             self.error(at, format!("`{op}` without `.sync` is not supported on .target {name} from PTX ISA version 6.4; use `{op}.sync`"));
         }
@@ -770,7 +762,7 @@ impl<'a> Verifier<'a> {
         if PLAIN_ADDRESS.contains(&ins.opcode) && ins.operands.iter().any(|op| matches!(op, Operand::AddrList(_))) {
             self.error(at, format!("`{}` takes an address `[base+offset]`, not a texture or surface operand `[a, b]`", ins.opcode.name()));
         }
-        if tex_like.contains(&ins.opcode) && self.version < (3, 1) {
+        if tex_like.contains(&ins.opcode) && self.ctx.version < (3, 1) {
             let indirect = ins.operands.iter().any(|op| match op {
                 Operand::AddrList(v) => matches!(v.first(), Some(Operand::Reg(_))),
                 Operand::Addr(a) => matches!(a.base, AddrBase::Reg(_)),
@@ -793,7 +785,7 @@ impl<'a> Verifier<'a> {
             }
         }
         // `set` with a half-precision source and an integer result: PTX 6.5.
-        if ins.opcode == Opcode::SET && self.version < (6, 5) {
+        if ins.opcode == Opcode::SET && self.ctx.version < (6, 5) {
             let t = ins.types();
             let int_result = t.first().is_some_and(|d| matches!(d.class(), crate::isa::TypeClass::Unsigned | crate::isa::TypeClass::Signed));
             if int_result && t.iter().skip(1).any(|s| matches!(s, ScalarType::F16 | ScalarType::F16x2)) {
