@@ -305,7 +305,14 @@ impl<'f> Locals<'f> {
         }
         // A register (or a member of a range `%r<8>`) or a label named like
         // a variable may shadow it.
-        let shadows = |n: &&Declarator| vars.contains_key(&*n.name) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
+        // The first bytes of the variables' names: a register whose name
+        // starts otherwise (`%r1` beside `param0`) is not looked up.
+        let mut first_bytes = [false; 256];
+        for v in vars.keys() {
+            first_bytes[v.as_bytes().first().map_or(0, |&b| b as usize)] = true;
+        }
+        let may_be_a_variable = |name: &str| first_bytes[name.as_bytes().first().map_or(0, |&b| b as usize)];
+        let shadows = |n: &&Declarator| (may_be_a_variable(&n.name) && vars.contains_key(&*n.name)) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
         if regs.iter().any(shadows) || f.labels.iter().any(|l| vars.contains_key(&**l)) {
             return walk();
         }
