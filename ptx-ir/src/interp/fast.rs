@@ -19,7 +19,7 @@ use crate::eval::{self, Quality, Val};
 use crate::ir::Stmt;
 use smallvec::SmallVec;
 
-#[inline]
+#[inline(always)]
 fn read(regs: &[Val], s: &Src) -> Val {
     match *s {
         Src::Reg { slot, mask } => {
@@ -34,7 +34,7 @@ fn read(regs: &[Val], s: &Src) -> Val {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn write(regs: &mut [Val], d: &Dst, v: Val) {
     let bits = if d.sext_from != 0 { eval::sext(v.bits, d.sext_from) as u128 & d.mask } else { v.bits & d.mask };
     regs[d.slot as usize] = Val { bits, quality: v.quality };
@@ -68,12 +68,22 @@ fn place(addr: &Addr, regs: &[Val], local_base: usize) -> (Option<(Space, u64)>,
 #[inline]
 fn alu(regs: &mut [Val], srcs: &[Src; 3], dst: &Option<Dst>, compute: impl FnOnce(u128, u128, u128) -> Option<u128>) -> Option<()> {
     let (a, b, c) = (read(regs, &srcs[0]), read(regs, &srcs[1]), read(regs, &srcs[2]));
-    let q = worst(worst(a.quality, b.quality), c.quality);
     let bits = compute(a.bits, b.bits, c.bits)?;
     if let Some(d) = dst {
-        write(regs, d, Val { bits, quality: result_quality(Quality::Exact, q) });
+        write(regs, d, Val { bits, quality: exact_result_quality(a.quality, b.quality, c.quality) });
     }
     Some(())
+}
+
+/// The quality of an exact result computed from sources of qualities
+/// `a`, `b` and `c`: exact when they all are (the common case, tested
+/// first), else [`result_quality`] of the worst.
+#[inline(always)]
+fn exact_result_quality(a: Quality, b: Quality, c: Quality) -> Quality {
+    if a == Quality::Exact && b == Quality::Exact && c == Quality::Exact {
+        return Quality::Exact;
+    }
+    result_quality(Quality::Exact, worst(worst(a, b), c))
 }
 
 /// Is a vector access of `bytes` at `a` misaligned (`Cta::check_vector_alignment`)?
