@@ -279,9 +279,8 @@ impl FormId {
     }
     /// Every form of the tables.
     pub fn all() -> impl Iterator<Item = FormId> { (0..FORMS.len() as u16).map(FormId) }
-    /// How many forms the tables have: [`FormId::index`] is below it.
-    pub fn count() -> usize { FORMS.len() }
-    /// The form's place in the tables, for sets and maps indexed by form.
+    /// The form's place in the tables (the order of [`FormId::all`]), for
+    /// tables indexed by form.
     pub fn index(self) -> usize { self.0 as usize }
 }
 
