@@ -22,6 +22,20 @@ pub fn sext(v: u128, bits: u32) -> i128 {
     ((v << shift) as i128) >> shift
 }
 
+/// [`mask`] for 1 to 64 bits, on 64-bit values (the interpreter's fast
+/// path computes its integer forms, none wider, on them).
+#[inline]
+pub fn mask64(bits: u32) -> u64 {
+    u64::MAX >> (64 - bits)
+}
+
+/// [`sext`] for 1 to 64 bits, on 64-bit values.
+#[inline]
+pub fn sext64(v: u64, bits: u32) -> i64 {
+    let shift = 64 - bits;
+    ((v << shift) as i64) >> shift
+}
+
 /// Truncates to `bits` bits.
 pub fn trunc(v: u128, bits: u32) -> u128 {
     v & mask(bits)
@@ -78,6 +92,12 @@ mod tests {
         assert_eq!(sext(0x80, 8), -128);
         assert_eq!(sext(0x7f, 8), 127);
         assert_eq!(trunc(0x1_0000_0001, 32), 1);
+        for bits in 1..=64 {
+            assert_eq!(u128::from(mask64(bits)), mask(bits), "{bits}");
+            for v in [0u64, 1, 0x7f, 0x80, 0xdead_beef, 1 << 63, u64::MAX] {
+                assert_eq!(i128::from(sext64(v, bits)), sext(u128::from(v), bits), "{v:#x} at {bits}");
+            }
+        }
     }
 
     #[test]

@@ -51,7 +51,7 @@ mod logic;
 #[cfg(test)]
 pub(crate) mod test_rng;
 
-pub use bits::{imm_bits, mask as bits_mask, sext};
+pub use bits::{imm_bits, mask as bits_mask, mask64, sext, sext64};
 pub(crate) use compare::{combine, float_compare, set_true, slct_selects_a};
 pub(crate) use convert::{round_of, ScalarCvt};
 pub(crate) use ieee_bits::from_f64 as round_f64;

@@ -94,8 +94,8 @@ impl IntCmp {
     /// `AluOp::apply`, which took the integer loop bench 2 % more work.
     #[inline(always)]
     fn holds(self, a: u128, b: u128, n: u32) -> bool {
-        let unsigned = |x: u128| x as u64 & mask64(n);
-        let signed = |x: u128| sext64(x as u64, n);
+        let unsigned = |x: u128| x as u64 & eval::mask64(n);
+        let signed = |x: u128| eval::sext64(x as u64, n);
         match self {
             IntCmp::Eq => unsigned(a) == unsigned(b),
             IntCmp::Ne => unsigned(a) != unsigned(b),
@@ -891,21 +891,6 @@ fn width_mask(n: u32) -> u128 {
     u128::MAX >> (128 - n)
 }
 
-/// The low `n` bits set, for a width of 1 to 64 bits ([`width_mask`] of
-/// the forms no wider than 64 bits, on 64-bit values).
-#[inline]
-fn mask64(n: u32) -> u64 {
-    u64::MAX >> (64 - n)
-}
-
-/// The low `n` bits (1 to 64) of `v`, sign-extended (`eval::sext` of the
-/// forms no wider than 64 bits, on 64-bit values).
-#[inline]
-fn sext64(v: u64, n: u32) -> i64 {
-    let shift = 64 - n;
-    ((v << shift) as i64) >> shift
-}
-
 /// The quality of a result of quality `q` computed from inputs of the worst
 /// quality `input` (what `Cta::step` gives a pure instruction's results).
 #[inline]
@@ -928,7 +913,7 @@ impl AluOp {
     pub fn apply(self, a: u128, b: u128, c: u128) -> u128 {
         let product = |n: u32, signed: bool| if signed { (eval::sext(a, n) * eval::sext(b, n)) as u128 } else { (a & width_mask(n)) * (b & width_mask(n)) };
         let (x, y, z) = (a as u64, b as u64, c as u64);
-        let mask = mask64;
+        let mask = eval::mask64;
         u128::from(match self {
             AluOp::Add(n) => x.wrapping_add(y) & mask(n),
             AluOp::Sub(n) => x.wrapping_sub(y) & mask(n),
@@ -953,7 +938,7 @@ impl AluOp {
             AluOp::Shr { n, signed } => {
                 let s = (b as u32).min(n);
                 if signed {
-                    (sext64(x & mask(n), n) >> s.min(n - 1)) as u64 & mask(n)
+                    (eval::sext64(x & mask(n), n) >> s.min(n - 1)) as u64 & mask(n)
                 } else if s >= n {
                     0
                 } else {
@@ -963,7 +948,7 @@ impl AluOp {
             AluOp::Setp { cmp, n } => cmp.holds(a, b, n) as u64,
             AluOp::Selp(n) => (if z & 1 == 1 { x } else { y }) & mask(n),
             AluOp::Mov(w) => x & mask(w),
-            AluOp::Cvt { from, signed, to } => (if signed { sext64(x, from) as u64 } else { x & mask(from) }) & mask(to),
+            AluOp::Cvt { from, signed, to } => (if signed { eval::sext64(x, from) as u64 } else { x & mask(from) }) & mask(to),
         })
     }
 }
