@@ -216,16 +216,18 @@ pub(crate) fn plain_decimal(digits: &[u8]) -> Option<u32> {
     plain_decimal_u64(digits).and_then(|v| u32::try_from(v).ok())
 }
 
+/// The most decimal digits whose value always fits a `u64` (`u64::MAX`
+/// has 20).
+pub(crate) const DIGITS_THAT_FIT_U64: usize = 19;
+
 /// [`plain_decimal`] for values that fit a `u64`.
 #[inline]
 pub(crate) fn plain_decimal_u64(digits: &[u8]) -> Option<u64> {
-    /// The most digits whose value always fits a `u64` (`u64::MAX` has 20).
-    const FIT_U64: usize = 19;
     if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
         return None;
     }
     let digit = |c: u8| c.is_ascii_digit().then(|| u64::from(c - b'0'));
-    if digits.len() <= FIT_U64 {
+    if digits.len() <= DIGITS_THAT_FIT_U64 {
         digits.iter().try_fold(0u64, |n, &c| Some(n * 10 + digit(c)?))
     } else {
         digits.iter().try_fold(0u64, |n, &c| n.checked_mul(10)?.checked_add(digit(c)?))

@@ -335,12 +335,12 @@ fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usiz
             value = value.wrapping_mul(10).wrapping_add(u64::from(at(i) - b'0'));
             i += 1;
         }
-        // The value as read when it is one digit, or up to 19 without a
+        // The value as read when it is one digit, or a few more without a
         // leading zero (always in range); else what the rule for plain
         // decimals says: `None` for no digits, an octal number (`017`)
         // or an overflow.
         let n = i - digits;
-        if n != 1 && (n > 19 || n == 0 || src[digits] == b'0') {
+        if n != 1 && (n > crate::ir::DIGITS_THAT_FIT_U64 || n == 0 || src[digits] == b'0') {
             value = crate::ir::plain_decimal_u64(&src[digits..i])?;
         }
         push(value);
