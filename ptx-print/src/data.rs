@@ -146,11 +146,12 @@ fn write_values<const N: usize>(buf: &mut Vec<u8>, mut col: usize, values: impl 
     }
 }
 
-/// `v` in decimal.
-pub(crate) fn push_decimal(out: &mut String, v: u64) {
+/// `v` in decimal, as `{v}` formats it (without the formatting machinery:
+/// immediates, offsets and `.loc` numbers are on most lines).
+pub(crate) fn push_u64(out: &mut String, v: u64) {
     match u8::try_from(v) {
-        Ok(b) => out.push_str(BYTE_DECIMALS[b as usize].text()),
-        Err(_) => out.push_str(Decimal::<20>::of(v).text()),
+        Ok(b) => BYTE_DECIMALS[b as usize].push_str_to(out),
+        Err(_) => Decimal::<20>::of(v).push_str_to(out),
     }
 }
 
@@ -180,11 +181,13 @@ impl<const N: usize> Decimal<N> {
     /// The digits of `v`, which has at most `N`.
     const fn of(mut v: u64) -> Decimal<N> {
         let mut text = [0u8; N];
+        // The digits counted by comparisons (`ten_to_len` is 10^len; at 20
+        // digits, the most a `u64` has, it is not needed again).
         let mut len = 1;
-        let mut rest = v / 10;
-        while rest > 0 {
-            rest /= 10;
+        let mut ten_to_len = 10u64;
+        while len < 20 && v >= ten_to_len {
             len += 1;
+            ten_to_len = ten_to_len.wrapping_mul(10);
         }
         let mut k = len;
         while k > 0 {
@@ -195,9 +198,12 @@ impl<const N: usize> Decimal<N> {
         Decimal { text, len }
     }
 
-    fn text(&self) -> &str {
-        // Only ASCII digits were written.
-        std::str::from_utf8(&self.text[..self.len]).unwrap_or_default()
+    /// Appends the digits to `out`, one character each (a few: cheaper
+    /// than checking them as UTF-8 and copying).
+    fn push_str_to(&self, out: &mut String) {
+        for &d in &self.text[..self.len] {
+            out.push(d as char);
+        }
     }
 
     /// Appends the digits to `buf`.

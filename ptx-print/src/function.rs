@@ -187,7 +187,7 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
                 if k > 0 {
                     out.push(' ');
                 }
-                crate::instruction::push_u64(out, n.into());
+                crate::data::push_u64(out, n.into());
             }
             if let Some(fname) = l.function_name() {
                 out.push_str(", function_name ");

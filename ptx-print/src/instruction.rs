@@ -1,5 +1,6 @@
 //! Instruction lines, operands and literals.
 
+use crate::data::push_u64;
 use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, LabelId, Operand, PairPred, Prefix, Radix, RegId};
 use ptx_ir::isa::Mod;
 use std::fmt::Write;
@@ -172,11 +173,6 @@ fn write_offset(out: &mut String, off: i64) {
     }
 }
 
-/// `v` in decimal, as `{v}` formats it (without the formatting machinery:
-/// immediates, offsets and `.loc` numbers are on most lines).
-pub(crate) fn push_u64(out: &mut String, v: u64) {
-    crate::data::push_decimal(out, v);
-}
 
 /// `v` in decimal, as `{v}` formats it.
 pub(crate) fn push_i64(out: &mut String, v: i64) {
