@@ -106,10 +106,21 @@ pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
 }
 
 fn var(k: usize) -> Var {
-    const NAMES: [&str; 8] = ["?0", "?1", "?2", "?3", "?4", "?5", "?6", "?7"];
+    vars()[k]
+}
+
+/// The variable of a substitution that holds the number of its match in
+/// the iteration's [`RootIndex::matches`] (not a class id).
+fn match_number_var() -> Var {
+    vars()[8]
+}
+
+/// `?0` to `?7`, the classes of a match in order, and `?match`.
+fn vars() -> &'static [Var; 9] {
+    const NAMES: [&str; 9] = ["?0", "?1", "?2", "?3", "?4", "?5", "?6", "?7", "?match"];
     // Parsed once: parsing interns the name in egg's global symbol table.
-    static VARS: std::sync::OnceLock<[Var; 8]> = std::sync::OnceLock::new();
-    VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))[k]
+    static VARS: std::sync::OnceLock<[Var; 9]> = std::sync::OnceLock::new();
+    VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))
 }
 
 /// The search of a rule, with the [`RootIndex`] mask of its root opcodes
@@ -185,16 +196,35 @@ impl Search {
             return None;
         }
         found.truncate(limit);
-        let substs = found
-            .drain(..)
-            .map(|m| {
-                let mut s = Subst::with_capacity(m.len());
-                for (k, id) in m.iter().enumerate() {
-                    s.insert(var(k), *id);
-                }
-                s
-            })
-            .collect();
+        let substs = match &egraph.analysis.roots {
+            // Kept in the iteration's table; the substitution holds its
+            // number (one pair, no allocation; a match of four classes
+            // would spill egg's substitution to the heap, and building it
+            // pair by pair cost about 750 host instructions per matched
+            // class on matrix_free).
+            Some(index) => {
+                let mut table = index.matches.borrow_mut();
+                found
+                    .drain(..)
+                    .map(|m| {
+                        let mut s = Subst::with_capacity(1);
+                        s.insert(match_number_var(), Id::from(table.len()));
+                        table.push(m);
+                        s
+                    })
+                    .collect()
+            }
+            None => found
+                .drain(..)
+                .map(|m| {
+                    let mut s = Subst::with_capacity(m.len());
+                    for (k, id) in m.iter().enumerate() {
+                        s.insert(var(k), *id);
+                    }
+                    s
+                })
+                .collect(),
+        };
         Some(SearchMatches { eclass, substs, ast: None })
     }
 }
@@ -207,6 +237,12 @@ impl Search {
 /// then visits only the classes it can match instead of every class.
 pub struct RootIndex {
     classes: Vec<(Id, u64)>,
+    /// The matches the iteration's searches found, every rule's, in the
+    /// order found; a substitution holds the number of its match here
+    /// ([`match_number_var`]). Filled by the search (which sees the
+    /// e-graph only by `&`), read by the applications that follow it in
+    /// the same iteration, dropped with the index before the next.
+    matches: std::cell::RefCell<Vec<Match>>,
 }
 
 /// Every rule's root opcodes, without repeats (at most 64: one bit each).
@@ -258,19 +294,13 @@ impl RootIndex {
                 classes.push((c.id, if all.len() > 64 { u64::MAX } else { m }));
             }
         }
-        RootIndex { classes }
+        RootIndex { classes, matches: std::cell::RefCell::default() }
     }
 }
 
 impl egg::Applier<Node, Facts> for Apply {
     fn apply_one(&self, egraph: &mut EGraph, eclass: Id, subst: &Subst, _ast: Option<&egg::PatternAst<Node>>, _rule: egg::Symbol) -> Vec<Id> {
-        let mut m: Match = SmallVec::new();
-        for k in 0..8 {
-            match subst.get(var(k)) {
-                Some(id) => m.push(*id),
-                None => break,
-            }
-        }
+        let m = match_of(egraph, subst);
         match (self.0.apply)(egraph, &m) {
             Some(new) if egraph.analysis.contradiction.is_none() => {
                 if egraph.union(eclass, new) {
@@ -282,6 +312,29 @@ impl egg::Applier<Node, Facts> for Apply {
             _ => vec![],
         }
     }
+}
+
+/// The match a substitution of [`Search`] stands for: the one it numbers in
+/// the iteration's table, or its classes in order (a search without the
+/// index).
+fn match_of(egraph: &EGraph, subst: &Subst) -> Match {
+    let numbered = subst.get(match_number_var()).and_then(|k| {
+        let index = egraph.analysis.roots.as_ref()?;
+        let m = index.matches.borrow().get(usize::from(*k)).cloned();
+        debug_assert!(m.is_some(), "a match number past the iteration's table");
+        m
+    });
+    if let Some(m) = numbered {
+        return m;
+    }
+    let mut m: Match = SmallVec::new();
+    for k in 0..8 {
+        match subst.get(var(k)) {
+            Some(id) => m.push(*id),
+            None => break,
+        }
+    }
+    m
 }
 
 // ----- helpers for writing rules ---------------------------------------------------
