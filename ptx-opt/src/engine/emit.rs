@@ -402,15 +402,32 @@ impl<'a> Emitter<'a> {
         })
     }
 
+    /// The version register `r` holds just before the statement being
+    /// walked: the version the statement itself reads when it reads `r`
+    /// (the view's per-statement table, a scan of a few entries), else the
+    /// view's walk up the dominator tree. Most questions are about the
+    /// registers the statement reads (is its source still in its
+    /// register?): the walk cost about 700 host instructions a question on
+    /// matrix_free.
+    fn version_here(&self, r: RegId) -> VersionDef {
+        match self.view.read(self.here, r) {
+            Some(v) => {
+                debug_assert_eq!(v.def, self.view.version_at(r, self.here), "the version a statement reads is not the one its register holds before it");
+                v.def
+            }
+            None => self.view.version_at(r, self.here),
+        }
+    }
+
     /// Does register `r` hold `class` here?
     fn holds(&self, r: RegId, class: Id) -> bool {
         let class = self.find(class);
-        let valid = |a: &Avail| a.reg == r && self.dominates(a.at, self.point) && a.version.is_none_or(|v| self.view.version_at(a.reg, self.here) == v);
+        let valid = |a: &Avail| a.reg == r && self.dominates(a.at, self.point) && a.version.is_none_or(|v| self.version_here(a.reg) == v);
         if self.avail.get(&class).is_some_and(|v| v.iter().any(valid)) {
             return true;
         }
         self.eg()[class].nodes.iter().any(|n| match n {
-            Node::Leaf(l) => matches!(&self.built.leaf_homes[l.0 as usize], LeafHome::Reg { reg, version } if *reg == r && self.view.version_at(r, self.here) == *version),
+            Node::Leaf(l) => matches!(&self.built.leaf_homes[l.0 as usize], LeafHome::Reg { reg, version } if *reg == r && self.version_here(r) == *version),
             _ => false,
         })
     }
@@ -444,7 +461,7 @@ impl<'a> Emitter<'a> {
                     continue;
                 }
                 match a.version {
-                    Some(ver) if self.view.version_at(a.reg, self.here) != ver => continue,
+                    Some(ver) if self.version_here(a.reg) != ver => continue,
                     _ => return Some((a.reg, Some(a.at.block))),
                 }
             }
@@ -453,7 +470,7 @@ impl<'a> Emitter<'a> {
         for n in &self.eg()[class].nodes {
             if let Node::Leaf(l) = n {
                 if let LeafHome::Reg { reg, version } = &self.built.leaf_homes[l.0 as usize] {
-                    if self.view.version_at(*reg, self.here) == *version {
+                    if self.version_here(*reg) == *version {
                         return Some((*reg, None));
                     }
                 }
