@@ -88,12 +88,21 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
         while changed && sweeps < 64 {
             changed = false;
             sweeps += 1;
+            // Whether a class read the cost of a class after it, which this
+            // sweep had not computed yet. If none did, every class was
+            // computed from its children's final costs: the sweep reached
+            // the fixed point, and another would change nothing (a node
+            // left early, its partial total already no better, stays so:
+            // costs only fall). Most e-graphs are in this order (children
+            // made before parents), so this saves the confirming sweep.
+            let mut read_ahead = false;
             for c in 0..n {
                 let mut best = cost[c];
                 for (k, node) in nodes.of(c).enumerate() {
                     let mut total = nodes.own[node];
                     for &ch in nodes.kids_of(node) {
                         let ch = ch as usize;
+                        read_ahead |= ch > c;
                         let cc = if ch == c { INF } else if free[ch] && cost[ch] < INF { 0 } else { cost[ch] };
                         total = total.saturating_add(cc);
                         if total >= best {
@@ -107,6 +116,9 @@ pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
                     }
                 }
                 cost[c] = best;
+            }
+            if !read_ahead {
+                break;
             }
         }
         // The chosen DAG, its exact cost, and the classes shared in it.
