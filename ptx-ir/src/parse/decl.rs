@@ -317,23 +317,62 @@ fn scan_int_list(src: &[u8], start: usize) -> Option<(IntList, usize)> {
     Some((list.finish()?, end))
 }
 
+/// The number of ASCII digits that start `window` (eight bytes) and their
+/// value, when there are one to seven (the byte after them is in the
+/// window). Found on the whole window at once, without a branch per digit
+/// (a list's numbers have one, two or three digits at random, and a loop
+/// per digit mispredicts its exit once a number):
+/// - a byte is a digit when its high nibble is 3 and its low nibble plus 6
+///   stays below 16 (neither step carries into the next byte);
+/// - the digits, moved to the top of the word behind zeros, are combined
+///   pairwise by multiplication (two digits, then four, then eight).
+#[inline]
+fn leading_digits(window: &[u8]) -> Option<(usize, u64)> {
+    const HIGH: u64 = 0xf0f0_f0f0_f0f0_f0f0;
+    const LOW: u64 = 0x0f0f_0f0f_0f0f_0f0f;
+    let w = u64::from_le_bytes(window.try_into().ok()?);
+    // A nonzero byte where the byte is not a digit; the first one ends the number.
+    let not_digit = ((w & HIGH) ^ 0x3030_3030_3030_3030) | (((w & LOW) + 0x0606_0606_0606_0606) & HIGH);
+    let n = (not_digit.trailing_zeros() / 8) as usize;
+    if n == 0 || n == 8 {
+        return None;
+    }
+    // The digits' values, the first in the lowest byte, shifted so that the
+    // last is in the highest byte and zeros lead.
+    let mut x = (w & LOW) << (8 * (8 - n));
+    x = (x * 10 + (x >> 8)) & 0x00ff_00ff_00ff_00ff;
+    x = (x * 100 + (x >> 16)) & 0x0000_ffff_0000_ffff;
+    x = (x * 10_000 + (x >> 32)) & 0xffff_ffff;
+    Some((n, x))
+}
+
 fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usize> {
-    // The byte at `i`, or 0 (no byte of a list) past the end: one test a byte.
-    let at = |i: usize| src.get(i).copied().unwrap_or(0);
-    let past_ws = |mut i: usize| {
-        while matches!(at(i), b' ' | b'\t' | b'\r' | b'\n') {
-            i += 1;
-        }
-        i
-    };
+    // The byte under the scan is kept in `c`; running off the end gives
+    // `None` (a list ends with its `}`), so each byte is read once.
+    let is_blank = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
     let mut i = start + 1;
+    let mut c = *src.get(i)?;
     loop {
-        i = past_ws(i);
+        while is_blank(c) {
+            i += 1;
+            c = *src.get(i)?;
+        }
         let digits = i;
         let mut value: u64 = 0;
-        while at(i).is_ascii_digit() {
-            value = value.wrapping_mul(10).wrapping_add(u64::from(at(i) - b'0'));
-            i += 1;
+        match src.get(i..i + 8).and_then(leading_digits) {
+            // One to seven digits and the byte after them, in one window.
+            Some((n, v)) => {
+                value = v;
+                i += n;
+                c = src[i];
+            }
+            None => {
+                while c.is_ascii_digit() {
+                    value = value.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                    i += 1;
+                    c = *src.get(i)?;
+                }
+            }
         }
         // The value as read when it is one digit, or a few more without a
         // leading zero (always in range); else what the rule for plain
@@ -344,11 +383,19 @@ fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usiz
             value = crate::ir::plain_decimal_u64(&src[digits..i])?;
         }
         push(value);
-        i = past_ws(i);
-        match at(i) {
+        while is_blank(c) {
+            i += 1;
+            c = *src.get(i)?;
+        }
+        match c {
             b',' => {
-                i = past_ws(i + 1);
-                if at(i) == b'}' {
+                i += 1;
+                c = *src.get(i)?;
+                while is_blank(c) {
+                    i += 1;
+                    c = *src.get(i)?;
+                }
+                if c == b'}' {
                     return Some(i + 1);
                 }
             }
