@@ -116,34 +116,74 @@ fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Aren
 /// directly, not through `pretty`: data-heavy modules hold millions of these.
 fn write_int_list(out: &mut String, l: &IntList) {
     let col = out.len() - out.rfind('\n').map_or(0, |k| k + 1);
-    let mut buf: Vec<u8> = Vec::with_capacity(l.len() * 4 + 2);
-    buf.push(b'{');
+    out.push('{');
+    let mut chunk = Chunk::default();
     match l {
-        IntList::Bytes(b) => write_values(&mut buf, col + 1, b.iter().map(|&v| BYTE_DECIMALS[v as usize])),
-        IntList::Words(w) => write_values(&mut buf, col + 1, w.iter().map(|&v| Decimal::<20>::of(v))),
+        IntList::Bytes(b) => write_values(out, &mut chunk, col + 1, b.len(), b.iter().map(|&v| BYTE_DECIMALS[v as usize])),
+        IntList::Words(w) => write_values(out, &mut chunk, col + 1, w.len(), w.iter().map(|&v| Decimal::<20>::of(v))),
     }
-    buf.push(b'}');
-    // Only ASCII was written.
-    out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+    out.push('}');
 }
 
-/// The values of a list, separated, from column `col` on.
-fn write_values<const N: usize>(buf: &mut Vec<u8>, mut col: usize, values: impl Iterator<Item = Decimal<N>>) {
+/// Values written at a time into a [`Chunk`] before they are appended to
+/// the output: the chunk stays small whatever the list's length.
+const CHUNK_VALUES: usize = 1024;
+
+/// A buffer of bytes written by position into room made beforehand: each
+/// value costs no test of capacity and no update of a length in memory.
+#[derive(Default)]
+struct Chunk {
+    bytes: Vec<u8>,
+    /// How many bytes are written.
+    len: usize,
+}
+
+impl Chunk {
+    /// Makes room for `n` more bytes after those written.
+    fn reserve(&mut self, n: usize) {
+        if self.bytes.len() < self.len + n {
+            self.bytes.resize(self.len + n, 0);
+        }
+    }
+
+    /// Writes the first `len` of `text` (all of `text` is copied, a copy of
+    /// fixed size; the room for it was made).
+    #[inline]
+    fn put<const N: usize>(&mut self, text: &[u8; N], len: usize) {
+        self.bytes[self.len..self.len + N].copy_from_slice(text);
+        self.len += len;
+    }
+
+    /// Appends what is written to `out` and empties the chunk.
+    fn flush_to(&mut self, out: &mut String) {
+        // Only ASCII is written.
+        out.push_str(std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default());
+        self.len = 0;
+    }
+}
+
+/// The `count` values of a list, separated, from column `col` on.
+fn write_values<const N: usize>(out: &mut String, chunk: &mut Chunk, mut col: usize, count: usize, values: impl Iterator<Item = Decimal<N>>) {
     for (k, digits) in values.enumerate() {
+        if k % CHUNK_VALUES == 0 {
+            chunk.flush_to(out);
+            // A value is at most a `,`, a line break and two spaces, then `N` digits.
+            chunk.reserve(CHUNK_VALUES.min(count - k) * (4 + N));
+        }
         if k > 0 {
-            buf.push(b',');
-            col += 1;
-            if col + 1 + digits.len + 1 > WIDTH {
-                buf.extend_from_slice(b"\n  ");
+            // The `,` and the blank after it, unless the value would end past the width.
+            if col + 3 + digits.len > WIDTH {
+                chunk.put(b",\n  ", 4);
                 col = 2;
             } else {
-                buf.push(b' ');
-                col += 1;
+                chunk.put(b", ", 2);
+                col += 2;
             }
         }
-        digits.push_to(buf);
+        chunk.put(&digits.text, digits.len);
         col += digits.len;
     }
+    chunk.flush_to(out);
 }
 
 /// `v` in decimal, as `{v}` formats it (without the formatting machinery:
@@ -204,14 +244,6 @@ impl<const N: usize> Decimal<N> {
         for &d in &self.text[..self.len] {
             out.push(d as char);
         }
-    }
-
-    /// Appends the digits to `buf`.
-    #[inline]
-    fn push_to(&self, buf: &mut Vec<u8>) {
-        let end = buf.len() + self.len;
-        buf.extend_from_slice(&self.text);
-        buf.truncate(end);
     }
 }
 
@@ -303,6 +335,33 @@ mod tests {
             let mut out = String::new();
             write_int_list(&mut out, &list);
             assert_eq!(out.replace("\n  ", " "), expected(values));
+        }
+    }
+
+    /// Lists longer than a chunk ([`CHUNK_VALUES`]), after text on the line:
+    /// the values as `format!` writes them, and lines filled up to
+    /// [`WIDTH`] (the next value would not have fit).
+    #[test]
+    fn long_lists_fill_their_lines() {
+        let bytes: Vec<u8> = (0..3 * CHUNK_VALUES + 7).map(|k| (k * 37 % 256) as u8).collect();
+        let words: Vec<u64> = (0..2 * CHUNK_VALUES + 3).map(|k| (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (k % 64)).collect();
+        for (list, values) in [
+            (IntList::Bytes(bytes.clone().into()), bytes.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
+            (IntList::Words(words.clone().into()), words.iter().map(|v| v.to_string()).collect()),
+        ] {
+            let prefix = "\n.global .align 1 .b8 data[9] = ";
+            let mut out = String::from(prefix);
+            write_int_list(&mut out, &list);
+            let text = &out[1..];
+            assert_eq!(text[prefix.len() - 1..].replace("\n  ", " "), format!("{{{}}}", values.join(", ")));
+            let lines: Vec<&str> = text.split('\n').collect();
+            for (k, line) in lines.iter().enumerate() {
+                assert!(line.len() <= WIDTH, "line {k} is {} columns", line.len());
+                if let Some(next) = lines.get(k + 1) {
+                    let first = next.trim_start().split([',', '}']).next().unwrap();
+                    assert!(line.len() + 1 + first.len() + 1 > WIDTH, "line {k} had room for `{first}`");
+                }
+            }
         }
     }
 }
