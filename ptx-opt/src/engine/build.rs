@@ -487,3 +487,80 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     eg.rebuild();
     Built { egraph: eg, plans, leaf_homes, values: n_values }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::lang::ShapeTable;
+
+    /// The kernel `k` with `body`.
+    fn kernel(body: &str) -> Function {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
+        *f
+    }
+
+    /// The template of a value statement, made the way the module
+    /// documentation of `lang` says, operand by operand.
+    fn expected_template(ins: &Instruction) -> Instruction {
+        let mut n = 0;
+        let mut placeholder = |o: &Operand| {
+            let reg = RegId(n);
+            n += 1;
+            match o {
+                Operand::Reg(r) => Operand::Reg(ptx_ir::ir::RegOperand { reg, ..*r }),
+                _ => Operand::reg(reg),
+            }
+        };
+        let specs = ins.form.operands();
+        let operands = ins
+            .operands
+            .iter()
+            .zip(specs)
+            .map(|(o, spec)| match o {
+                _ if spec.write => Operand::reg(crate::engine::lang::DEST),
+                Operand::Vector(v) => Operand::Vector(v.iter().map(&mut placeholder).collect()),
+                o => placeholder(o),
+            })
+            .collect();
+        Instruction { guard: None, operands, ..ins.clone() }
+    }
+
+    /// Interning a value statement through the view of its template finds
+    /// the shape interning the built template finds, and the other way
+    /// round: the view's key and comparison agree with [`ShapeTable::intern`]'s.
+    #[test]
+    fn template_views_intern_as_their_templates() {
+        let f = kernel(
+            ".reg .pred %p<4>; .reg .b16 %h<3>; .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .f32 %f<3>;
+             ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; ld.global.u32 %r2, [%rd1+4];
+             add.u32 %r3, %r1, %r2; add.u32 %r4, %r1, 7; add.u32 %r4, 7, %r1; add.s32 %r5, %r2, %r1;
+             mul.wide.u32 %rd2, %r1, 3; mov.u32 %r6, %tid.x; mov.u64 %rd3, g; mov.b64 %rd2, {%r1, %r2};
+             mov.b32 %r7, {%h1, %h2}; setp.lt.u32 %p1, %r1, %r2; and.pred %p2, !%p1, %p3; selp.u32 %r3, %r1, 5, %p1;
+             cvt.rn.f32.u32 %f1, %r1; add.f32 %f2, %f1, 0f3F800000; mov.pred %p3, 1; ret;",
+        );
+        let values: Vec<(TemplateView, u8)> = f
+            .instructions()
+            .filter_map(|ins| as_value(&f, ins))
+            .map(|v| (v.template, type_width(f.regs[v.dest.0 as usize].ty)))
+            .collect();
+        // Every instruction but the loads and `ret`.
+        assert_eq!(values.len(), f.instructions().count() - 4);
+        for &(view, _) in &values {
+            assert_eq!(view.template(), expected_template(view.ins), "{:?}", view.ins);
+        }
+        let mut by_view = ShapeTable::default();
+        let mut built = ShapeTable::default();
+        for &(view, width) in &values {
+            let a = by_view.intern_template_of(view, width);
+            assert_eq!(by_view.intern(view.template(), width), a, "{:?}", view.template());
+            let b = built.intern(view.template(), width);
+            assert_eq!(built.intern_template_of(view, width), b, "{:?}", view.template());
+            assert_eq!(a, b);
+        }
+        // The three `add.u32` (on registers, and with an immediate either
+        // side) are one shape; the others are not.
+        assert_eq!(by_view.len(), values.len() - 2);
+    }
+}
