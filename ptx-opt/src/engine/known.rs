@@ -121,6 +121,10 @@ impl Known {
 
     /// Zero-extended to `w ≥ width` bits.
     fn zext(&self, w: u32) -> Known {
+        // Most sources and results are read at their register's width.
+        if w == self.width as u32 {
+            return *self;
+        }
         Known { width: w as u8, zero: self.zero | (mask(w) & !mask(self.width as u32)), ..*self }
     }
 
