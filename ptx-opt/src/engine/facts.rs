@@ -40,7 +40,9 @@ pub struct Facts {
     pub roots: Option<crate::rules::RootIndex>,
     /// [`super::known::of_op`] of each shape and children's facts asked so
     /// far: many nodes repeat a shape on children with the same facts (most
-    /// often, nothing known), four in five on matrix_free.
+    /// often, nothing known), four asks in five on matrix_free (`make` at
+    /// -O2: 12.8 → 10.6 M instructions there, 16.7 → 15.4 M on renderer;
+    /// complex, with few repeats, pays 0.3 M for the table).
     op_facts: FxHashMap<OpInputs, Known>,
 }
 
@@ -53,9 +55,9 @@ struct OpInputs {
 }
 
 impl std::hash::Hash for OpInputs {
-    /// The shape and the low 64 bits of each child's facts (the widths that
-    /// occur are at most 64 bits; wider facts still compare whole), a third
-    /// of the words the whole facts are.
+    /// The shape and the low 64 bits of each child's facts (values wider
+    /// than 64 bits are rare; equal facts hash equally, and wider ones still
+    /// compare whole): half the words of the whole facts.
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         h.write_u32(self.shape.0);
         for k in &self.kids {
