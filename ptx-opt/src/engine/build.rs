@@ -21,13 +21,13 @@
 //! stays a write to it, at its place.
 
 use super::facts::{EGraph, Facts};
-use super::lang::{type_width, LeafId, Node, ShapeId, DEST};
+use super::lang::{type_width, LeafId, Node, ShapeId, TemplateView};
 use crate::values::{Version, VersionDef, ValueView};
 use egg::Id;
 use ptx_ir::cfg::Cfg;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::eval::{self, imm_bits, Dialect};
-use ptx_ir::ir::{Function, Instruction, Operand, Operands, RegId, Selector, SpecialReg, Stmt};
+use ptx_ir::ir::{Function, Instruction, Operand, RegId, Selector, SpecialReg, Stmt};
 use ptx_ir::isa::{Flags, ScalarType};
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -79,12 +79,23 @@ pub struct Built {
     pub values: usize,
 }
 
-/// How a source of a value statement feeds it.
-enum Src {
+/// How a source of a value statement feeds it (borrowed from the statement).
+enum Src<'a> {
     Reg(RegId),
     /// The bits at the operand's width, the width, and the literal as written.
-    Imm(u128, u8, ptx_ir::ir::Imm),
-    Leaf(LeafKey, u8, LeafHome),
+    Imm(u128, u8, &'a ptx_ir::ir::Imm),
+    /// A special register or a symbol read as this type (a leaf found anywhere by a `mov`).
+    Leaf(&'a Operand, ScalarType),
+}
+
+/// The key and home of the leaf a [`Src::Leaf`] reads.
+fn leaf_of(operand: &Operand, ty: ScalarType) -> (LeafKey, LeafHome) {
+    let key = match operand {
+        Operand::SReg(s, sel) => LeafKey::Special(*s, *sel, ty),
+        Operand::Sym(s) => LeafKey::Symbol(s.name.clone(), s.offset, ty),
+        _ => unreachable!("as_value takes only special registers and symbols as leaves"),
+    };
+    (key, LeafHome::Materialize { ty, operand: operand.clone() })
 }
 
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -94,9 +105,15 @@ enum LeafKey {
     Symbol(Box<str>, i64, ScalarType),
 }
 
-/// The value statement `ins` would be: its template (destination and
-/// sources replaced by placeholders), destination, and sources.
-fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<Src>)> {
+/// A value statement: its template (seen in the statement), destination and sources.
+struct ValueStmt<'a> {
+    template: TemplateView<'a>,
+    dest: RegId,
+    srcs: SmallVec<[Src<'a>; 3]>,
+}
+
+/// The value statement `ins` would be; `None` if it is skeleton.
+fn as_value<'a>(f: &Function, ins: &'a Instruction) -> Option<ValueStmt<'a>> {
     if ins.guard.is_some() {
         return None;
     }
@@ -113,10 +130,8 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
     if !eval::handles(ins.opcode) {
         return None;
     }
-    // The template's operands (the rest of the template is the instruction's).
-    let mut tmpl_ops: Operands = SmallVec::with_capacity(ins.operands.len());
     let mut dest = None;
-    let mut srcs: Vec<Src> = Vec::with_capacity(ins.operands.len());
+    let mut srcs: SmallVec<[Src<'a>; 3]> = SmallVec::new();
     for (k, (op, spec)) in ins.operands.iter().zip(specs).enumerate() {
         // Asked only of immediates, special registers and symbols.
         let ty = || ins.operand_type(k);
@@ -129,12 +144,10 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
             if r.sel.is_some() || r.prefix != ptx_ir::ir::Prefix::None || reg.vector.is_some() || !matches!(type_width(reg.ty), 1 | 16 | 32 | 64) {
                 return None;
             }
-            dest = Some(r.reg);
-            tmpl_ops.push(Operand::reg(DEST));
+            dest = Some((k, r.reg));
             continue;
         }
-        let mut one = |o: &Operand| -> Option<Operand> {
-            let n = srcs.len() as u32;
+        let mut one = |o: &'a Operand| -> Option<()> {
             match o {
                 Operand::Reg(r) => {
                     let reg = f.regs.get(r.reg.0 as usize)?;
@@ -142,7 +155,6 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                         return None;
                     }
                     srcs.push(Src::Reg(r.reg));
-                    Some(Operand::Reg(ptx_ir::ir::RegOperand { reg: RegId(n), prefix: r.prefix, sel: r.sel }))
                 }
                 Operand::Imm(i) => {
                     let t = ty()?;
@@ -152,54 +164,43 @@ fn as_value(f: &Function, ins: &Instruction) -> Option<(Instruction, RegId, Vec<
                         if ins.opcode != ptx_ir::isa::Opcode::MOV {
                             return None;
                         }
-                        srcs.push(Src::Imm(imm_bits(i, ScalarType::B32) & 1, 1, i.clone()));
-                        return Some(Operand::reg(RegId(n)));
+                        srcs.push(Src::Imm(imm_bits(i, ScalarType::B32) & 1, 1, i));
+                    } else {
+                        srcs.push(Src::Imm(imm_bits(i, t), type_width(t), i));
                     }
-                    srcs.push(Src::Imm(imm_bits(i, t), type_width(t), i.clone()));
-                    Some(Operand::reg(RegId(n)))
                 }
-                Operand::SReg(s, sel) if !s.is_volatile() => {
-                    let t = ty()?;
-                    let operand = Operand::SReg(*s, *sel);
-                    srcs.push(Src::Leaf(LeafKey::Special(*s, *sel, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
-                    Some(Operand::reg(RegId(n)))
-                }
-                Operand::Sym(s) => {
+                Operand::SReg(s, _) if !s.is_volatile() => srcs.push(Src::Leaf(o, ty()?)),
+                Operand::Sym(_) => {
                     let t = ty()?;
                     if !matches!(t.bits(), 32 | 64) {
                         return None;
                     }
-                    let operand = Operand::Sym(s.clone());
-                    srcs.push(Src::Leaf(LeafKey::Symbol(s.name.clone(), s.offset, t), type_width(t), LeafHome::Materialize { ty: t, operand }));
-                    Some(Operand::reg(RegId(n)))
+                    srcs.push(Src::Leaf(o, t));
                 }
-                _ => None,
+                _ => return None,
             }
+            Some(())
         };
-        let t = match op {
+        match op {
+            // Vector elements stay registers (no immediates inside braces).
             Operand::Vector(v) => {
-                let mut elems = Vec::with_capacity(v.len());
                 for e in v.iter() {
-                    // Vector elements stay registers (no immediates inside braces).
                     if !matches!(e, Operand::Reg(_)) {
                         return None;
                     }
-                    elems.push(one(e)?);
+                    one(e)?;
                 }
-                Operand::Vector(elems.into())
             }
             o => one(o)?,
-        };
-        tmpl_ops.push(t);
+        }
     }
-    let dest = dest?;
+    let (dest_index, dest) = dest?;
     // Special registers and symbols are read by `mov` only (the manual's
     // operand rules); in any other instruction the statement stays skeleton.
     if ins.opcode != ptx_ir::isa::Opcode::MOV && srcs.iter().any(|s| matches!(s, Src::Leaf(..))) {
         return None;
     }
-    let tmpl = Instruction { guard: None, opcode: ins.opcode, form: ins.form, mods: ins.mods.clone(), operands: tmpl_ops };
-    Some((tmpl, dest, srcs))
+    Some(ValueStmt { template: TemplateView { ins, dest: dest_index }, dest, srcs })
 }
 
 /// A source of a value statement, for tools that build e-graph nodes from
@@ -241,7 +242,7 @@ pub struct ValueParts {
 /// `ins` as a value (see [`value_shape`]) with its destination and the
 /// register of each source; `None` if it is skeleton.
 pub fn value_parts(f: &Function, ins: &Instruction) -> Option<ValueParts> {
-    let (template, dest, srcs) = as_value(f, ins)?;
+    let ValueStmt { template, dest, srcs } = as_value(f, ins)?;
     let reg_width = |r: RegId| type_width(f.regs[r.0 as usize].ty);
     let regs = srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect();
     let sources = srcs
@@ -249,15 +250,15 @@ pub fn value_parts(f: &Function, ins: &Instruction) -> Option<ValueParts> {
         .map(|s| match s {
             Src::Reg(r) => SourceOf::Reg(reg_width(r)),
             Src::Imm(b, w, _) => SourceOf::Imm(b, w),
-            Src::Leaf(_, w, _) => SourceOf::Leaf(w),
+            Src::Leaf(_, t) => SourceOf::Leaf(type_width(t)),
         })
         .collect();
-    Some(ValueParts { dest, template, dest_width: reg_width(dest), sources, regs })
+    Some(ValueParts { dest, template: template.template(), dest_width: reg_width(dest), sources, regs })
 }
 
 /// The register a value statement writes, or `None` if `ins` is skeleton.
 pub fn value_dest(f: &Function, ins: &Instruction) -> Option<RegId> {
-    as_value(f, ins).map(|(_, dest, _)| dest)
+    as_value(f, ins).map(|v| v.dest)
 }
 
 /// Reads of `ins` the emitter can rewrite: (operand index, element index)
@@ -345,7 +346,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             && block_vars.get_or_insert_with(|| ptx_ir::ir::scopes::block_variable_users(f)).get(k).copied().unwrap_or(true)
     };
     // First pass: which statements are values, and which registers are physical.
-    let mut values: Vec<Option<(Instruction, RegId, Vec<Src>)>> = Vec::with_capacity(body.len());
+    let mut values: Vec<Option<ValueStmt>> = Vec::with_capacity(body.len());
     // By register: are its writes all kept in place?
     let mut physical = vec![false; f.regs.len()];
     let mut mark_physical = |r: RegId| {
@@ -428,20 +429,26 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
         for k in cfg.block(b).stmts.clone() {
             let Stmt::Instr(ins) = &body[k] else { continue };
             match values[k].take() {
-                Some((tmpl, dest, srcs)) => {
+                Some(ValueStmt { template, dest, srcs }) => {
                     let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
-                    let imms: SmallVec<[bool; 3]> = srcs.iter().map(|s| matches!(s, Src::Imm(..))).collect();
-                    let regs: SmallVec<[Option<RegId>; 3]> = srcs.iter().map(|s| if let Src::Reg(r) = s { Some(*r) } else { None }).collect();
+                    let mut imms: SmallVec<[bool; 3]> = SmallVec::new();
+                    let mut regs: SmallVec<[Option<RegId>; 3]> = SmallVec::new();
+                    let mut literals: SmallVec<[Option<ptx_ir::ir::Imm>; 3]> = SmallVec::new();
                     let reads_leaf = matches!(srcs.first(), Some(Src::Leaf(..)));
-                    let literals: SmallVec<[Option<ptx_ir::ir::Imm>; 3]> = srcs.iter().map(|s| if let Src::Imm(_, _, i) = s { Some(i.clone()) } else { None }).collect();
                     for s in srcs {
+                        imms.push(matches!(s, Src::Imm(..)));
+                        regs.push(if let Src::Reg(r) = s { Some(r) } else { None });
+                        literals.push(if let Src::Imm(_, _, i) = s { Some(i.clone()) } else { None });
                         let id = match s {
                             Src::Reg(r) => {
                                 let v = view.read(k, r).unwrap_or(Version { reg: r, def: VersionDef::Entry });
                                 version_class(&mut eg, v, &class_of_stmt, &mut leaf_homes, &mut leaf)
                             }
                             Src::Imm(bits, w, _) => eg.add(Node::Const { width: w, bits }),
-                            Src::Leaf(key, w, home) => leaf(&mut eg, key, w, home, &mut leaf_homes),
+                            Src::Leaf(o, t) => {
+                                let (key, home) = leaf_of(o, t);
+                                leaf(&mut eg, key, type_width(t), home, &mut leaf_homes)
+                            }
                         };
                         kids.push(id);
                     }
@@ -453,7 +460,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     let (class, input) = if leaf_mov && eg[kids[0]].data.width == width && is_materialized(&leaf_homes, &eg, kids[0]) {
                         (kids[0], None)
                     } else {
-                        let shape: ShapeId = eg.analysis.shapes.intern(tmpl, width);
+                        let shape: ShapeId = eg.analysis.shapes.intern_template_of(template, width);
                         let input = InputNode { shape, operands: kids.iter().copied().zip(imms).collect(), regs, literals };
                         (eg.add(Node::Op(shape, kids)), Some(input))
                     };
@@ -479,4 +486,81 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     }
     eg.rebuild();
     Built { egraph: eg, plans, leaf_homes, values: n_values }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::lang::ShapeTable;
+
+    /// The kernel `k` with `body`.
+    fn kernel(body: &str) -> Function {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
+        *f
+    }
+
+    /// The template of a value statement, made the way the module
+    /// documentation of `lang` says, operand by operand.
+    fn expected_template(ins: &Instruction) -> Instruction {
+        let mut n = 0;
+        let mut placeholder = |o: &Operand| {
+            let reg = RegId(n);
+            n += 1;
+            match o {
+                Operand::Reg(r) => Operand::Reg(ptx_ir::ir::RegOperand { reg, ..*r }),
+                _ => Operand::reg(reg),
+            }
+        };
+        let specs = ins.form.operands();
+        let operands = ins
+            .operands
+            .iter()
+            .zip(specs)
+            .map(|(o, spec)| match o {
+                _ if spec.write => Operand::reg(crate::engine::lang::DEST),
+                Operand::Vector(v) => Operand::Vector(v.iter().map(&mut placeholder).collect()),
+                o => placeholder(o),
+            })
+            .collect();
+        Instruction { guard: None, operands, ..ins.clone() }
+    }
+
+    /// Interning a value statement through the view of its template finds
+    /// the shape interning the built template finds, and the other way
+    /// round: the view's key and comparison agree with [`ShapeTable::intern`]'s.
+    #[test]
+    fn template_views_intern_as_their_templates() {
+        let f = kernel(
+            ".reg .pred %p<4>; .reg .b16 %h<3>; .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .f32 %f<3>;
+             ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; ld.global.u32 %r2, [%rd1+4];
+             add.u32 %r3, %r1, %r2; add.u32 %r4, %r1, 7; add.u32 %r4, 7, %r1; add.s32 %r5, %r2, %r1;
+             mul.wide.u32 %rd2, %r1, 3; mov.u32 %r6, %tid.x; mov.u64 %rd3, g; mov.b64 %rd2, {%r1, %r2};
+             mov.b32 %r7, {%h1, %h2}; setp.lt.u32 %p1, %r1, %r2; and.pred %p2, !%p1, %p3; selp.u32 %r3, %r1, 5, %p1;
+             cvt.rn.f32.u32 %f1, %r1; add.f32 %f2, %f1, 0f3F800000; mov.pred %p3, 1; ret;",
+        );
+        let values: Vec<(TemplateView, u8)> = f
+            .instructions()
+            .filter_map(|ins| as_value(&f, ins))
+            .map(|v| (v.template, type_width(f.regs[v.dest.0 as usize].ty)))
+            .collect();
+        // Every instruction but the loads and `ret`.
+        assert_eq!(values.len(), f.instructions().count() - 4);
+        for &(view, _) in &values {
+            assert_eq!(view.template(), expected_template(view.ins), "{:?}", view.ins);
+        }
+        let mut by_view = ShapeTable::default();
+        let mut built = ShapeTable::default();
+        for &(view, width) in &values {
+            let a = by_view.intern_template_of(view, width);
+            assert_eq!(by_view.intern(view.template(), width), a, "{:?}", view.template());
+            let b = built.intern(view.template(), width);
+            assert_eq!(built.intern_template_of(view, width), b, "{:?}", view.template());
+            assert_eq!(a, b);
+        }
+        // The three `add.u32` (on registers, and with an immediate either
+        // side) are one shape; the others are not.
+        assert_eq!(by_view.len(), values.len() - 2);
+    }
 }

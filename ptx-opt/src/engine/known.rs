@@ -121,6 +121,10 @@ impl Known {
 
     /// Zero-extended to `w ≥ width` bits.
     fn zext(&self, w: u32) -> Known {
+        // Most sources and results are read at their register's width.
+        if w == self.width as u32 {
+            return *self;
+        }
         Known { width: w as u8, zero: self.zero | (mask(w) & !mask(self.width as u32)), ..*self }
     }
 
@@ -166,11 +170,7 @@ pub fn of_op(shape: &Shape, kids: &[Known]) -> Known {
         }
         srcs.push(v);
     }
-    let Some(ty) = shape.dest_ty.filter(|t| *t != ScalarType::Pred) else { return top };
-    let rt = ty.bits();
-    if rt > 64 || rt > shape.width as u32 {
-        return top;
-    }
+    let Some((ty, rt)) = result_type(shape) else { return top };
     let Some(r) = transfer(shape, ty, rt, &srcs).and_then(|r| r.normalized()) else { return top };
     // Written to a register of `shape.width` bits as `lang::extend` does.
     let r = if ty.class() == TypeClass::Signed { r.sext(shape.width as u32) } else { r.zext(shape.width as u32) };
@@ -179,10 +179,23 @@ pub fn of_op(shape: &Shape, kids: &[Known]) -> Known {
 
 /// Instructions whose modifiers this analysis understands: the type(s),
 /// `mul`/`mad`'s `.lo/.hi/.wide`; no operand selectors or vectors, no
-/// negation prefix. Computed once per shape ([`Shape::known_plain`]).
+/// negation prefix; and whose result type [`transfer`] can take (see
+/// [`result_type`]), so that the nodes of other shapes (floats, predicates)
+/// cost neither their children's facts nor a look at them. Computed once
+/// per shape ([`Shape::known_plain`]).
 pub(crate) fn plain(s: &Shape) -> bool {
     let ok_mod = |(role, m): (SlotRole, Mod)| role == SlotRole::Type || m == Mod::LO || m == Mod::HI || m == Mod::WIDE;
-    s.ins.modifiers().all(ok_mod) && s.sources.iter().all(|x| x.sel.is_none() && !x.in_vector && x.prefix != Prefix::Neg)
+    let ok_result = result_type(s).is_some_and(|(ty, _)| int_type(ty) || matches!(s.opcode(), Opcode::SETP | Opcode::CVT));
+    ok_result && s.ins.modifiers().all(ok_mod) && s.sources.iter().all(|x| x.sel.is_none() && !x.in_vector && x.prefix != Prefix::Neg)
+}
+
+/// The destination type of a shape and its width in bits, when the result
+/// is one the transfer functions compute: not a predicate, at most 64 bits
+/// and no wider than the register.
+fn result_type(s: &Shape) -> Option<(ScalarType, u32)> {
+    let ty = s.dest_ty.filter(|t| *t != ScalarType::Pred)?;
+    let rt = ty.bits();
+    (rt <= 64 && rt <= s.width as u32).then_some((ty, rt))
 }
 
 /// A scalar integer or bit type of 8 to 64 bits (not a packed one).
@@ -191,16 +204,14 @@ fn int_type(t: ScalarType) -> bool {
     matches!(t, B8 | B16 | B32 | B64 | U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64)
 }
 
-/// The result at `rt` bits (the destination type's width).
+/// The result at `rt` bits (the destination type's width), for a shape
+/// [`plain`] admits (an integer result, or `setp`/`cvt`).
 fn transfer(shape: &Shape, ty: ScalarType, rt: u32, s: &[Known]) -> Option<Known> {
     let ins = &shape.ins;
     let signed = ty.class() == TypeClass::Signed;
     let same_width = |k: usize| s.get(k).is_some_and(|x| x.width as u32 == rt);
     let op = ins.opcode;
-    if !int_type(ty) && !matches!(op, Opcode::SETP | Opcode::CVT) {
-        return None;
-    }
-    let types = ins.types();
+    let types = shape.types();
     match op {
         Opcode::MOV if s.len() == 1 && types.len() == 1 && same_width(0) => Some(s[0]),
         Opcode::AND | Opcode::OR | Opcode::XOR if s.len() == 2 && same_width(0) && same_width(1) => {
