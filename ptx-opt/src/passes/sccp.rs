@@ -92,6 +92,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, _level: OptLe
 /// `mov` of an immediate and written elsewhere too? Without one, every
 /// constant is one the e-graph engine sees (and this pass's solve, the
 /// costliest step of a pipeline on large modules, is skipped).
+#[inline(never)]
 fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
     let mut writes = vec![0u32; f.regs.len()];
     let mut const_movs = vec![false; f.regs.len()];
@@ -169,6 +170,7 @@ struct Versions {
 const ENTRY: u32 = u32::MAX;
 
 impl Versions {
+#[inline(never)]
     fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
         let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
         for r in 0..f.regs.len() {
@@ -198,8 +200,15 @@ impl Versions {
         &self.written[self.def_base[k] as usize..self.def_base[k + 1] as usize]
     }
 
+    /// The numbers of the versions statement `k` writes (aligned with
+    /// [`Versions::written`]).
+    fn def_range(&self, k: usize) -> std::ops::Range<u32> {
+        self.def_base[k]..self.def_base[k + 1]
+    }
+
     /// The number of `v`; `ENTRY` for the value on entry (and, never
     /// expected, for a version the view does not have: it varies).
+#[inline(never)]
     fn id(&self, view: &ValueView, v: Version) -> u32 {
         match v.def {
             VersionDef::Entry => ENTRY,
@@ -259,23 +268,90 @@ fn guard_of(p: Lattice, negated: bool) -> Lattice {
 }
 
 /// What the solver needs of one statement that writes registers, with every
-/// version it reads or writes numbered once.
+/// version it reads or writes numbered once. The versions it writes are
+/// `Versions::def_range(stmt)`; what they held before, for a guarded one,
+/// is in [`Steps::before`].
 struct Step {
+    /// The statement.
+    stmt: usize,
     /// How its value is computed ([`Evaluation`]), made when first needed:
     /// most statements read a version that varies and never need it
     /// ([`Step::a_source_varies`]). A computed one is boxed: a function has
     /// one step per statement, and few are ever evaluated.
     evaluation: std::cell::OnceCell<Option<Evaluation>>,
-    /// The version of every register it reads (the guard's too), when the
-    /// registers of its operands are all read: then each one but the
-    /// guard's is a register source of [`Prepared::sources`] (or it is no
-    /// value at all), and once one varies, so does its value.
-    reads: Option<SmallVec<[u32; 4]>>,
+    /// The range of [`Steps::reads`] with the version of every register it
+    /// reads (the guard's too), when the registers of its operands are all
+    /// read: then each one but the guard's is a register source of
+    /// [`Prepared::sources`] (or it is no value at all), and once one
+    /// varies, so does its value.
+    reads: Option<std::ops::Range<u32>>,
     /// The guard's version and negation.
     guard: Option<(u32, bool)>,
-    /// Each register written: the version written and, for a guarded
-    /// statement, the version it had before.
-    writes: SmallVec<[(RegId, u32, u32); 1]>,
+}
+
+/// The steps of a function: one per reachable statement that writes
+/// registers, in statement order, so that each block's are one range. The
+/// versions they read and what their writes keep sit in flat tables, not
+/// in each step (on a 3.8 MB module, a step with its own small vectors
+/// cost ... M more to make, walk and drop).
+struct Steps {
+    list: Vec<Step>,
+    /// The versions steps read ([`Step::reads`]).
+    reads: Vec<u32>,
+    /// Per `Def` version (as [`Versions`] numbers them), for a guarded
+    /// step, the version its register held before (kept when the guard
+    /// is false); `ENTRY` for the others.
+    before: Vec<u32>,
+    /// Per block, the range of `list` of its statements.
+    of_block: Vec<std::ops::Range<u32>>,
+}
+
+impl Steps {
+    fn new(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions) -> Steps {
+        let mut list: Vec<Step> = Vec::new();
+        let mut reads: Vec<u32> = Vec::new();
+        let mut before = vec![ENTRY; versions.written.len()];
+        let mut of_block = vec![0..0; cfg.node_bound()];
+        for (k, s) in body.iter().enumerate() {
+            let Stmt::Instr(ins) = s else { continue };
+            if versions.written(k).is_empty() || !view.reachable(k) {
+                continue;
+            }
+            let read = operands_all_read(ins).then(|| {
+                let start = reads.len() as u32;
+                reads.extend(view.reads(k).iter().map(|(_, v)| versions.id(view, *v)));
+                start..reads.len() as u32
+            });
+            let guard = ins.guard.map(|g| (versions.id(view, version_read(view, g.reg, k)), g.negated));
+            if ins.guard.is_some() {
+                for (id, &r) in versions.def_range(k).zip(versions.written(k)) {
+                    before[id as usize] = versions.id(view, Version { reg: r, def: view.version_at(r, k) });
+                }
+            }
+            let range = &mut of_block[view.block_of(k).index()];
+            if range.start == range.end {
+                *range = list.len() as u32..list.len() as u32;
+            }
+            range.end += 1;
+            list.push(Step { stmt: k, evaluation: std::cell::OnceCell::new(), reads: read, guard });
+        }
+        Steps { list, reads, before, of_block }
+    }
+
+    /// The versions `step` reads, when they are all of its register
+    /// sources ([`Step::reads`]).
+    fn reads(&self, step: &Step) -> Option<&[u32]> {
+        step.reads.clone().map(|r| &self.reads[r.start as usize..r.end as usize])
+    }
+
+    /// Does a register `step` reads as a source vary (the guard is left
+    /// out: the value is computed as if unguarded)? Then so does its value:
+    /// [`Step::computed`] gives a constant only when every source is one,
+    /// and a version that varies stays so.
+    fn a_source_varies(&self, step: &Step, sol: &Solution) -> bool {
+        let guard = step.guard.map(|(id, _)| id);
+        self.reads(step).is_some_and(|reads| reads.iter().any(|&id| Some(id) != guard && sol.get(id) == Lattice::Varies))
+    }
 }
 
 /// How a step is evaluated ([`prepare_step`]).
@@ -302,20 +378,22 @@ struct Computed {
 type Sources = SmallVec<[(u128, u8); 4]>;
 
 impl Step {
+    /// Can looking at it again change nothing, now that it was looked at
+    /// and wrote the versions `writes`? So when every one of them varies
+    /// (nothing but this step lowers them, and nothing lowers the bottom),
+    /// or when it is an unguarded immediate move (it writes the same
+    /// constant every time: a third of the steps a large function keeps
+    /// after its first round).
+    fn settled(&self, sol: &Solution, writes: std::ops::Range<u32>) -> bool {
+        let immediate = self.guard.is_none() && matches!(self.evaluation.get(), Some(Some(Evaluation::Immediate(..))));
+        immediate || writes.into_iter().all(|id| sol.get(id) == Lattice::Varies)
+    }
+
     fn guard_value(&self, sol: &Solution) -> Lattice {
         match self.guard {
             None => Lattice::Const(1),
             Some((id, negated)) => guard_of(sol.get(id), negated),
         }
-    }
-
-    /// Does a register it reads as a source vary (the guard is left out:
-    /// the value is computed as if unguarded)? Then so does its value:
-    /// [`Step::computed`] gives a constant only when every source is one,
-    /// and a version that varies stays so.
-    fn a_source_varies(&self, sol: &Solution) -> bool {
-        let guard = self.guard.map(|(id, _)| id);
-        self.reads.as_ref().is_some_and(|reads| reads.iter().any(|&id| Some(id) != guard && sol.get(id) == Lattice::Varies))
     }
 
     /// The value it computes (as if unguarded) into the register it writes;
@@ -364,6 +442,7 @@ impl Computed {
 /// aligned with `Prepared::sources`; `ENTRY` for immediates). (`ctx` is
 /// read by the debug builds' check of an immediate move only.)
 #[cfg_attr(not(debug_assertions), allow(unused_variables))]
+#[inline(never)]
 fn prepare_step(f: &Function, ins: &Instruction, view: &ValueView, sol: &Solution, ctx: &ModuleContext, k: usize) -> Option<Evaluation> {
     let versions = &sol.versions;
     let computed = || {
@@ -409,11 +488,12 @@ fn immediate_move(f: &Function, ins: &Instruction) -> Option<(RegId, u128)> {
     Some((d.reg, ptx_ir::eval::imm_bits(imm, ty)))
 }
 
-/// The versions of the registers statement `k` reads (the guard's too),
-/// when every register of its operands that is not written is read, and
-/// some is (so that [`Prepared::sources`] has a register, each one of
-/// these: a register source is an operand that is not written).
-fn all_reads(ins: &Instruction, view: &ValueView, versions: &Versions, k: usize) -> Option<SmallVec<[u32; 4]>> {
+/// Is every register of its operands that is not written read, and some is
+/// (so that [`Prepared::sources`] has a register, each one of these: a
+/// register source is an operand that is not written)? Then the versions
+/// it reads are all of its register sources ([`Step::reads`]).
+#[inline(never)]
+fn operands_all_read(ins: &Instruction) -> bool {
     let mut operand_reads = 0;
     let mut unread = false;
     let mut first = true;
@@ -430,10 +510,7 @@ fn all_reads(ins: &Instruction, view: &ValueView, versions: &Versions, k: usize)
             }
         }
     });
-    if unread || operand_reads == 0 {
-        return None;
-    }
-    Some(view.reads(k).iter().map(|(_, v)| versions.id(view, *v)).collect())
+    !unread && operand_reads > 0
 }
 
 /// The φs whose values the solver needs, with their inputs. A φ is needed
@@ -459,7 +536,8 @@ struct PhiInputs {
 
 impl PhiInputs {
     /// The needed φs (with `all`: every φ, the debug builds' reference).
-    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions, steps: &[Option<Step>], all: bool) -> PhiInputs {
+#[inline(never)]
+    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions, steps: &Steps, all: bool) -> PhiInputs {
         let first_phi = versions.written.len() as u32;
         let nphis = (versions.count - first_phi) as usize;
         let mut needed = vec![all; nphis];
@@ -469,6 +547,8 @@ impl PhiInputs {
                 work.push(id);
             }
         };
+        // The steps, in statement order, met along the statements.
+        let mut next_step = steps.list.iter().peekable();
         for (k, s) in body.iter().enumerate() {
             let Stmt::Instr(ins) = s else { continue };
             if !view.reachable(k) {
@@ -483,8 +563,8 @@ impl PhiInputs {
             if let Some(g) = ins.guard {
                 mark(versions.id(view, version_read(view, g.reg, k)), &mut work);
             }
-            let Some(step) = &steps[k] else { continue };
-            match &step.reads {
+            let Some(step) = next_step.next_if(|step| step.stmt == k) else { continue };
+            match steps.reads(step) {
                 Some(reads) => reads.iter().for_each(|&id| mark(id, &mut work)),
                 None => ins.for_each_reg(|r, a| {
                     if a.read || !a.write {
@@ -492,8 +572,8 @@ impl PhiInputs {
                     }
                 }),
             }
-            for &(_, _, before) in &step.writes {
-                mark(before, &mut work);
+            for id in versions.def_range(k) {
+                mark(steps.before[id as usize], &mut work);
             }
         }
         let mut gathered: Vec<(u32, NodeIndex, u32)> = Vec::new();
@@ -534,26 +614,7 @@ impl PhiInputs {
 
 fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
     let versions = Versions::new(f, body, cfg, view);
-    let mut steps: Vec<Option<Step>> = Vec::with_capacity(body.len());
-    for (k, s) in body.iter().enumerate() {
-        let step = match s {
-            Stmt::Instr(ins) if !versions.written(k).is_empty() && view.reachable(k) => {
-                let reads = all_reads(ins, view, &versions, k);
-                let guard = ins.guard.map(|g| (versions.id(view, version_read(view, g.reg, k)), g.negated));
-                let writes = versions
-                    .written(k)
-                    .iter()
-                    .map(|&r| {
-                        let before = if ins.guard.is_some() { versions.id(view, Version { reg: r, def: view.version_at(r, k) }) } else { ENTRY };
-                        (r, versions.id(view, Version { reg: r, def: VersionDef::Def(k) }), before)
-                    })
-                    .collect();
-                Some(Step { evaluation: std::cell::OnceCell::new(), reads, guard, writes })
-            }
-            _ => None,
-        };
-        steps.push(step);
-    }
+    let steps = Steps::new(body, cfg, view, &versions);
     // The terminator deciding each block's edges: its guard, when it has one.
     let deciding: Vec<Option<(u32, bool)>> = (0..cfg.node_bound())
         .map(|b| {
@@ -596,7 +657,8 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
 
 /// The solver's rounds, to a fixed point, over the φs `phis` gives.
 #[allow(clippy::too_many_arguments)]
-fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &[Option<Step>], deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
+#[inline(never)]
+fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
     let first_phi = versions.written.len() as u32;
     let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
@@ -615,6 +677,12 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
     // `Varies`), in order: a φ that varies is dropped from it (nothing
     // lowers the bottom), so a round does not walk the many φs that vary.
     let PhiInputs { start: phi_in_start, inputs: phi_in, mut open_phis, .. } = phis;
+    // Per block, its steps that may still lower a version: `live[r]` for
+    // `r` in `of_block[b].start..live_end[b]`. A step is dropped once
+    // looking at it again can change nothing ([`Step::settled`]), so that
+    // later rounds walk only the steps that still can.
+    let mut live: Vec<u32> = (0..steps.list.len() as u32).collect();
+    let mut live_end: Vec<u32> = steps.of_block.iter().map(|r| r.end).collect();
     loop {
         let mut changed = false;
         for &b in &order {
@@ -634,13 +702,11 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                 sol.get(phi) != Lattice::Varies
             });
             open_phis[b.index()] = open;
-            for k in cfg.block(b).stmts.clone() {
-                let Some(step) = &steps[k] else { continue };
-                // Every version it writes already varies: nothing can lower them.
-                if step.writes.iter().all(|&(_, id, _)| sol.get(id) == Lattice::Varies) {
-                    continue;
-                }
-                let value = if step.a_source_varies(&sol) {
+            let mut kept = steps.of_block[b.index()].start;
+            for i in steps.of_block[b.index()].start..live_end[b.index()] {
+                let step = &steps.list[live[i as usize] as usize];
+                let k = step.stmt;
+                let value = if steps.a_source_varies(step, &sol) {
                     // What `computed` gives once its sources are known,
                     // without preparing it.
                     None
@@ -649,13 +715,16 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                     step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol, ctx, k))
                 };
                 #[cfg(debug_assertions)]
-                if step.a_source_varies(&sol) {
+                if steps.a_source_varies(step, &sol) {
                     let Stmt::Instr(ins) = &body[k] else { unreachable!() };
                     let full = step.computed(&sol, ctx, || prepare_step(f, ins, view, &sol, ctx, k));
                     assert!(full.is_none_or(|(_, v)| !matches!(v, Lattice::Const(_))), "sccp: statement {k} of `{}` reads a varying version but computes {full:?}", f.name);
                 }
                 let guard = step.guard_value(&sol);
-                for &(r, id, before) in &step.writes {
+                let writes = sol.versions.def_range(k);
+                for id in writes.clone() {
+                    let r = sol.versions.written[id as usize];
+                    let before = steps.before[id as usize];
                     let new = match value {
                         Some((d, v)) if d == r => v,
                         _ => Lattice::Varies,
@@ -668,7 +737,12 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                     };
                     changed |= sol.lower(id, x);
                 }
+                if !step.settled(&sol, writes) {
+                    live[kept as usize] = live[i as usize];
+                    kept += 1;
+                }
             }
+            live_end[b.index()] = kept;
             // The edges out of `b` this round makes executable.
             let taken = match deciding[b.index()] {
                 Some((id, negated)) => guard_of(sol.get(id), negated),
@@ -693,6 +767,7 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
     }
 }
 
+#[inline(never)]
 fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Option<Function> {
     // The statements that change (`None`: removed), found before anything
     // is copied: most functions have none.
@@ -749,6 +824,7 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
 /// merged at a φ or by a guarded write? Only then is a constant result
 /// written as a `mov` (the engine folds the rest itself, and a copy of a
 /// constant register is better left a copy than made a second immediate).
+#[inline(never)]
 fn reads_a_merged_constant(body: &[Stmt], view: &ValueView, sol: &Solution, k: usize) -> bool {
     view.reads(k).iter().any(|(_, v)| {
         let merged = match v.def {
