@@ -522,16 +522,23 @@ fn operands_all_read(ins: &Instruction) -> bool {
 /// 3,468 of 274,850 are read); their inputs are never found, and they
 /// stay `Unknown`, which nothing reads.
 struct PhiInputs {
-    /// Per φ (numbered from the first φ version, as `Versions` numbers
-    /// them), the range of `inputs` with its inputs (empty when not needed).
-    start: Vec<u32>,
-    /// Per input: the predecessor and the version arriving from it.
+    /// Per input: the predecessor and the version arriving from it (a
+    /// needed φ's inputs side by side).
     inputs: Vec<(NodeIndex, u32)>,
-    /// Per block, its needed φs, in order.
-    open_phis: Vec<Vec<u32>>,
+    /// Per block, its needed φs, in order, each with the range of `inputs`
+    /// holding its inputs (kept with the φ, not in a table over every φ:
+    /// most are not needed).
+    open_phis: Vec<Vec<NeededPhi>>,
     /// Per φ: is it needed (read by the debug builds' check).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     needed: Vec<bool>,
+}
+
+/// A needed φ's version and the range of [`PhiInputs::inputs`] with its inputs.
+#[derive(Clone, Copy)]
+struct NeededPhi {
+    id: u32,
+    inputs: (u32, u32),
 }
 
 impl PhiInputs {
@@ -576,39 +583,28 @@ impl PhiInputs {
                 mark(steps.before[id as usize], &mut work);
             }
         }
-        let mut gathered: Vec<(u32, NodeIndex, u32)> = Vec::new();
+        let mut inputs: Vec<(NodeIndex, u32)> = Vec::new();
+        // (block, φ) of every needed φ, found in any order.
+        let mut found: Vec<(usize, NeededPhi)> = Vec::new();
         while let Some(id) = work.pop() {
             // The block whose φs are numbered from at most `id` (blocks
             // without φs share their number with the next).
             let b = versions.phi_base.partition_point(|&base| base <= id) - 1;
             let r = view.phis(NodeIndex::new(b))[(id - versions.phi_base[b]) as usize];
+            let start = inputs.len() as u32;
             for (p, def) in view.phi_inputs(cfg, NodeIndex::new(b), r) {
                 let v = versions.id(view, Version { reg: r, def });
-                gathered.push((id - first_phi, p, v));
+                inputs.push((p, v));
                 mark(v, &mut work);
             }
+            found.push((b, NeededPhi { id, inputs: (start, inputs.len() as u32) }));
         }
-        // Grouped by φ (a counting sort).
-        let mut start = vec![0u32; nphis + 1];
-        for &(j, _, _) in &gathered {
-            start[j as usize + 1] += 1;
+        found.sort_unstable_by_key(|&(_, phi)| phi.id);
+        let mut open_phis: Vec<Vec<NeededPhi>> = vec![Vec::new(); cfg.node_bound()];
+        for (b, phi) in found {
+            open_phis[b].push(phi);
         }
-        for i in 1..start.len() {
-            start[i] += start[i - 1];
-        }
-        let mut next = start.clone();
-        let mut inputs = vec![(cfg.entry, ENTRY); gathered.len()];
-        for (j, p, v) in gathered {
-            inputs[next[j as usize] as usize] = (p, v);
-            next[j as usize] += 1;
-        }
-        let open_phis = (0..cfg.node_bound())
-            .map(|b| {
-                let base = versions.phi_base[b];
-                (base..base + view.phis(NodeIndex::new(b)).len() as u32).filter(|&id| needed[(id - first_phi) as usize]).collect()
-            })
-            .collect();
-        PhiInputs { start, inputs, open_phis, needed }
+        PhiInputs { inputs, open_phis, needed }
     }
 }
 
@@ -659,7 +655,6 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
-    let first_phi = versions.written.len() as u32;
     let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
@@ -676,7 +671,7 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
     // Per block, its needed φs that may still be lowered (not yet
     // `Varies`), in order: a φ that varies is dropped from it (nothing
     // lowers the bottom), so a round does not walk the many φs that vary.
-    let PhiInputs { start: phi_in_start, inputs: phi_in, mut open_phis, .. } = phis;
+    let PhiInputs { inputs: phi_in, mut open_phis, .. } = phis;
     // Per block, its steps that may still lower a version: `live[r]` for
     // `r` in `of_block[b].start..live_end[b]`. A step is dropped once
     // looking at it again can change nothing ([`Step::settled`]), so that
@@ -690,16 +685,15 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                 continue;
             }
             let mut open = std::mem::take(&mut open_phis[b.index()]);
-            open.retain(|&phi| {
-                let j = (phi - first_phi) as usize;
+            open.retain(|phi| {
                 let mut merged = Lattice::Unknown;
-                for &(p, v) in &phi_in[phi_in_start[j] as usize..phi_in_start[j + 1] as usize] {
+                for &(p, v) in &phi_in[phi.inputs.0 as usize..phi.inputs.1 as usize] {
                     if edges[b.index()].contains(&p) {
                         merged = merged.meet(sol.get(v));
                     }
                 }
-                changed |= sol.lower(phi, merged);
-                sol.get(phi) != Lattice::Varies
+                changed |= sol.lower(phi.id, merged);
+                sol.get(phi.id) != Lattice::Varies
             });
             open_phis[b.index()] = open;
             let mut kept = steps.of_block[b.index()].start;
