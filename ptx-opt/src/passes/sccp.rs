@@ -94,6 +94,28 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, _level: OptLe
 /// costliest step of a pipeline on large modules, is skipped).
 #[inline(never)]
 fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
+    // A register two immediate moves write says yes without a walk over
+    // every statement's registers (which, on a 3.8 MB module, cost ... M).
+    let mut const_movs = vec![0u8; f.regs.len()];
+    let mut any = false;
+    for s in body {
+        let Stmt::Instr(ins) = s else { continue };
+        if let Some(d) = const_mov_dest(ins) {
+            if let Some(c) = const_movs.get_mut(d.0 as usize) {
+                if *c == 1 {
+                    debug_assert!(merges_a_constant_by_writes(f, body), "sccp: two immediate moves to {d:?}");
+                    return true;
+                }
+                *c = 1;
+                any = true;
+            }
+        }
+    }
+    any && merges_a_constant_by_writes(f, body)
+}
+
+/// [`merges_a_constant`], counting every register write.
+fn merges_a_constant_by_writes(f: &Function, body: &[Stmt]) -> bool {
     let mut writes = vec![0u32; f.regs.len()];
     let mut const_movs = vec![false; f.regs.len()];
     for s in body {
@@ -105,15 +127,24 @@ fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
                 }
             }
         });
-        if ins.opcode == Opcode::MOV && matches!(ins.operands.get(1), Some(Operand::Imm(_))) {
-            if let Some(Operand::Reg(d)) = ins.operands.first() {
-                if let Some(c) = const_movs.get_mut(d.reg.0 as usize) {
-                    *c = true;
-                }
+        if let Some(d) = const_mov_dest(ins) {
+            if let Some(c) = const_movs.get_mut(d.0 as usize) {
+                *c = true;
             }
         }
     }
     writes.iter().zip(&const_movs).any(|(&n, &c)| c && n >= 2)
+}
+
+/// The register a `mov` of an immediate writes.
+fn const_mov_dest(ins: &Instruction) -> Option<RegId> {
+    if ins.opcode != Opcode::MOV || !matches!(ins.operands.get(1), Some(Operand::Imm(_))) {
+        return None;
+    }
+    match ins.operands.first() {
+        Some(Operand::Reg(d)) => Some(d.reg),
+        _ => None,
+    }
 }
 
 /// How a statement is evaluated, prepared once: the register it writes,
@@ -172,20 +203,26 @@ const ENTRY: u32 = u32::MAX;
 impl Versions {
 #[inline(never)]
     fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
-        let mut per_stmt: Vec<SmallVec<[RegId; 2]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
+        // Grouped by statement with a counting sort (registers in order
+        // within each), not a small vector per statement.
+        let mut def_base = vec![0u32; body.len() + 1];
+        for r in 0..f.regs.len() {
+            for &k in &view.reg(RegId(r as u32)).defs {
+                def_base[k + 1] += 1;
+            }
+        }
+        for k in 1..def_base.len() {
+            def_base[k] += def_base[k - 1];
+        }
+        let mut written = vec![RegId(0); def_base[body.len()] as usize];
+        let mut next = def_base.clone();
         for r in 0..f.regs.len() {
             let reg = RegId(r as u32);
             for &k in &view.reg(reg).defs {
-                per_stmt[k].push(reg);
+                written[next[k] as usize] = reg;
+                next[k] += 1;
             }
         }
-        let mut def_base = Vec::with_capacity(body.len() + 1);
-        let mut written = Vec::new();
-        for regs in &per_stmt {
-            def_base.push(written.len() as u32);
-            written.extend_from_slice(regs);
-        }
-        def_base.push(written.len() as u32);
         let mut count = written.len() as u32;
         let mut phi_base = Vec::with_capacity(cfg.node_bound());
         for b in 0..cfg.node_bound() {
@@ -660,6 +697,9 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
     sol.executable[cfg.entry.index()] = true;
     // Per block, the predecessors whose edge to it is executable.
     let mut edges: Vec<SmallVec<[NodeIndex; 2]>> = std::iter::repeat_with(SmallVec::new).take(cfg.node_bound()).collect();
+    // Per block, are all its out edges executable (then a round need not
+    // look at them again)?
+    let mut all_out_executable = vec![false; cfg.node_bound()];
     // Reverse postorder: definitions before their uses but around loops,
     // so a round carries values as far as they go.
     let mut order: Vec<NodeIndex> = Vec::with_capacity(cfg.node_bound());
@@ -738,6 +778,9 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
             }
             live_end[b.index()] = kept;
             // The edges out of `b` this round makes executable.
+            if all_out_executable[b.index()] {
+                continue;
+            }
             let taken = match deciding[b.index()] {
                 Some((id, negated)) => guard_of(sol.get(id), negated),
                 None => Lattice::Varies,
@@ -754,6 +797,7 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
                     sol.executable[e.target().index()] = true;
                 }
             }
+            all_out_executable[b.index()] = taken == Lattice::Varies;
         }
         if !changed {
             return sol;
@@ -783,7 +827,7 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
         let cur = new.as_ref().unwrap_or(ins);
         // The cheap conditions first: most statements read no merged constant.
         let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
-        if !is_const_mov && cur.guard.is_none() && reads_a_merged_constant(body, view, sol, k) {
+        if !is_const_mov && cur.guard.is_none() && writes_a_constant(sol, k) && reads_a_merged_constant(body, view, sol, k) {
             if let Some(d) = value_dest(f, cur) {
                 if let Lattice::Const(c) = sol.of(view, Version { reg: d, def: VersionDef::Def(k) }) {
                     let width = crate::engine::lang::type_width(f.reg(d).ty);
@@ -812,6 +856,14 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
     let mut g = f.clone();
     g.body = Some(out);
     Some(g)
+}
+
+/// Does statement `k` write a version that is a constant? Without one,
+/// nothing of it becomes a `mov` (the register a `mov` would write is one
+/// of these), and asking what it reads is skipped: on a 3.8 MB module
+/// most statements write one that varies.
+fn writes_a_constant(sol: &Solution, k: usize) -> bool {
+    sol.versions.def_range(k).any(|id| matches!(sol.get(id), Lattice::Const(_)))
 }
 
 /// Does statement `k` read a constant the e-graph engine cannot see: one
