@@ -92,7 +92,6 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, _level: OptLe
 /// `mov` of an immediate and written elsewhere too? Without one, every
 /// constant is one the e-graph engine sees (and this pass's solve, the
 /// costliest step of a pipeline on large modules, is skipped).
-#[inline(never)]
 fn merges_a_constant(f: &Function, body: &[Stmt]) -> bool {
     // A register two immediate moves write says yes without a walk over
     // every statement's registers (which, on a 3.8 MB module, cost ... M).
@@ -201,7 +200,6 @@ struct Versions {
 const ENTRY: u32 = u32::MAX;
 
 impl Versions {
-#[inline(never)]
     fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
         // Grouped by statement with a counting sort (registers in order
         // within each), not a small vector per statement.
@@ -245,7 +243,6 @@ impl Versions {
 
     /// The number of `v`; `ENTRY` for the value on entry (and, never
     /// expected, for a version the view does not have: it varies).
-#[inline(never)]
     fn id(&self, view: &ValueView, v: Version) -> u32 {
         match v.def {
             VersionDef::Entry => ENTRY,
@@ -482,7 +479,6 @@ impl Computed {
 /// aligned with `Prepared::sources`; `ENTRY` for immediates). (`ctx` is
 /// read by the debug builds' check of an immediate move only.)
 #[cfg_attr(not(debug_assertions), allow(unused_variables))]
-#[inline(never)]
 fn prepare_step(f: &Function, ins: &Instruction, view: &ValueView, sol: &Solution, ctx: &ModuleContext, k: usize) -> Option<Evaluation> {
     let versions = &sol.versions;
     let computed = || {
@@ -532,7 +528,6 @@ fn immediate_move(f: &Function, ins: &Instruction) -> Option<(RegId, u128)> {
 /// (so that [`Prepared::sources`] has a register, each one of these: a
 /// register source is an operand that is not written)? Then the versions
 /// it reads are all of its register sources ([`Step::reads`]).
-#[inline(never)]
 fn operands_all_read(ins: &Instruction) -> bool {
     let mut operand_reads = 0;
     let mut unread = false;
@@ -583,7 +578,6 @@ struct NeededPhi {
 
 impl PhiInputs {
     /// The needed φs (with `all`: every φ, the debug builds' reference).
-#[inline(never)]
     fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions, steps: &Steps, all: bool) -> PhiInputs {
         let first_phi = versions.written.len() as u32;
         let nphis = (versions.count - first_phi) as usize;
@@ -693,7 +687,6 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
 
 /// The solver's rounds, to a fixed point, over the φs `phis` gives.
 #[allow(clippy::too_many_arguments)]
-#[inline(never)]
 fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
     let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
@@ -808,7 +801,6 @@ fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &Modul
     }
 }
 
-#[inline(never)]
 fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Option<Function> {
     // The statements that change (`None`: removed), found before anything
     // is copied: most functions have none.
@@ -873,7 +865,6 @@ fn writes_a_constant(sol: &Solution, k: usize) -> bool {
 /// merged at a φ or by a guarded write? Only then is a constant result
 /// written as a `mov` (the engine folds the rest itself, and a copy of a
 /// constant register is better left a copy than made a second immediate).
-#[inline(never)]
 fn reads_a_merged_constant(body: &[Stmt], view: &ValueView, sol: &Solution, k: usize) -> bool {
     view.reads(k).iter().any(|(_, v)| {
         let merged = match v.def {
