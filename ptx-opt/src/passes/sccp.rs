@@ -893,6 +893,35 @@ mod tests {
         ptx_print::print_module(&m2).split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
+    /// The kernel `sccp` tests wrap `body` in, parsed.
+    fn kernel(body: &str) -> Function {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}\n");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let ptx_ir::ir::Item::Func(f) = &m.items[0] else { panic!() };
+        (**f).clone()
+    }
+
+    #[test]
+    fn merges_a_constant_agrees_with_counting_every_write() {
+        let decls = ".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;";
+        let cases = [
+            // Two immediate moves to one register (the answer without the walk).
+            ("mov.u32 %r1, 1; mov.u32 %r1, 2; ret;", true),
+            // One immediate move and another write.
+            ("ld.param.u32 %r1, [n]; mov.u32 %r1, 2; ret;", true),
+            ("mov.u32 %r1, 2; add.u32 %r1, %r1, 1; ret;", true),
+            // One immediate move each, or none.
+            ("mov.u32 %r1, 1; mov.u32 %r2, 1; add.u32 %r3, %r1, %r2; ret;", false),
+            ("ld.param.u32 %r1, [n]; add.u32 %r1, %r1, 1; ret;", false),
+        ];
+        for (code, want) in cases {
+            let f = kernel(&format!("{decls} {code}"));
+            let body = f.body.as_ref().unwrap();
+            assert_eq!(merges_a_constant(&f, body), want, "{code}");
+            assert_eq!(merges_a_constant_by_writes(&f, body), want, "{code}");
+        }
+    }
+
     #[test]
     fn constant_through_a_merge() {
         let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
