@@ -313,22 +313,36 @@ fn solve_dense(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (BitRows, BitRows
     let mut live_out = BitRows::new(n, m);
     // One block's out set at a time, in a buffer kept across blocks.
     let mut out = vec![0u64; uses.width];
+    // A block is looked at again only when the in set of a successor
+    // changed since it was last looked at: the round that confirms the
+    // fixed point, and most blocks of the rounds before it, are skipped.
+    let mut stale = vec![true; n];
     let mut changed = true;
     while changed {
         changed = false;
         for &b in cfg.layout.iter().rev() {
+            if !std::mem::take(&mut stale[b.index()]) {
+                continue;
+            }
             out.fill(0);
             for s in cfg.successors(b) {
                 union_words(&mut out, live_in.row(s.index()));
             }
             // in = uses ∪ (out − defs), word by word.
             let (u, d, inn) = (uses.row(b.index()), defs.row(b.index()), live_in.row_mut(b.index()));
+            let mut grew = false;
             for (((i, &o), &d), &u) in inn.iter_mut().zip(&out).zip(d).zip(u) {
                 let w = u | (o & !d);
-                changed |= w != *i;
+                grew |= w != *i;
                 *i = w;
             }
             live_out.row_mut(b.index()).copy_from_slice(&out);
+            if grew {
+                changed = true;
+                for p in cfg.predecessors(b) {
+                    stale[p.index()] = true;
+                }
+            }
         }
     }
     (live_in, live_out)
