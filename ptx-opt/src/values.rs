@@ -557,24 +557,26 @@ mod tests {
         assert!(v.needs_writes(r1));
     }
 
+    /// A loop inside an if: φs at the loop head (entry and back edge) and
+    /// at the join (two arms, one of them the loop's exit).
+    const LOOP_INSIDE_IF: &str = ".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p<3>; .reg .b64 %rd1;
+        ld.param.u64 %rd1, [p];
+        ld.global.u32 %r1, [%rd1];
+        mov.u32 %r2, 0;
+        setp.eq.u32 %p1, %r1, 0;
+        @%p1 bra SKIP;
+    L:
+        add.u32 %r2, %r2, %r1;
+        sub.u32 %r1, %r1, 1;
+        setp.ne.u32 %p2, %r1, 0;
+        @%p2 bra L;
+    SKIP:
+        st.global.u32 [%rd1], %r2;
+        ret; }";
+
     #[test]
     fn phi_inputs_are_the_versions_at_the_predecessors_ends() {
-        // A loop inside an if: φs at the loop head (entry and back edge) and
-        // at the join (two arms, one of them the loop's exit).
-        let (f, v) = view(".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p<3>; .reg .b64 %rd1;
-            ld.param.u64 %rd1, [p];
-            ld.global.u32 %r1, [%rd1];
-            mov.u32 %r2, 0;
-            setp.eq.u32 %p1, %r1, 0;
-            @%p1 bra SKIP;
-        L:
-            add.u32 %r2, %r2, %r1;
-            sub.u32 %r1, %r1, 1;
-            setp.ne.u32 %p2, %r1, 0;
-            @%p2 bra L;
-        SKIP:
-            st.global.u32 [%rd1], %r2;
-            ret; }");
+        let (f, v) = view(LOOP_INSIDE_IF);
         let cfg = Cfg::build(&f);
         let (r1, r2) = (reg(&f, "%r1"), reg(&f, "%r2"));
         let body = f.body.as_ref().unwrap();
@@ -635,21 +637,7 @@ mod tests {
     #[test]
     fn reads_agree_with_version_at() {
         let sources = [
-            ".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p<3>; .reg .b64 %rd1;
-            ld.param.u64 %rd1, [p];
-            ld.global.u32 %r1, [%rd1];
-            mov.u32 %r2, 0;
-            setp.eq.u32 %p1, %r1, 0;
-            @%p1 bra SKIP;
-        L:
-            add.u32 %r2, %r2, %r1;
-            sub.u32 %r1, %r1, 1;
-            setp.ne.u32 %p2, %r1, 0;
-            @%p2 bra L;
-        SKIP:
-            add.u32 %r3, %r2, %r2;
-            st.global.u32 [%rd1], %r3;
-            ret; }",
+            LOOP_INSIDE_IF,
             ".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p1; .reg .b64 %rd1;
             ld.param.u64 %rd1, [p];
             ld.global.u32 %r2, [%rd1];

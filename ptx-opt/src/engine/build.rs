@@ -492,14 +492,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
 mod tests {
     use super::*;
     use crate::engine::lang::ShapeTable;
-
-    /// The kernel `k` with `body`.
-    fn kernel(body: &str) -> Function {
-        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
-        let m = ptx_ir::parse_str(&text).unwrap();
-        let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
-        *f
-    }
+    use crate::engine::tests::kernel;
 
     /// The template of a value statement, made the way the module
     /// documentation of `lang` says, operand by operand.

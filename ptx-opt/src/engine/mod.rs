@@ -386,8 +386,8 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id]) 
 mod tests {
     use super::*;
 
-    /// The kernel `k` with `body`.
-    fn kernel(body: &str) -> Function {
+    /// The kernel `k` with `body` (the engine's modules' tests share it).
+    pub(super) fn kernel(body: &str) -> Function {
         let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
         let m = ptx_ir::parse_str(&text).unwrap();
         let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
