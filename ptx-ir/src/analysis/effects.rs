@@ -138,9 +138,7 @@ pub fn effects(f: &Function, locs: &LocTable, ins: &Instruction) -> Effects {
             }
         }
     });
-    // Registers, literals, symbols and labels hold no special register:
-    // most operands are skipped without the walk.
-    for op in ins.operands.iter().filter(|o| !matches!(o, Operand::Reg(_) | Operand::Imm(_) | Operand::Sym(_) | Operand::Label(_))) {
+    for op in &ins.operands {
         op.for_each_operand(&mut |o| {
             if let Operand::SReg(s, _) = o {
                 e.reads_volatile |= s.is_volatile();

@@ -155,8 +155,20 @@ impl Operand {
 
     /// This operand and every operand nested in it (vector and list
     /// elements, the first half of a pair, array indices), outermost first.
+    /// The operand itself is visited inline, and only an operand that
+    /// nests others calls the walk: callers visit every operand of every
+    /// instruction, most nest nothing, and a call per operand was about 30
+    /// host instructions (dce's effects and dead-decls: 1.8 M on matrix_free).
+    #[inline]
     pub fn for_each_operand<'a>(&'a self, f: &mut impl FnMut(&'a Operand)) {
         f(self);
+        if matches!(self, Operand::Vector(_) | Operand::List(_) | Operand::AddrList(_) | Operand::Pair(..) | Operand::ArrayElem(_)) {
+            self.for_each_nested_operand(f);
+        }
+    }
+
+    /// [`Operand::for_each_operand`] of each operand nested in this one.
+    fn for_each_nested_operand<'a>(&'a self, f: &mut impl FnMut(&'a Operand)) {
         match self {
             Operand::Vector(v) | Operand::List(v) | Operand::AddrList(v) => v.iter().for_each(|o| o.for_each_operand(f)),
             Operand::Pair(first, _) => first.for_each_operand(f),

@@ -25,9 +25,7 @@ pub fn only_types(ins: &Instruction) -> bool {
 /// Calls `f` with every variable or function name an instruction's
 /// operands name (`x`, `[x+4]`, `x[i]`).
 pub fn for_each_symbol<'a>(ins: &'a Instruction, mut f: impl FnMut(&'a Name)) {
-    // Registers, literals, special registers and labels name no symbol:
-    // most operands are skipped without the walk.
-    for op in ins.operands.iter().filter(|o| !matches!(o, Operand::Reg(_) | Operand::RegOffset(..) | Operand::Imm(_) | Operand::SReg(..) | Operand::Label(_) | Operand::Sink)) {
+    for op in &ins.operands {
         op.for_each_operand(&mut |o| match o {
             Operand::Sym(s) => f(&s.name),
             Operand::Addr(a) => {
