@@ -16,7 +16,9 @@
 //! - `Unspecified` on either side: not compared.
 //!
 //! A run that fails is a difference unless both fail the same way (the same
-//! kind of error, and for unsupported instructions the same instruction):
+//! kind of error, and for unsupported instructions the same instruction), or
+//! the original alone stops at its step limit or at an instruction the
+//! interpreter does not execute (a transformation may remove a dead one):
 //! that run is counted as inconclusive. The transformed module gets a step
 //! limit of eight times the original's steps (so a transformation that loops
 //! forever is a difference, not a hang).
@@ -396,7 +398,10 @@ pub fn same_behaviour_parsed(a: &Prepared, b: &Prepared, spec: &KernelSpec, seed
                     }
                 }
                 (Err(e), Err(f)) if same_failure(&e, &f) => stats.inconclusive += 1,
-                (Err(RunError::StepLimit { .. }), Ok(_)) => stats.inconclusive += 1,
+                // The original ran out of steps, or reached an instruction the
+                // interpreter does not execute: what it would compute is not
+                // known, and a transformation may remove a dead one.
+                (Err(RunError::StepLimit { .. } | RunError::Unsupported { .. }), Ok(_)) => stats.inconclusive += 1,
                 (Err(e), Ok(_)) => return Err(format!("{where_}: the original fails ({e}) but the transformed module runs")),
                 (Ok(_), Err(f)) => return Err(format!("{where_}: the transformed module fails ({f}) but the original runs")),
                 (Err(e), Err(f)) => return Err(format!("{where_}: the modules fail differently:\n  original: {e}\n  transformed: {f}")),

@@ -342,6 +342,24 @@ fn differential_catches_a_change() {
     assert!(caught >= 18, "{caught} of 20 changes caught");
 }
 
+/// An instruction the interpreter does not execute, dead in the original
+/// and removed by the transformation, makes the run inconclusive (what the
+/// original computes is not known); kept in the transformed module alone, it
+/// is a difference.
+#[test]
+fn differential_unsupported_original_is_inconclusive() {
+    // `.sat` with a dtype whose signedness differs from the final result's:
+    // the interpreter leaves it open.
+    let unsupported = "\t.reg .u32 %dead;\n\tvmad.u32.u32.u32.sat.shr7 %dead, %dead, -%dead, %dead;\n";
+    let k = gen::kernel(3, &GenOptions::straight_line());
+    let pos = k.text.rfind("\tret;").unwrap();
+    let with_dead = format!("{}{unsupported}{}", &k.text[..pos], &k.text[pos..]);
+    let s = differential::same_behaviour(&with_dead, &k.text, &k.spec, &[3]).unwrap();
+    assert!(s.runs > 0 && s.inconclusive == s.runs, "{s}");
+    let e = differential::same_behaviour(&k.text, &with_dead, &k.spec, &[3]).unwrap_err();
+    assert!(e.contains("the transformed module fails"), "{e}");
+}
+
 // ------------------------------------------------------------------------------------------------ asynchronous copies
 
 /// Generated kernels with `cp.async` (commit groups, waits, reads after
