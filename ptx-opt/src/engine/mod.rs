@@ -37,6 +37,8 @@ use ptx_ir::cfg::Cfg;
 use ptx_ir::eval::Dialect;
 use ptx_ir::ir::Function;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::Cell;
+use std::rc::Rc;
 
 /// How much work the engine may do on one function. Every limit is a
 /// count, never a clock, so that the output does not depend on the
@@ -185,13 +187,13 @@ fn search_budget(budget: usize) -> impl FnMut(&mut egg::Runner<lang::Node, facts
     }
 }
 
-/// The input's cost: every value statement once, at the dearest node of
-/// its class. A large class is priced once: statements whose values are
-/// equal share a class, and one that absorbed a constant can hold
-/// thousands of nodes (pricing it per statement was quadratic).
-fn input_cost(built: &build::Built, costs: &cost::CostModel) -> u64 {
+/// The input's cost: every value statement (`values`: their classes) once,
+/// at the dearest node of its class. A large class is priced once:
+/// statements whose values are equal share a class, and one that absorbed
+/// a constant can hold thousands of nodes (pricing it per statement was
+/// quadratic). Read on the rebuilt input (congruent classes merged).
+fn input_cost(eg: &facts::EGraph, values: &[Id], costs: &cost::CostModel) -> u64 {
     const PRICED_ONCE_FROM: usize = 8;
-    let eg = &built.egraph;
     let dearest = |nodes: &[lang::Node]| nodes.iter().map(|n| extract::NodeCost::node_cost(costs, eg, n)).max().unwrap_or(0);
     let mut large: FxHashMap<Id, u64> = FxHashMap::default();
     let mut class_cost = |c: Id| {
@@ -201,10 +203,22 @@ fn input_cost(built: &build::Built, costs: &cost::CostModel) -> u64 {
             false => *large.entry(class.id).or_insert_with(|| dearest(&class.nodes)),
         }
     };
-    built.plans.iter().filter_map(|p| match p {
-        Plan::Value { class, .. } => Some(class_cost(*class)),
-        _ => None,
-    }).sum()
+    values.iter().map(|c| class_cost(*c)).sum()
+}
+
+/// A runner hook that prices the input ([`input_cost`]) into `cost` the
+/// first time it runs: before the first search, on the e-graph the runner
+/// has just rebuilt. The build leaves the rebuild to the runner (egg
+/// rebuilds at the start of a run whatever the e-graph's state, sorting
+/// every class's nodes again: 2.9 M host instructions of matrix_free's
+/// -O2 run when the build rebuilt too).
+fn price_input(values: Rc<[Id]>, costs: Rc<cost::CostModel>, cost: Rc<Cell<Option<u64>>>) -> impl FnMut(&mut egg::Runner<lang::Node, facts::Facts, ()>) -> Result<(), String> {
+    move |r| {
+        if cost.get().is_none() {
+            cost.set(Some(input_cost(&r.egraph, &values, &costs)));
+        }
+        Ok(())
+    }
 }
 
 /// The clock egg reads for its statistics: a mock that never moves. egg
@@ -265,8 +279,12 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }
-    let costs = cost::CostModel::for_target(config.target, config.limits.o3_rules);
-    let cost_before = input_cost(&built, &costs);
+    let costs = Rc::new(cost::CostModel::for_target(config.target, config.limits.o3_rules));
+    let values: Rc<[Id]> = built.plans.iter().filter_map(|p| match p {
+        Plan::Value { class, .. } => Some(*class),
+        _ => None,
+    }).collect();
+    let priced = Rc::new(Cell::new(None));
     let t1 = std::time::Instant::now();
     let rewrites = rules::rewrites_shared(config.target, config.limits.o3_rules);
     let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
@@ -275,6 +293,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         .with_egraph(egraph)
         .with_iter_limit(config.limits.iterations)
         .with_node_limit(node_limit)
+        .with_hook(price_input(values.clone(), costs.clone(), priced.clone()))
         .with_hook(search_budget(config.limits.search_budget))
         // Runs right before each iteration's search, on the e-graph it reads.
         .with_hook(|r| {
@@ -283,6 +302,9 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         })
         .with_scheduler(egg::BackoffScheduler::default())
         .run(rewrites.iter());
+    // No hook ran when the limits stopped the run before its first
+    // search: the e-graph is then the rebuilt input.
+    let cost_before = priced.get().unwrap_or_else(|| input_cost(&runner.egraph, &values, &costs));
     report.values_before = built.values;
     report.cost_before = cost_before;
     report.stop = format!("{:?}", runner.stop_reason);
@@ -310,7 +332,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
             _ => {}
         }
     }
-    let choice = extract::extract(&built.egraph, &roots, &costs);
+    let choice = extract::extract(&built.egraph, &roots, &*costs);
     let t3 = std::time::Instant::now();
     report.cost_after = choice.dag_cost;
     if choice.dag_cost > cost_before {
@@ -318,7 +340,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         return None;
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
-    let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, demanded);
+    let emitter = emit::Emitter::new(f, &built, &choice, &*costs, view, cfg, dom, demanded);
     let emitted = emitter.run();
     let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {
