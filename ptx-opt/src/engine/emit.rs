@@ -448,7 +448,7 @@ impl<'a> Emitter<'a> {
 
     /// An input node with canonical children.
     fn canonical_input(&self, i: &InputNode) -> Node {
-        Node::Op(i.shape, i.operands.iter().map(|(k, _)| self.find(*k)).collect())
+        Node::Op(i.shape, i.sources.iter().map(|(k, _)| self.find(*k)).collect())
     }
 
     /// A register holding `class` here, and the block it was written in
@@ -635,10 +635,10 @@ impl<'a> Emitter<'a> {
     fn elaborate_as_input(&mut self, class: Id, input: Option<&InputNode>, into: Option<RegId>) -> Option<RegId> {
         let input = input?;
         let class = self.find(class);
-        let kids: SmallVec<[Id; 3]> = input.operands.iter().map(|(k, _)| self.find(*k)).collect();
+        let kids: SmallVec<[Id; 3]> = input.sources.iter().map(|(k, _)| self.find(*k)).collect();
         // (Nothing the walk writes here goes into an input register: what
         // an input register holds stays so for the whole statement.)
-        let held: SmallVec<[Option<RegId>; 3]> = kids.iter().zip(&input.regs).map(|(k, r)| r.filter(|r| self.holds(*r, *k))).collect();
+        let held: SmallVec<[Option<RegId>; 3]> = kids.iter().zip(&input.sources).map(|(k, (_, r))| r.filter(|r| self.holds(*r, *k))).collect();
         // A source its register holds can be had (`can` says so, the
         // register holding it being available).
         debug_assert!(kids.iter().zip(&held).all(|(k, h)| h.is_none() || self.available(*k).is_some()), "a source held in its register is not available");
@@ -707,7 +707,7 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             // Asked only where it decides something: a constant operand.
-            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| !w.input.operands[k].1) && self.available(*kid).is_some();
+            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
                 (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
@@ -715,7 +715,7 @@ impl<'a> Emitter<'a> {
             };
             // The input's literal as written (an operand the input wrote as
             // an immediate is the class of that constant).
-            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literals[k].clone());
+            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literal(k).cloned());
             let op = match (imm, literal) {
                 (Some(_), Some(l)) => Operand::Imm(l),
                 (Some(i), None) => {
