@@ -55,6 +55,9 @@ pub struct Parser<'a> {
     /// Take the fast paths for plain declarations and lone literals (off
     /// only in tests, which check they give what the general parser gives).
     pub fast_paths: bool,
+    /// The statements and spans of the body being parsed, kept with their
+    /// room between bodies (see `body`).
+    pub body_buffers: (Vec<crate::ir::Stmt>, Vec<Span>),
 }
 
 /// How many tokens the parser can look ahead.
@@ -93,6 +96,7 @@ impl<'a> Parser<'a> {
             heads: FxHashMap::default(),
             forms: FxHashMap::default(),
             fast_paths: true,
+            body_buffers: (Vec::new(), Vec::new()),
         };
         p.lex_ahead();
         p
