@@ -826,6 +826,8 @@ impl<'a> Emitter<'a> {
         let mut outputs: Vec<Vec<Out>> = std::iter::repeat_with(Vec::new).take(self.cfg.node_bound()).collect();
         for b in order {
             self.out = std::mem::take(&mut outputs[b.index()]);
+            // Room for the block as it was: most blocks come out as long.
+            self.out.reserve_exact(self.cfg.block(b).stmts.len());
             self.point = Point { block: b, seq: 0 };
             let reachable = self.dom.contains(b);
             for k in self.cfg.block(b).stmts.clone() {
