@@ -378,7 +378,11 @@ impl Steps {
             if versions.written(k).is_empty() || !view.reachable(k) {
                 continue;
             }
-            let read = operands_all_read(ins).then(|| {
+            // Every register of its operands that is not written read, and
+            // some (so that [`Prepared::sources`] has a register, each one of
+            // these: a register source is an operand that is not written):
+            // then the versions it reads are all of its register sources.
+            let read = view.operands_all_read(k).then(|| {
                 let start = reads.len() as u32;
                 reads.extend(view.reads(k).iter().map(|(_, v)| versions.number(*v)));
                 start..reads.len() as u32
@@ -549,30 +553,6 @@ fn immediate_move(f: &Function, ins: &Instruction) -> Option<(RegId, u128)> {
     Some((d.reg, ptx_ir::eval::imm_bits(imm, ty)))
 }
 
-/// Is every register of its operands that is not written read, and some is
-/// (so that [`Prepared::sources`] has a register, each one of these: a
-/// register source is an operand that is not written)? Then the versions
-/// it reads are all of its register sources ([`Step::reads`]).
-fn operands_all_read(ins: &Instruction) -> bool {
-    let mut operand_reads = 0;
-    let mut unread = false;
-    let mut first = true;
-    ins.for_each_reg(|_, a| {
-        // The guard comes first.
-        if std::mem::take(&mut first) && ins.guard.is_some() {
-            return;
-        }
-        if !a.write {
-            if a.read {
-                operand_reads += 1;
-            } else {
-                unread = true;
-            }
-        }
-    });
-    !unread && operand_reads > 0
-}
-
 /// The φs whose values the solver needs, with their inputs. A φ is needed
 /// when a guard or a statement the solver evaluates reads its version, when
 /// a guarded write keeps it as the old value, or when it is an input of a
@@ -604,12 +584,10 @@ struct NeededPhi {
 impl PhiInputs {
     /// The needed φs (with `all`: every φ of the function, the debug
     /// builds' reference), numbered if they were not.
-    fn of_needed(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &mut Versions, steps: &Steps, all: bool) -> PhiInputs {
+    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &mut Versions, steps: &Steps, all: bool) -> PhiInputs {
         if all {
-            for reg in (0..f.regs.len() as u32).map(RegId) {
-                for b in view.phi_blocks(reg) {
-                    versions.number(Version { reg, def: VersionDef::Phi(b) });
-                }
+            for (b, reg) in view.all_phis() {
+                versions.number(Version { reg, def: VersionDef::Phi(b) });
             }
         }
         let first_phi = versions.written.len() as u32;
@@ -698,14 +676,14 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
             Some((versions.number(version_read(view, g.reg, k)), g.negated))
         })
         .collect();
-    let phis = PhiInputs::of_needed(f, body, cfg, view, &mut versions, &steps, false);
+    let phis = PhiInputs::of_needed(body, cfg, view, &mut versions, &steps, false);
     // Debug builds solve with every φ too, and check that each version the
     // solver may read (every one but the φs not needed) and each block come
     // out the same.
     #[cfg(debug_assertions)]
     let reference = {
         let mut versions = versions.clone();
-        let all = PhiInputs::of_needed(f, body, cfg, view, &mut versions, &steps, true);
+        let all = PhiInputs::of_needed(body, cfg, view, &mut versions, &steps, true);
         iterate(f, body, cfg, view, ctx, versions, &steps, &deciding, all)
     };
     #[cfg(debug_assertions)]
