@@ -180,22 +180,23 @@ fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
 
 /// The solution: the value of each version and the executable blocks.
 /// Versions are numbered once ([`Versions`]); the solver works on numbers.
-struct Solution {
-    versions: Versions,
+struct Solution<'v> {
+    versions: Versions<'v>,
     values: Vec<Lattice>,
     executable: Vec<bool>,
 }
 
 /// Dense numbers for the versions of a function: the registers statement
-/// `k` writes are numbered from `def_base[k]` (in `written` order), and
+/// `k` writes are numbered from `def_base[k]` (in `written` order, as the
+/// view numbers writes: [`ValueView::writes`]), and
 /// after them the φs, as they are met ([`Versions::number`]): the solver
 /// asks for few of a function's φs, and numbering every one the view has
 /// cost a placement of φs no read sees (renderer -O2: 275,266 φs, of which
 /// sccp reads 3,468). The value on entry has none (it varies).
 #[derive(Clone)]
-struct Versions {
-    def_base: Vec<u32>,
-    written: Vec<RegId>,
+struct Versions<'v> {
+    def_base: &'v [u32],
+    written: &'v [RegId],
     /// The φs numbered, by number from `written.len()`.
     phis: Vec<(NodeIndex, RegId)>,
     phi_ids: FxHashMap<(NodeIndex, RegId), u32>,
@@ -205,28 +206,9 @@ struct Versions {
 /// A version's number, or `ENTRY` for the value on entry.
 const ENTRY: u32 = u32::MAX;
 
-impl Versions {
-    fn new(f: &Function, body: &[Stmt], view: &ValueView) -> Versions {
-        // Grouped by statement with a counting sort (registers in order
-        // within each), not a small vector per statement.
-        let mut def_base = vec![0u32; body.len() + 1];
-        for r in 0..f.regs.len() {
-            for &k in &view.reg(RegId(r as u32)).defs {
-                def_base[k + 1] += 1;
-            }
-        }
-        for k in 1..def_base.len() {
-            def_base[k] += def_base[k - 1];
-        }
-        let mut written = vec![RegId(0); def_base[body.len()] as usize];
-        let mut next = def_base.clone();
-        for r in 0..f.regs.len() {
-            let reg = RegId(r as u32);
-            for &k in &view.reg(reg).defs {
-                written[next[k] as usize] = reg;
-                next[k] += 1;
-            }
-        }
+impl<'v> Versions<'v> {
+    fn new(view: &'v ValueView) -> Versions<'v> {
+        let (def_base, written) = view.writes();
         let count = written.len() as u32;
         Versions { def_base, written, phis: Vec::new(), phi_ids: FxHashMap::default(), count }
     }
@@ -276,7 +258,7 @@ impl Versions {
     }
 }
 
-impl Solution {
+impl Solution<'_> {
     fn get(&self, id: u32) -> Lattice {
         if id == ENTRY {
             return Lattice::Varies;
@@ -658,8 +640,8 @@ impl PhiInputs {
     }
 }
 
-fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
-    let mut versions = Versions::new(f, body, view);
+fn solve<'v>(f: &Function, body: &[Stmt], cfg: &Cfg, view: &'v ValueView, ctx: &ModuleContext) -> Solution<'v> {
+    let mut versions = Versions::new(view);
     let steps = Steps::new(body, cfg, view, &mut versions);
     // The terminator deciding each block's edges: its guard, when it has one.
     let deciding: Vec<Option<(u32, bool)>> = (0..cfg.node_bound())
@@ -704,7 +686,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
 
 /// The solver's rounds, to a fixed point, over the φs `phis` gives.
 #[allow(clippy::too_many_arguments)]
-fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
+fn iterate<'v>(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions<'v>, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution<'v> {
     let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
