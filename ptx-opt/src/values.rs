@@ -118,6 +118,9 @@ pub struct ValueView {
     first_write: Vec<u32>,
     reachable: Vec<bool>,
     idom: Vec<Option<NodeIndex>>,
+    /// Per reachable block, when the renaming walk over the dominator tree
+    /// entered and left it (`a` dominates `b` when `a`'s span holds `b`'s).
+    dom_span: Vec<(u32, u32)>,
 }
 
 impl ValueView {
@@ -138,7 +141,7 @@ impl ValueView {
         let frontiers = dominance_frontiers(cfg, dom);
         let mut placement = PhiPlacement::new(cfg.node_bound());
         let phi_blocks_of = place_phis(cfg, &frontiers, &regs, &placed, &mut placement);
-        let read_defs = rename(cfg, dom, &mut scan, &phi_blocks_of, &mut regs);
+        let (read_defs, dom_span) = rename(cfg, dom, &mut scan, &phi_blocks_of, &mut regs);
         let Scan { reads, operands_all_read, def_regs: written, def_start: first_write, .. } = scan;
         let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();
         let block_end = (0..cfg.node_bound()).map(|i| cfg.graph.node_weight(NodeIndex::new(i)).map_or(0, |b| b.stmts.end)).collect();
@@ -159,6 +162,7 @@ impl ValueView {
             first_write,
             reachable,
             idom,
+            dom_span,
         }
     }
 
@@ -232,6 +236,7 @@ impl ValueView {
             && self.first_write == other.first_write
             && self.reachable == other.reachable
             && self.idom == other.idom
+            && self.dom_span == other.dom_span
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
@@ -435,7 +440,31 @@ impl ValueView {
         }
     }
 
+    /// Does reachable block `a` strictly dominate reachable block `b`?
+    fn strictly_dominates(&self, a: NodeIndex, b: NodeIndex) -> bool {
+        let ((a_in, a_out), (b_in, b_out)) = (self.dom_span[a.index()], self.dom_span[b.index()]);
+        a != b && a_in <= b_in && b_out <= a_out
+    }
+
     fn version_at_entry(&self, reg: RegId, b: NodeIndex) -> VersionDef {
+        // A register written once, in a block that strictly dominates `b`,
+        // holds that write at `b`'s entry: a block of the iterated
+        // dominance frontier of one block `d` is never strictly dominated
+        // by `d`, so no φ of it lies on the way. Most registers are written
+        // once; this skips the walk and the placement of their φs when
+        // asked (-O2: renderer's `copy-prop` 51.1 -> 43.9 M, matrix_free's
+        // `sccp` 34.2 -> 32.7 M).
+        if let [k] = self.regs[reg.0 as usize].defs[..] {
+            if self.strictly_dominates(self.block_of_stmt[k], b) {
+                return VersionDef::Def(k);
+            }
+        }
+        self.version_at_entry_by_walk(reg, b)
+    }
+
+    /// [`ValueView::version_at_entry`] without the shortcut for registers
+    /// written once: its φ at `b`, or the walk up the dominator tree.
+    fn version_at_entry_by_walk(&self, reg: RegId, b: NodeIndex) -> VersionDef {
         if self.has_phi(reg, b) {
             return VersionDef::Phi(b);
         }
@@ -642,22 +671,28 @@ impl PhiPlacement {
 /// `scan.reads`, marks the registers read at a φ in `regs`, and gives the
 /// statements whose value some read sees (a `Def` version read).
 #[inline(never)]
-fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>], regs: &mut [RegInfo]) -> Vec<bool> {
+/// Also gives each reachable block's span in the walk (`ValueView::dom_span`).
+fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>], regs: &mut [RegInfo]) -> (Vec<bool>, Vec<(u32, u32)>) {
     // The version each register holds (the top of its stack, as Cytron et
     // al. keep one), and a log of the versions a block's definitions
     // replaced, put back on leaving the block.
     let mut current: Vec<VersionDef> = vec![VersionDef::Entry; regs.len()];
     let mut replaced: Vec<(RegId, VersionDef)> = Vec::new();
     let mut read_defs = vec![false; scan.reads.len()];
+    let mut span = vec![(u32::MAX, 0u32); cfg.node_bound()];
+    let mut clock = 0u32;
     // (block, once entered: the length of `replaced` on entry).
     let mut walk: Vec<(NodeIndex, Option<usize>)> = vec![(cfg.entry, None)];
     while let Some((b, entered)) = walk.pop() {
+        clock += 1;
         if let Some(mark) = entered {
             for (r, v) in replaced.drain(mark..).rev() {
                 current[r.0 as usize] = v;
             }
+            span[b.index()].1 = clock;
             continue;
         }
+        span[b.index()].0 = clock;
         walk.push((b, Some(replaced.len())));
         let define = |current: &mut [VersionDef], replaced: &mut Vec<(RegId, VersionDef)>, r: RegId, v: VersionDef| replaced.push((r, std::mem::replace(&mut current[r.0 as usize], v)));
         // A φ of a register no block reads before writing it is read by
@@ -683,7 +718,7 @@ fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>
             walk.push((c, None));
         }
     }
-    read_defs
+    (read_defs, span)
 }
 
 #[cfg(test)]
@@ -922,6 +957,29 @@ mod tests {
             if src == UNREAD_PHI {
                 assert!(unplaced_phis >= 1, "the test has a φ placed when asked");
             }
+        }
+    }
+
+    /// The shortcut for registers written once (their write, where its
+    /// block strictly dominates) gives what the walk up the dominator tree
+    /// gives, at the entry of every block, for every register.
+    #[test]
+    fn registers_written_once_hold_their_write_where_it_dominates() {
+        for src in [LOOP_INSIDE_IF, UNREAD_PHI] {
+            let (f, v) = view(src);
+            let cfg = Cfg::build(&f);
+            let dom = DomTree::dominators(&cfg);
+            let mut shortcuts = 0;
+            for r in (0..f.regs.len()).map(|r| RegId(r as u32)) {
+                for b in cfg.graph.node_indices().filter(|&b| dom.contains(b)) {
+                    let by_walk = v.version_at_entry_by_walk(r, b);
+                    assert_eq!(v.version_at_entry(r, b), by_walk, "{r:?} at the entry of {b:?}");
+                    if let [k] = v.reg(r).defs[..] {
+                        shortcuts += (cfg.block_of_stmt[k] != b && dom.dominates(cfg.block_of_stmt[k], b)) as usize;
+                    }
+                }
+            }
+            assert!(shortcuts > 0, "the test takes the shortcut");
         }
     }
 }
