@@ -24,6 +24,14 @@
 //! write ([`ValueView::needs_writes`]). Vector registers (`.v2`/`.v4`) have
 //! no versions: passes leave instructions that touch them alone. The view is
 //! built on the reachable blocks; statements of unreachable blocks have none.
+//!
+//! φs are placed with the view only for the registers some block reads
+//! before writing (Briggs et al.'s global names, semi-pruned SSA): only their
+//! reads can see one. The other registers' φs, which no read sees but
+//! [`ValueView::version_at`] may name, are placed for one register when
+//! first asked about it (renderer -O2: 275,266 φs over 110 views placed
+//! at once, of which 47,918 are of registers read across blocks; `build`
+//! 76.5 -> 55.2 M).
 
 use ptx_ir::analysis::{dominance_frontiers, DomTree};
 use ptx_ir::cfg::Cfg;
@@ -79,9 +87,21 @@ pub struct ValueView {
     /// For each statement, the version of each scalar register it reads.
     reads: Vec<SmallVec<[(RegId, Version); 3]>>,
     regs: Vec<RegInfo>,
-    /// The registers with a φ at each block's entry (in register order:
-    /// looked up by binary search).
+    /// Per register: are its φs in `phis_in_block` (a register some block
+    /// read before writing when the view was built), else in
+    /// `phis_when_asked`. Either says the same ([`ValueView::has_phi`]):
+    /// renaming reads ([`ValueView::reads_renamed`]) leaves it as it is.
+    placed: Vec<bool>,
+    /// The registers of `placed` with a φ at each block's entry (in
+    /// register order: looked up by binary search).
     phis_in_block: Vec<Vec<RegId>>,
+    /// The blocks with a φ of a register not `placed`, per register asked
+    /// about (sorted), found when first asked.
+    phis_when_asked: RefCell<FxHashMap<RegId, Box<[NodeIndex]>>>,
+    /// Each reachable block's dominance frontier, for the φs placed when asked.
+    frontiers: Vec<Vec<NodeIndex>>,
+    /// The placement's marks, kept from `build` for the φs placed when asked.
+    placement: RefCell<PhiPlacement>,
     /// The end of each block's statement range (the last write of a
     /// register inside a block is found among its sorted `defs`).
     block_end: Vec<usize>,
@@ -90,8 +110,17 @@ pub struct ValueView {
     block_of_stmt: Vec<NodeIndex>,
     /// Statements some read sees the value of (a `Def` version read).
     read_defs: Vec<bool>,
+    /// Per statement: [`ValueView::operands_all_read`].
+    operands_all_read: Vec<bool>,
+    /// The scalar registers each statement writes ([`ValueView::writes`]):
+    /// statement `k`'s are `written[first_write[k]..first_write[k + 1]]`.
+    written: Vec<RegId>,
+    first_write: Vec<u32>,
     reachable: Vec<bool>,
     idom: Vec<Option<NodeIndex>>,
+    /// Per reachable block, when the renaming walk over the dominator tree
+    /// entered and left it (`a` dominates `b` when `a`'s span holds `b`'s).
+    dom_span: Vec<(u32, u32)>,
 }
 
 impl ValueView {
@@ -101,13 +130,53 @@ impl ValueView {
         let body = f.body.as_ref().unwrap_or(&empty);
         let mut regs: Vec<RegInfo> = f.regs.iter().map(|r| RegInfo { vector: r.vector.is_some(), ..RegInfo::default() }).collect();
         let reachable: Vec<bool> = (0..cfg.node_bound()).map(|i| dom.contains(NodeIndex::new(i))).collect();
-        let mut scan = scan(body, cfg, &reachable, &mut regs);
-        let phi_blocks_of = place_phis(cfg, dom, &regs);
-        let read_defs = rename(cfg, dom, &mut scan, &phi_blocks_of, &mut regs);
-        let reads = scan.reads;
+        let scan = scan(body, cfg, &reachable, &mut regs);
+        let placed = scan.read_across.clone();
+        ValueView::build_placing(cfg, dom, scan, regs, placed, reachable)
+    }
+
+    /// [`ValueView::build`] after the scan, with the φs of the registers
+    /// `placed` says placed with the view.
+    fn build_placing(cfg: &Cfg, dom: &DomTree, mut scan: Scan, mut regs: Vec<RegInfo>, placed: Vec<bool>, reachable: Vec<bool>) -> ValueView {
+        let frontiers = dominance_frontiers(cfg, dom);
+        let mut placement = PhiPlacement::new(cfg.node_bound());
+        let phi_blocks_of = place_phis(cfg, &frontiers, &regs, &placed, &mut placement);
+        let (read_defs, dom_span) = rename(cfg, dom, &mut scan, &phi_blocks_of, &mut regs);
+        let Scan { reads, operands_all_read, def_regs: written, def_start: first_write, .. } = scan;
         let idom = (0..cfg.node_bound()).map(|i| dom.idom(NodeIndex::new(i))).collect();
         let block_end = (0..cfg.node_bound()).map(|i| cfg.graph.node_weight(NodeIndex::new(i)).map_or(0, |b| b.stmts.end)).collect();
-        ValueView { reads, regs, phis_in_block: phi_blocks_of, block_end, end_memo: RefCell::default(), block_of_stmt: cfg.block_of_stmt.clone(), read_defs, reachable, idom }
+        ValueView {
+            reads,
+            regs,
+            placed,
+            phis_in_block: phi_blocks_of,
+            phis_when_asked: RefCell::default(),
+            frontiers,
+            placement: RefCell::new(placement),
+            block_end,
+            end_memo: RefCell::default(),
+            block_of_stmt: cfg.block_of_stmt.clone(),
+            read_defs,
+            operands_all_read,
+            written,
+            first_write,
+            reachable,
+            idom,
+            dom_span,
+        }
+    }
+
+    /// [`ValueView::build`] with every register's φs placed with the view,
+    /// none when asked: the reference the placement when asked is checked
+    /// against.
+    #[cfg(test)]
+    fn build_placing_every_phi(f: &Function, cfg: &Cfg, dom: &DomTree) -> ValueView {
+        let body = f.body.as_deref().unwrap_or(&[]);
+        let mut regs: Vec<RegInfo> = f.regs.iter().map(|r| RegInfo { vector: r.vector.is_some(), ..RegInfo::default() }).collect();
+        let reachable: Vec<bool> = (0..cfg.node_bound()).map(|i| dom.contains(NodeIndex::new(i))).collect();
+        let scan = scan(body, cfg, &reachable, &mut regs);
+        let placed = vec![true; regs.len()];
+        ValueView::build_placing(cfg, dom, scan, regs, placed, reachable)
     }
 
     /// Makes this the view of `g`, a copy of the function it is of in which
@@ -152,16 +221,22 @@ impl ValueView {
     }
 
     /// Do two views say the same of every statement and register (the
-    /// check of [`ValueView::reads_renamed`] in debug builds)?
+    /// check of [`ValueView::reads_renamed`] in debug builds)? Which
+    /// registers' φs were placed with the view is left out: the φs are the
+    /// same (the frontiers of the same definitions) however they were found.
     pub fn same_as(&self, other: &ValueView) -> bool {
         self.reads == other.reads
             && self.regs == other.regs
-            && self.phis_in_block == other.phis_in_block
+            && self.frontiers == other.frontiers
             && self.block_end == other.block_end
             && self.block_of_stmt == other.block_of_stmt
             && self.read_defs == other.read_defs
+            && self.operands_all_read == other.operands_all_read
+            && self.written == other.written
+            && self.first_write == other.first_write
             && self.reachable == other.reachable
             && self.idom == other.idom
+            && self.dom_span == other.dom_span
     }
 
     /// Facts about the versions statements write, to a fixed point: `fact`
@@ -230,6 +305,25 @@ impl ValueView {
         self.reads.get(k).map_or(&[], |v| v.as_slice())
     }
 
+    /// Does reachable statement `k` read every register of its operands
+    /// that it does not write, and some (its guard left out)? Then the
+    /// registers it reads are its guard's and those of its sources. Found
+    /// with the view's walk over the operands, for `sccp`, which asks it of
+    /// every statement that writes a register (its own walk cost renderer
+    /// -O2's `sccp` 11.8 M); renaming reads does not change it.
+    pub fn operands_all_read(&self, k: usize) -> bool {
+        self.operands_all_read.get(k).copied().unwrap_or(false)
+    }
+
+    /// Every write of a scalar register, numbered densely: `(first, written)`,
+    /// statement `k`'s writes being `written[first[k]..first[k + 1]]`, each
+    /// register once, in operand order (for `sccp`, which numbers the
+    /// versions statements write so; its own counting sort of every
+    /// register's definitions cost renderer -O2 5.6 M).
+    pub fn writes(&self) -> (&[u32], &[RegId]) {
+        (&self.first_write, &self.written)
+    }
+
     /// Does some read see the value statement `k` writes (directly, not
     /// through a φ)?
     pub fn is_read(&self, k: usize) -> bool {
@@ -248,13 +342,7 @@ impl ValueView {
         i.read_at_phi || i.partial_write || i.vector
     }
 
-    /// The registers with a φ version at the entry of block `b`, in register
-    /// order (placement visits registers in order; `sccp` numbers φs by it).
-    pub fn phis(&self, b: NodeIndex) -> &[RegId] {
-        self.phis_in_block.get(b.index()).map_or(&[], |v| v.as_slice())
-    }
-
-    /// The inputs of the φ of `reg` at block `b` (one of [`ValueView::phis`]):
+    /// The inputs of the φ of `reg` at block `b` (one [`ValueView::has_phi`] says there is):
     /// per reachable predecessor block, once, the version it holds at its
     /// end. Found when asked, not with the view: most φs of a function
     /// (minimal SSA) are read by nothing, and only `sccp` asks, for the
@@ -311,12 +399,80 @@ impl ValueView {
         (self.block_of_stmt[d] == b).then_some(d)
     }
 
+    /// Every φ (block, register), those a read may see and those it may
+    /// not (the debug builds' check of `sccp` numbers them all): the
+    /// placement of every register's.
+    pub fn all_phis(&self) -> Vec<(NodeIndex, RegId)> {
+        let mut all: Vec<(NodeIndex, RegId)> = Vec::new();
+        for (b, regs) in self.phis_in_block.iter().enumerate() {
+            all.extend(regs.iter().map(|&r| (NodeIndex::new(b), r)));
+        }
+        for reg in (0..self.regs.len() as u32).map(RegId).filter(|r| !self.placed[r.0 as usize]) {
+            self.with_phi_blocks_when_asked(reg, |blocks| all.extend(blocks.iter().map(|&b| (b, reg))));
+        }
+        all
+    }
+
+    /// The blocks with a φ of `reg`, sorted.
+    #[cfg(test)]
+    fn phi_blocks(&self, reg: RegId) -> Vec<NodeIndex> {
+        (0..self.phis_in_block.len()).map(NodeIndex::new).filter(|&b| self.has_phi(reg, b)).collect()
+    }
+
+    /// The iterated dominance frontier of the blocks that write `reg`, sorted.
+    fn place_phis_of(&self, reg: RegId) -> Box<[NodeIndex]> {
+        let mut blocks: Vec<NodeIndex> = Vec::new();
+        self.placement.borrow_mut().place(&self.frontiers, &self.block_of_stmt, &self.regs[reg.0 as usize], |b| blocks.push(b));
+        blocks.sort_unstable();
+        blocks.into()
+    }
+
+    /// `answer` of the blocks with a φ of `reg`, a register not `placed`
+    /// (sorted; found when first asked, then kept).
+    fn with_phi_blocks_when_asked<T>(&self, reg: RegId, answer: impl FnOnce(&[NodeIndex]) -> T) -> T {
+        if let Some(blocks) = self.phis_when_asked.borrow().get(&reg) {
+            return answer(blocks);
+        }
+        let blocks = self.place_phis_of(reg);
+        let answered = answer(&blocks);
+        self.phis_when_asked.borrow_mut().insert(reg, blocks);
+        answered
+    }
+
     /// Does block `b` have a φ of `reg`?
-    fn has_phi(&self, reg: RegId, b: NodeIndex) -> bool {
-        self.phis(b).binary_search(&reg).is_ok()
+    pub fn has_phi(&self, reg: RegId, b: NodeIndex) -> bool {
+        if self.placed[reg.0 as usize] {
+            self.phis_in_block[b.index()].binary_search(&reg).is_ok()
+        } else {
+            self.with_phi_blocks_when_asked(reg, |blocks| blocks.binary_search(&b).is_ok())
+        }
+    }
+
+    /// Does reachable block `a` strictly dominate reachable block `b`?
+    fn strictly_dominates(&self, a: NodeIndex, b: NodeIndex) -> bool {
+        let ((a_in, a_out), (b_in, b_out)) = (self.dom_span[a.index()], self.dom_span[b.index()]);
+        a != b && a_in <= b_in && b_out <= a_out
     }
 
     fn version_at_entry(&self, reg: RegId, b: NodeIndex) -> VersionDef {
+        // A register written once, in a block that strictly dominates `b`,
+        // holds that write at `b`'s entry: a block of the iterated
+        // dominance frontier of one block `d` is never strictly dominated
+        // by `d`, so no φ of it lies on the way. Most registers are written
+        // once; this skips the walk and the placement of their φs when
+        // asked (-O2: renderer's `copy-prop` 51.1 -> 43.9 M, matrix_free's
+        // `sccp` 34.2 -> 32.7 M).
+        if let [k] = self.regs[reg.0 as usize].defs[..] {
+            if self.strictly_dominates(self.block_of_stmt[k], b) {
+                return VersionDef::Def(k);
+            }
+        }
+        self.version_at_entry_by_walk(reg, b)
+    }
+
+    /// [`ValueView::version_at_entry`] without the shortcut for registers
+    /// written once: its φ at `b`, or the walk up the dominator tree.
+    fn version_at_entry_by_walk(&self, reg: RegId, b: NodeIndex) -> VersionDef {
         if self.has_phi(reg, b) {
             return VersionDef::Phi(b);
         }
@@ -363,6 +519,8 @@ struct Scan {
     /// see a φ (Briggs et al.'s global names), the others' see a write of
     /// their own block.
     read_across: Vec<bool>,
+    /// Per statement: [`ValueView::operands_all_read`].
+    operands_all_read: Vec<bool>,
 }
 
 impl Scan {
@@ -382,6 +540,7 @@ fn scan(body: &[Stmt], cfg: &Cfg, reachable: &[bool], regs: &mut [RegInfo]) -> S
     let mut def_regs: Vec<RegId> = Vec::with_capacity(body.len());
     let mut def_start: Vec<u32> = Vec::with_capacity(body.len() + 1);
     let mut read_across = vec![false; regs.len()];
+    let mut operands_all_read = vec![false; body.len()];
     // Per register, the last block that wrote it (a block's index plus one).
     let mut written_in = vec![0u32; regs.len()];
     for (k, s) in body.iter().enumerate() {
@@ -395,7 +554,12 @@ fn scan(body: &[Stmt], cfg: &Cfg, reachable: &[bool], regs: &mut [RegInfo]) -> S
         let guarded = ins.guard.is_some();
         let first_def = def_regs.len();
         let stmt_reads = &mut reads[k];
+        // For `operands_all_read`: registers read and not written (the
+        // guard's one of them), and some neither read nor written.
+        let (mut reads_not_written, mut unread) = (0u32, false);
         ins.for_each_reg(|r, access| {
+            reads_not_written += (access.read && !access.write) as u32;
+            unread |= !access.read && !access.write;
             let info = &mut regs[r.0 as usize];
             if info.vector {
                 return;
@@ -414,76 +578,134 @@ fn scan(body: &[Stmt], cfg: &Cfg, reachable: &[bool], regs: &mut [RegInfo]) -> S
                 }
             }
         });
+        operands_all_read[k] = !unread && reads_not_written > guarded as u32;
+        #[cfg(debug_assertions)]
+        assert_eq!(operands_all_read[k], operands_all_read_by_walk(ins), "operands_all_read of {ins:?}");
         for &r in &def_regs[first_def..] {
             written_in[r.0 as usize] = mark;
         }
     }
     def_start.push(def_regs.len() as u32);
-    Scan { reads, def_regs, def_start, read_across }
+    Scan { reads, def_regs, def_start, read_across, operands_all_read }
 }
 
-/// φ placement: per block, the registers with a φ at its entry (in register
-/// order), the iterated dominance frontier of each register's definition
-/// blocks.
-#[inline(never)]
-fn place_phis(cfg: &Cfg, dom: &DomTree, regs: &[RegInfo]) -> Vec<Vec<RegId>> {
-    let df = dominance_frontiers(cfg, dom);
-    let mut phi_blocks_of: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
-    let mut work: Vec<NodeIndex> = Vec::new();
-    let mut seen: Vec<u32> = vec![u32::MAX; cfg.node_bound()];
-    let mut placed: Vec<u32> = vec![u32::MAX; cfg.node_bound()];
-    for (ri, info) in regs.iter().enumerate() {
-        if info.defs.len() < 1 || info.vector {
-            continue;
+/// [`ValueView::operands_all_read`] of `ins` by a walk of its own: the
+/// reference debug builds check the scan's against.
+#[cfg(debug_assertions)]
+fn operands_all_read_by_walk(ins: &Instruction) -> bool {
+    let mut operand_reads = 0;
+    let mut unread = false;
+    let mut first = true;
+    ins.for_each_reg(|_, a| {
+        // The guard comes first.
+        if std::mem::take(&mut first) && ins.guard.is_some() {
+            return;
         }
+        if !a.write {
+            if a.read {
+                operand_reads += 1;
+            } else {
+                unread = true;
+            }
+        }
+    });
+    !unread && operand_reads > 0
+}
+
+/// φ placement: per block, the registers of `placed` with a φ at its entry
+/// (in register order).
+#[inline(never)]
+fn place_phis(cfg: &Cfg, frontiers: &[Vec<NodeIndex>], regs: &[RegInfo], placed: &[bool], placement: &mut PhiPlacement) -> Vec<Vec<RegId>> {
+    let mut phi_blocks_of: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
+    for (ri, info) in regs.iter().enumerate() {
+        if placed[ri] {
+            placement.place(frontiers, &cfg.block_of_stmt, info, |b| phi_blocks_of[b.index()].push(RegId(ri as u32)));
+        }
+    }
+    phi_blocks_of
+}
+
+/// The blocks with a φ of one register: the iterated dominance frontier of
+/// its definitions' blocks (Cytron et al.), with marks per block reused
+/// from register to register (a placement per register asked about cost
+/// renderer -O2's `copy-prop` 1.6 M of allocations).
+struct PhiPlacement {
+    work: Vec<NodeIndex>,
+    /// Per block, the mark of the last placement whose walk reached it.
+    seen: Vec<u32>,
+    /// Per block, the mark of the last placement that gave it a φ.
+    placed: Vec<u32>,
+    /// The mark of the next placement.
+    next: u32,
+}
+
+impl PhiPlacement {
+    fn new(blocks: usize) -> PhiPlacement {
+        PhiPlacement { work: Vec::new(), seen: vec![u32::MAX; blocks], placed: vec![u32::MAX; blocks], next: 0 }
+    }
+
+    /// Gives `phi_at` each block with a φ of the register `info` describes, once.
+    fn place(&mut self, frontiers: &[Vec<NodeIndex>], block_of_stmt: &[NodeIndex], info: &RegInfo, mut phi_at: impl FnMut(NodeIndex)) {
+        if info.defs.is_empty() || info.vector {
+            return;
+        }
+        let PhiPlacement { work, seen, placed, next } = self;
+        let mark = *next;
+        *next += 1;
         work.clear();
         for &k in &info.defs {
-            let b = cfg.block_of_stmt[k];
-            if seen[b.index()] != ri as u32 {
-                seen[b.index()] = ri as u32;
+            let b = block_of_stmt[k];
+            if seen[b.index()] != mark {
+                seen[b.index()] = mark;
                 work.push(b);
             }
         }
         while let Some(b) = work.pop() {
-            for &d in &df[b.index()] {
-                if placed[d.index()] != ri as u32 {
-                    placed[d.index()] = ri as u32;
-                    phi_blocks_of[d.index()].push(RegId(ri as u32));
-                    if seen[d.index()] != ri as u32 {
-                        seen[d.index()] = ri as u32;
+            for &d in &frontiers[b.index()] {
+                if placed[d.index()] != mark {
+                    placed[d.index()] = mark;
+                    phi_at(d);
+                    if seen[d.index()] != mark {
+                        seen[d.index()] = mark;
                         work.push(d);
                     }
                 }
             }
         }
     }
-    phi_blocks_of
 }
 
 /// Renaming walk over the dominator tree: sets the version of every read in
 /// `scan.reads`, marks the registers read at a φ in `regs`, and gives the
 /// statements whose value some read sees (a `Def` version read).
 #[inline(never)]
-fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>], regs: &mut [RegInfo]) -> Vec<bool> {
+/// Also gives each reachable block's span in the walk (`ValueView::dom_span`).
+fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>], regs: &mut [RegInfo]) -> (Vec<bool>, Vec<(u32, u32)>) {
     // The version each register holds (the top of its stack, as Cytron et
     // al. keep one), and a log of the versions a block's definitions
     // replaced, put back on leaving the block.
     let mut current: Vec<VersionDef> = vec![VersionDef::Entry; regs.len()];
     let mut replaced: Vec<(RegId, VersionDef)> = Vec::new();
     let mut read_defs = vec![false; scan.reads.len()];
+    let mut span = vec![(u32::MAX, 0u32); cfg.node_bound()];
+    let mut clock = 0u32;
     // (block, once entered: the length of `replaced` on entry).
     let mut walk: Vec<(NodeIndex, Option<usize>)> = vec![(cfg.entry, None)];
     while let Some((b, entered)) = walk.pop() {
+        clock += 1;
         if let Some(mark) = entered {
             for (r, v) in replaced.drain(mark..).rev() {
                 current[r.0 as usize] = v;
             }
+            span[b.index()].1 = clock;
             continue;
         }
+        span[b.index()].0 = clock;
         walk.push((b, Some(replaced.len())));
         let define = |current: &mut [VersionDef], replaced: &mut Vec<(RegId, VersionDef)>, r: RegId, v: VersionDef| replaced.push((r, std::mem::replace(&mut current[r.0 as usize], v)));
         // A φ of a register no block reads before writing it is read by
-        // nothing: the walk skips it (it stays placed, for `version_at`).
+        // nothing: the walk skips it (such φs are placed with the view only
+        // by `build_placing_every_phi`, the tests' reference).
         for &r in phi_blocks_of[b.index()].iter().filter(|r| scan.read_across[r.0 as usize]) {
             define(&mut current, &mut replaced, r, VersionDef::Phi(b));
         }
@@ -504,7 +726,7 @@ fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>
             walk.push((c, None));
         }
     }
-    read_defs
+    (read_defs, span)
 }
 
 #[cfg(test)]
@@ -659,15 +881,14 @@ mod tests {
         // SKIP: from the entry block (skipping the loop) and the loop's exit.
         assert_eq!(inputs(skip, r2), want(&[(entry, VersionDef::Def(mov)), (latch, VersionDef::Def(add))]));
         // Each input is what the predecessor holds at its end.
-        for b in cfg.graph.node_indices() {
-            for &r in v.phis(b) {
+        for r in (0..f.regs.len()).map(|r| RegId(r as u32)) {
+            let blocks = v.phi_blocks(r);
+            assert!(blocks.windows(2).all(|w| w[0] < w[1]), "φ blocks of {r:?} in order");
+            for b in blocks {
                 for (p, def) in v.phi_inputs(&cfg, b, r) {
                     assert_eq!(def, v.version_at_end(r, p));
                 }
             }
-        }
-        for b in cfg.graph.node_indices() {
-            assert!(v.phis(b).windows(2).all(|w| w[0] < w[1]), "φs of {b:?} in register order");
         }
         let r2 = reg(&f, "%r2");
         assert!(matches!(v.read(f.body.as_ref().unwrap().len() - 2, r2).unwrap().def, VersionDef::Phi(_)));
@@ -724,6 +945,98 @@ mod tests {
             }
             assert!(reads > 5);
             assert!((0..body.len()).all(|k| v.is_read(k) == seen_defs[k]));
+        }
+    }
+
+    /// Registers whose φs no read sees, which the view places only when
+    /// asked: `%r2`, written in both arms of an `if` and, under a guard,
+    /// again before its read after the join (`version_at` names the φ as
+    /// the old value the guarded write keeps); `%r4`, written in a loop
+    /// before each read.
+    const UNREAD_PHI: &str = ".entry k(.param .u64 p) { .reg .b32 %r<5>; .reg .pred %p<3>; .reg .b64 %rd1;
+        ld.param.u64 %rd1, [p];
+        ld.global.u32 %r1, [%rd1];
+        setp.eq.u32 %p1, %r1, 0;
+        @%p1 bra ELSE;
+        mov.u32 %r2, 1;
+        bra JOIN;
+    ELSE:
+        mov.u32 %r2, 2;
+    JOIN:
+        @%p1 mov.u32 %r2, 3;
+        st.global.u32 [%rd1+4], %r2;
+        mov.u32 %r3, 4;
+    L:
+        add.u32 %r3, %r3, 1;
+        mov.u32 %r4, %r3;
+        add.u32 %r4, %r4, 1;
+        st.global.u32 [%rd1+8], %r4;
+        setp.ne.u32 %p2, %r3, 9;
+        @%p2 bra L;
+        ret; }";
+
+    /// The φs of registers no block reads before writing, placed when
+    /// `version_at` first asks about them, give every answer the view with
+    /// every register's φs placed with it gives: the version each register
+    /// holds before every statement and at the end of every block, the φ
+    /// blocks and their inputs, and the reads.
+    #[test]
+    fn phis_placed_when_asked_agree_with_every_phi_placed() {
+        for src in [LOOP_INSIDE_IF, UNREAD_PHI] {
+            let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{src}");
+            let m = ptx_ir::parse_str(&text).unwrap();
+            let ptx_ir::ir::Item::Func(f) = &m.items[0] else { panic!() };
+            let cfg = Cfg::build(f);
+            let dom = DomTree::dominators(&cfg);
+            let (asked, every) = (ValueView::build(f, &cfg, &dom), ValueView::build_placing_every_phi(f, &cfg, &dom));
+            assert!(asked.same_as(&every));
+            let (mut all_asked, mut all_every) = (asked.all_phis(), every.all_phis());
+            all_asked.sort();
+            all_every.sort();
+            assert_eq!(all_asked, all_every);
+            let mut unplaced_phis = 0;
+            for r in (0..f.regs.len()).map(|r| RegId(r as u32)) {
+                for k in (0..f.body.as_ref().unwrap().len()).filter(|&k| asked.reachable(k)) {
+                    assert_eq!(asked.version_at(r, k), every.version_at(r, k), "{r:?} before statement {k}");
+                }
+                for b in cfg.graph.node_indices().filter(|&b| dom.contains(b)) {
+                    assert_eq!(asked.version_at_end(r, b), every.version_at_end(r, b), "{r:?} at the end of {b:?}");
+                }
+                let blocks = asked.phi_blocks(r);
+                assert_eq!(blocks, every.phi_blocks(r), "φ blocks of {r:?}");
+                for &b in &blocks {
+                    assert_eq!(asked.phi_inputs(&cfg, b, r), every.phi_inputs(&cfg, b, r));
+                }
+                if !asked.placed[r.0 as usize] {
+                    unplaced_phis += blocks.len();
+                }
+            }
+            if src == UNREAD_PHI {
+                assert!(unplaced_phis >= 1, "the test has a φ placed when asked");
+            }
+        }
+    }
+
+    /// The shortcut for registers written once (their write, where its
+    /// block strictly dominates) gives what the walk up the dominator tree
+    /// gives, at the entry of every block, for every register.
+    #[test]
+    fn registers_written_once_hold_their_write_where_it_dominates() {
+        for src in [LOOP_INSIDE_IF, UNREAD_PHI] {
+            let (f, v) = view(src);
+            let cfg = Cfg::build(&f);
+            let dom = DomTree::dominators(&cfg);
+            let mut shortcuts = 0;
+            for r in (0..f.regs.len()).map(|r| RegId(r as u32)) {
+                for b in cfg.graph.node_indices().filter(|&b| dom.contains(b)) {
+                    let by_walk = v.version_at_entry_by_walk(r, b);
+                    assert_eq!(v.version_at_entry(r, b), by_walk, "{r:?} at the entry of {b:?}");
+                    if let [k] = v.reg(r).defs[..] {
+                        shortcuts += (cfg.block_of_stmt[k] != b && dom.dominates(cfg.block_of_stmt[k], b)) as usize;
+                    }
+                }
+            }
+            assert!(shortcuts > 0, "the test takes the shortcut");
         }
     }
 }

@@ -47,6 +47,7 @@ use petgraph::visit::EdgeRef;
 use ptx_ir::cfg::{Cfg, EdgeKind};
 use ptx_ir::ir::{Function, Instruction, Operand, RegId, Stmt};
 use ptx_ir::isa::Opcode;
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 pub const PASS: Pass = Pass {
@@ -179,56 +180,37 @@ fn prepare(f: &Function, ins: &Instruction) -> Option<Prepared> {
 
 /// The solution: the value of each version and the executable blocks.
 /// Versions are numbered once ([`Versions`]); the solver works on numbers.
-struct Solution {
-    versions: Versions,
+struct Solution<'v> {
+    versions: Versions<'v>,
     values: Vec<Lattice>,
     executable: Vec<bool>,
 }
 
 /// Dense numbers for the versions of a function: the registers statement
-/// `k` writes are numbered from `def_base[k]` (in `written` order), the φs
-/// of block `b` from `phi_base[b]` (in [`ValueView::phis`] order, which is
-/// by register). The value on entry has none (it varies).
+/// `k` writes are numbered from `def_base[k]` (in `written` order, as the
+/// view numbers writes: [`ValueView::writes`]), and
+/// after them the φs, as they are met ([`Versions::number`]): the solver
+/// asks for few of a function's φs, and numbering every one the view has
+/// cost a placement of φs no read sees (renderer -O2: 275,266 φs, of which
+/// sccp reads 3,468). The value on entry has none (it varies).
 #[derive(Clone)]
-struct Versions {
-    def_base: Vec<u32>,
-    written: Vec<RegId>,
-    phi_base: Vec<u32>,
+struct Versions<'v> {
+    def_base: &'v [u32],
+    written: &'v [RegId],
+    /// The φs numbered, by number from `written.len()`.
+    phis: Vec<(NodeIndex, RegId)>,
+    phi_ids: FxHashMap<(NodeIndex, RegId), u32>,
     count: u32,
 }
 
 /// A version's number, or `ENTRY` for the value on entry.
 const ENTRY: u32 = u32::MAX;
 
-impl Versions {
-    fn new(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView) -> Versions {
-        // Grouped by statement with a counting sort (registers in order
-        // within each), not a small vector per statement.
-        let mut def_base = vec![0u32; body.len() + 1];
-        for r in 0..f.regs.len() {
-            for &k in &view.reg(RegId(r as u32)).defs {
-                def_base[k + 1] += 1;
-            }
-        }
-        for k in 1..def_base.len() {
-            def_base[k] += def_base[k - 1];
-        }
-        let mut written = vec![RegId(0); def_base[body.len()] as usize];
-        let mut next = def_base.clone();
-        for r in 0..f.regs.len() {
-            let reg = RegId(r as u32);
-            for &k in &view.reg(reg).defs {
-                written[next[k] as usize] = reg;
-                next[k] += 1;
-            }
-        }
-        let mut count = written.len() as u32;
-        let mut phi_base = Vec::with_capacity(cfg.node_bound());
-        for b in 0..cfg.node_bound() {
-            phi_base.push(count);
-            count += view.phis(NodeIndex::new(b)).len() as u32;
-        }
-        Versions { def_base, written, phi_base, count }
+impl<'v> Versions<'v> {
+    fn new(view: &'v ValueView) -> Versions<'v> {
+        let (def_base, written) = view.writes();
+        let count = written.len() as u32;
+        Versions { def_base, written, phis: Vec::new(), phi_ids: FxHashMap::default(), count }
     }
 
     /// The registers statement `k` writes.
@@ -243,17 +225,40 @@ impl Versions {
     }
 
     /// The number of `v`; `ENTRY` for the value on entry (and, never
-    /// expected, for a version the view does not have: it varies).
-    fn id(&self, view: &ValueView, v: Version) -> u32 {
+    /// expected, for a version the view does not have or a φ not yet
+    /// numbered ([`Versions::number`]): it varies).
+    fn id(&self, v: Version) -> u32 {
         match v.def {
             VersionDef::Entry => ENTRY,
             VersionDef::Def(k) => self.written(k).iter().position(|&r| r == v.reg).map_or(ENTRY, |i| self.def_base[k] + i as u32),
-            VersionDef::Phi(b) => view.phis(b).binary_search(&v.reg).map_or(ENTRY, |i| self.phi_base[b.index()] + i as u32),
+            VersionDef::Phi(b) => {
+                let id = self.phi_ids.get(&(b, v.reg)).copied();
+                debug_assert!(id.is_some(), "sccp: the φ of {:?} at {b:?} is asked for before it is numbered", v.reg);
+                id.unwrap_or(ENTRY)
+            }
         }
+    }
+
+    /// The number of `v`, a version the view gives, numbering it if it is
+    /// a φ not yet numbered.
+    fn number(&mut self, v: Version) -> u32 {
+        match v.def {
+            VersionDef::Phi(b) => *self.phi_ids.entry((b, v.reg)).or_insert_with(|| {
+                self.phis.push((b, v.reg));
+                self.count += 1;
+                self.count - 1
+            }),
+            _ => self.id(v),
+        }
+    }
+
+    /// The block and register of φ number `id`.
+    fn phi(&self, id: u32) -> (NodeIndex, RegId) {
+        self.phis[id as usize - self.written.len()]
     }
 }
 
-impl Solution {
+impl Solution<'_> {
     fn get(&self, id: u32) -> Lattice {
         if id == ENTRY {
             return Lattice::Varies;
@@ -272,13 +277,13 @@ impl Solution {
         false
     }
 
-    fn of(&self, view: &ValueView, v: Version) -> Lattice {
-        self.get(self.versions.id(view, v))
+    fn of(&self, v: Version) -> Lattice {
+        self.get(self.versions.id(v))
     }
 
     /// The value `reg` has at statement `k` (before it).
     fn at(&self, view: &ValueView, reg: RegId, k: usize) -> Lattice {
-        self.of(view, version_read(view, reg, k))
+        self.of(version_read(view, reg, k))
     }
 }
 
@@ -342,7 +347,7 @@ struct Steps {
 }
 
 impl Steps {
-    fn new(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions) -> Steps {
+    fn new(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &mut Versions) -> Steps {
         // Sized once: growing the list of steps copied it some 600 times on a
         // 3.8 MB module (6.3 M). A step writes a register, and most read
         // one or two.
@@ -355,15 +360,20 @@ impl Steps {
             if versions.written(k).is_empty() || !view.reachable(k) {
                 continue;
             }
-            let read = operands_all_read(ins).then(|| {
+            // Every register of its operands that is not written read, and
+            // some (so that [`Prepared::sources`] has a register, each one of
+            // these: a register source is an operand that is not written):
+            // then the versions it reads are all of its register sources.
+            let read = view.operands_all_read(k).then(|| {
                 let start = reads.len() as u32;
-                reads.extend(view.reads(k).iter().map(|(_, v)| versions.id(view, *v)));
+                reads.extend(view.reads(k).iter().map(|(_, v)| versions.number(*v)));
                 start..reads.len() as u32
             });
-            let guard = ins.guard.map(|g| (versions.id(view, version_read(view, g.reg, k)), g.negated));
+            let guard = ins.guard.map(|g| (versions.number(version_read(view, g.reg, k)), g.negated));
             if ins.guard.is_some() {
-                for (id, &r) in versions.def_range(k).zip(versions.written(k)) {
-                    before[id as usize] = versions.id(view, Version { reg: r, def: view.version_at(r, k) });
+                for id in versions.def_range(k) {
+                    let r = versions.written[id as usize];
+                    before[id as usize] = versions.number(Version { reg: r, def: view.version_at(r, k) });
                 }
             }
             let range = &mut of_block[view.block_of(k).index()];
@@ -489,7 +499,7 @@ fn prepare_step(f: &Function, ins: &Instruction, view: &ValueView, sol: &Solutio
             .iter()
             .zip(&p.regs)
             .map(|(s, r)| match (s, r) {
-                (SourceOf::Reg(_), Some(r)) => versions.id(view, version_read(view, *r, k)),
+                (SourceOf::Reg(_), Some(r)) => versions.id(version_read(view, *r, k)),
                 _ => ENTRY,
             })
             .collect();
@@ -525,38 +535,14 @@ fn immediate_move(f: &Function, ins: &Instruction) -> Option<(RegId, u128)> {
     Some((d.reg, ptx_ir::eval::imm_bits(imm, ty)))
 }
 
-/// Is every register of its operands that is not written read, and some is
-/// (so that [`Prepared::sources`] has a register, each one of these: a
-/// register source is an operand that is not written)? Then the versions
-/// it reads are all of its register sources ([`Step::reads`]).
-fn operands_all_read(ins: &Instruction) -> bool {
-    let mut operand_reads = 0;
-    let mut unread = false;
-    let mut first = true;
-    ins.for_each_reg(|_, a| {
-        // The guard comes first.
-        if std::mem::take(&mut first) && ins.guard.is_some() {
-            return;
-        }
-        if !a.write {
-            if a.read {
-                operand_reads += 1;
-            } else {
-                unread = true;
-            }
-        }
-    });
-    !unread && operand_reads > 0
-}
-
 /// The φs whose values the solver needs, with their inputs. A φ is needed
 /// when a guard or a statement the solver evaluates reads its version, when
 /// a guarded write keeps it as the old value, or when it is an input of a
 /// needed φ (the rewrite asks for nothing else: a statement it may replace
 /// is one the solver evaluates). The view is minimal SSA: most φs of a large function are of
 /// registers dead at the merge and are none of these (on a 3.8 MB module,
-/// 3,468 of 274,850 are read); their inputs are never found, and they
-/// stay `Unknown`, which nothing reads.
+/// 3,468 of 274,850 are read); they are never numbered ([`Versions`]) and
+/// their inputs never found.
 struct PhiInputs {
     /// Per input: the predecessor and the version arriving from it (a
     /// needed φ's inputs side by side).
@@ -565,7 +551,7 @@ struct PhiInputs {
     /// holding its inputs (kept with the φ, not in a table over every φ:
     /// most are not needed).
     open_phis: Vec<Vec<NeededPhi>>,
-    /// Per φ: is it needed (read by the debug builds' check).
+    /// Per φ (from the first): is it needed (read by the debug builds' check).
     #[cfg_attr(not(debug_assertions), allow(dead_code))]
     needed: Vec<bool>,
 }
@@ -578,14 +564,28 @@ struct NeededPhi {
 }
 
 impl PhiInputs {
-    /// The needed φs (with `all`: every φ, the debug builds' reference).
-    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &Versions, steps: &Steps, all: bool) -> PhiInputs {
+    /// The needed φs (with `all`: every φ of the function, the debug
+    /// builds' reference), numbered if they were not.
+    fn of_needed(body: &[Stmt], cfg: &Cfg, view: &ValueView, versions: &mut Versions, steps: &Steps, all: bool) -> PhiInputs {
+        if all {
+            for (b, reg) in view.all_phis() {
+                versions.number(Version { reg, def: VersionDef::Phi(b) });
+            }
+        }
         let first_phi = versions.written.len() as u32;
         let nphis = (versions.count - first_phi) as usize;
         let mut needed = vec![all; nphis];
         let mut work: Vec<u32> = if all { (first_phi..versions.count).collect() } else { Vec::new() };
         let mut mark = |id: u32, work: &mut Vec<u32>| {
-            if id != ENTRY && id >= first_phi && !std::mem::replace(&mut needed[(id - first_phi) as usize], true) {
+            if id == ENTRY || id < first_phi {
+                return;
+            }
+            let i = (id - first_phi) as usize;
+            if i >= needed.len() {
+                // A φ numbered since.
+                needed.resize(i + 1, false);
+            }
+            if !std::mem::replace(&mut needed[i], true) {
                 work.push(id);
             }
         };
@@ -603,14 +603,14 @@ impl PhiInputs {
             // holds there, as `version_read` finds it) and the old values
             // a guarded write keeps.
             if let Some(g) = ins.guard {
-                mark(versions.id(view, version_read(view, g.reg, k)), &mut work);
+                mark(versions.number(version_read(view, g.reg, k)), &mut work);
             }
             let Some(step) = next_step.next_if(|step| step.stmt == k) else { continue };
             match steps.reads(step) {
                 Some(reads) => reads.iter().for_each(|&id| mark(id, &mut work)),
                 None => ins.for_each_reg(|r, a| {
                     if a.read || !a.write {
-                        mark(versions.id(view, version_read(view, r, k)), &mut work);
+                        mark(versions.number(version_read(view, r, k)), &mut work);
                     }
                 }),
             }
@@ -622,17 +622,14 @@ impl PhiInputs {
         // (block, φ) of every needed φ, found in any order.
         let mut found: Vec<(usize, NeededPhi)> = Vec::new();
         while let Some(id) = work.pop() {
-            // The block whose φs are numbered from at most `id` (blocks
-            // without φs share their number with the next).
-            let b = versions.phi_base.partition_point(|&base| base <= id) - 1;
-            let r = view.phis(NodeIndex::new(b))[(id - versions.phi_base[b]) as usize];
+            let (b, r) = versions.phi(id);
             let start = inputs.len() as u32;
-            for (p, def) in view.phi_inputs(cfg, NodeIndex::new(b), r) {
-                let v = versions.id(view, Version { reg: r, def });
+            for (p, def) in view.phi_inputs(cfg, b, r) {
+                let v = versions.number(Version { reg: r, def });
                 inputs.push((p, v));
                 mark(v, &mut work);
             }
-            found.push((b, NeededPhi { id, inputs: (start, inputs.len() as u32) }));
+            found.push((b.index(), NeededPhi { id, inputs: (start, inputs.len() as u32) }));
         }
         found.sort_unstable_by_key(|&(_, phi)| phi.id);
         let mut open_phis: Vec<Vec<NeededPhi>> = vec![Vec::new(); cfg.node_bound()];
@@ -643,9 +640,9 @@ impl PhiInputs {
     }
 }
 
-fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext) -> Solution {
-    let versions = Versions::new(f, body, cfg, view);
-    let steps = Steps::new(body, cfg, view, &versions);
+fn solve<'v>(f: &Function, body: &[Stmt], cfg: &Cfg, view: &'v ValueView, ctx: &ModuleContext) -> Solution<'v> {
+    let mut versions = Versions::new(view);
+    let steps = Steps::new(body, cfg, view, &mut versions);
     // The terminator deciding each block's edges: its guard, when it has one.
     let deciding: Vec<Option<(u32, bool)>> = (0..cfg.node_bound())
         .map(|b| {
@@ -658,17 +655,18 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
                 _ => None,
             })?;
             let g = ins.guard.filter(|_| ptx_ir::cfg::is_terminator(ins.opcode))?;
-            Some((versions.id(view, version_read(view, g.reg, k)), g.negated))
+            Some((versions.number(version_read(view, g.reg, k)), g.negated))
         })
         .collect();
-    let phis = PhiInputs::of_needed(body, cfg, view, &versions, &steps, false);
+    let phis = PhiInputs::of_needed(body, cfg, view, &mut versions, &steps, false);
     // Debug builds solve with every φ too, and check that each version the
     // solver may read (every one but the φs not needed) and each block come
     // out the same.
     #[cfg(debug_assertions)]
     let reference = {
-        let all = PhiInputs::of_needed(body, cfg, view, &versions, &steps, true);
-        iterate(f, body, cfg, view, ctx, versions.clone(), &steps, &deciding, all)
+        let mut versions = versions.clone();
+        let all = PhiInputs::of_needed(body, cfg, view, &mut versions, &steps, true);
+        iterate(f, body, cfg, view, ctx, versions, &steps, &deciding, all)
     };
     #[cfg(debug_assertions)]
     let needed = phis.needed.clone();
@@ -678,7 +676,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
         let first_phi = sol.versions.written.len();
         assert_eq!(sol.executable, reference.executable, "sccp: executable blocks of `{}` with only the needed φs", f.name);
         for (id, (a, b)) in sol.values.iter().zip(&reference.values).enumerate() {
-            if id < first_phi || needed[id - first_phi] {
+            if id < first_phi || needed.get(id - first_phi).copied().unwrap_or(false) {
                 assert_eq!(a, b, "sccp: version {id} of `{}` with only the needed φs", f.name);
             }
         }
@@ -688,7 +686,7 @@ fn solve(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleC
 
 /// The solver's rounds, to a fixed point, over the φs `phis` gives.
 #[allow(clippy::too_many_arguments)]
-fn iterate(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution {
+fn iterate<'v>(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &ModuleContext, versions: Versions<'v>, steps: &Steps, deciding: &[Option<(u32, bool)>], phis: PhiInputs) -> Solution<'v> {
     let n = versions.count as usize;
     let mut sol = Solution { versions, values: vec![Lattice::Unknown; n], executable: vec![false; cfg.node_bound()] };
     sol.executable[cfg.entry.index()] = true;
@@ -842,7 +840,7 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
         let is_const_mov = cur.opcode == Opcode::MOV && matches!(cur.operands.get(1), Some(Operand::Imm(_)));
         if !is_const_mov && cur.guard.is_none() && writes_a_constant(sol, k) && reads_a_merged_constant(body, view, sol, k) {
             if let Some(d) = value_dest(f, cur) {
-                if let Lattice::Const(c) = sol.of(view, Version { reg: d, def: VersionDef::Def(k) }) {
+                if let Lattice::Const(c) = sol.of(Version { reg: d, def: VersionDef::Def(k) }) {
                     let width = crate::engine::lang::type_width(f.reg(d).ty);
                     if let Some(mov) = crate::engine::emit::const_mov(d, c, width) {
                         new = Some(mov);
@@ -890,7 +888,7 @@ fn reads_a_merged_constant(body: &[Stmt], view: &ValueView, sol: &Solution, k: u
             VersionDef::Def(j) => matches!(&body[j], Stmt::Instr(i) if i.guard.is_some()),
             VersionDef::Entry => false,
         };
-        merged && matches!(sol.of(view, *v), Lattice::Const(_))
+        merged && matches!(sol.of(*v), Lattice::Const(_))
     })
 }
 
@@ -1031,6 +1029,28 @@ mod tests {
             ret;");
         assert!(!out.contains("@%p1"), "{out}");
         assert!(out.contains("mov.b32 %r3, 6;"), "{out}");
+    }
+
+    #[test]
+    fn a_constant_kept_by_a_guarded_write_through_a_phi_no_read_sees() {
+        // No read sees the φ of %r2 at JOIN (its read follows the guarded
+        // write there), so the view places it only when asked; the old
+        // value the guarded write keeps is that φ, a 7 from both arms.
+        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+            ld.param.u64 %rd1, [p];
+            ld.param.u32 %r1, [n];
+            setp.eq.u32 %p1, %r1, 0;
+            @%p1 bra ELSE;
+            mov.u32 %r2, 7;
+            bra JOIN;
+        ELSE:
+            mov.u32 %r2, 7;
+        JOIN:
+            @%p1 mov.u32 %r2, 7;
+            add.u32 %r3, %r2, 1;
+            st.global.u32 [%rd1], %r3;
+            ret;");
+        assert!(out.contains("mov.b32 %r3, 8;"), "{out}");
     }
 
     #[test]
