@@ -937,9 +937,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn constant_through_a_merge() {
-        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
+    /// `%r2` set to 7 in both arms of an `if` on `n`, up to the join.
+    const SEVEN_IN_BOTH_ARMS: &str = ".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
             ld.param.u64 %rd1, [p];
             ld.param.u32 %r1, [n];
             setp.eq.u32 %p1, %r1, 0;
@@ -948,13 +947,17 @@ mod tests {
             bra JOIN;
         ELSE:
             mov.u32 %r2, 7;
-        JOIN:
+        JOIN:";
+
+    #[test]
+    fn constant_through_a_merge() {
+        let out = sccp(&format!("{SEVEN_IN_BOTH_ARMS}
             add.u32 %r3, %r2, 1;
             setp.ne.u32 %p2, %r2, 7;
             @%p2 bra OUT;
             st.global.u32 [%rd1], %r3;
         OUT:
-            ret;");
+            ret;"));
         assert!(out.contains("mov.b32 %r3, 8;"), "{out}");
         // The branch on a known false is gone; the one on `n` stays.
         assert!(!out.contains("@%p2 bra"), "{out}");
@@ -1036,20 +1039,11 @@ mod tests {
         // No read sees the φ of %r2 at JOIN (its read follows the guarded
         // write there), so the view places it only when asked; the old
         // value the guarded write keeps is that φ, a 7 from both arms.
-        let out = sccp(".reg .b32 %r<6>; .reg .pred %p<3>; .reg .b64 %rd<2>;
-            ld.param.u64 %rd1, [p];
-            ld.param.u32 %r1, [n];
-            setp.eq.u32 %p1, %r1, 0;
-            @%p1 bra ELSE;
-            mov.u32 %r2, 7;
-            bra JOIN;
-        ELSE:
-            mov.u32 %r2, 7;
-        JOIN:
+        let out = sccp(&format!("{SEVEN_IN_BOTH_ARMS}
             @%p1 mov.u32 %r2, 7;
             add.u32 %r3, %r2, 1;
             st.global.u32 [%rd1], %r3;
-            ret;");
+            ret;"));
         assert!(out.contains("mov.b32 %r3, 8;"), "{out}");
     }
 
