@@ -787,8 +787,6 @@ mod tests {
         assert!(v.needs_writes(r1));
     }
 
-    /// A loop inside an if: φs at the loop head (entry and back edge) and
-    /// at the join (two arms, one of them the loop's exit).
     /// The constant each version holds, by `mov` of an immediate and
     /// `add` of two constants, with `propagate`.
     fn constants(f: &Function, v: &ValueView) -> FxHashMap<Version, u64> {
@@ -838,6 +836,8 @@ mod tests {
         assert_eq!(c.get(&v.read(7, reg(&f, "%r3")).unwrap()), Some(&12));
     }
 
+    /// A loop inside an if: φs at the loop head (entry and back edge) and
+    /// at the join (two arms, one of them the loop's exit).
     const LOOP_INSIDE_IF: &str = ".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p<3>; .reg .b64 %rd1;
         ld.param.u64 %rd1, [p];
         ld.global.u32 %r1, [%rd1];
@@ -983,12 +983,10 @@ mod tests {
     #[test]
     fn phis_placed_when_asked_agree_with_every_phi_placed() {
         for src in [LOOP_INSIDE_IF, UNREAD_PHI] {
-            let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{src}");
-            let m = ptx_ir::parse_str(&text).unwrap();
-            let ptx_ir::ir::Item::Func(f) = &m.items[0] else { panic!() };
-            let cfg = Cfg::build(f);
+            let (f, asked) = view(src);
+            let cfg = Cfg::build(&f);
             let dom = DomTree::dominators(&cfg);
-            let (asked, every) = (ValueView::build(f, &cfg, &dom), ValueView::build_placing_every_phi(f, &cfg, &dom));
+            let every = ValueView::build_placing_every_phi(&f, &cfg, &dom);
             assert!(asked.same_as(&every));
             let (mut all_asked, mut all_every) = (asked.all_phis(), every.all_phis());
             all_asked.sort();
