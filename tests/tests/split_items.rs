@@ -153,3 +153,28 @@ fn recutting_after_edits_equals_cutting_from_scratch() {
     }
     assert!(checked > 100);
 }
+
+/// The cut skips what comments and strings hold: a `{` or `}` in a line
+/// comment, a block comment or a string inside a body, or in a comment
+/// between items, neither opens nor ends anything (an unmatched `{` would
+/// hide the next items); a `/*` left open in a body runs to the end of the
+/// text.
+#[test]
+fn braces_in_comments_and_strings_do_not_cut() {
+    let header = ".version 8.7\n.target sm_80\n.address_size 64\n";
+    let items = [
+        ".visible .entry a()\n{\n// a { in a line comment\n/* a { in a block comment, */ /* then one ending in ** */\n.pragma \"{\";\nret;\n}\n/* between items, a { and a \" */\n",
+        ".visible .entry b()\n{\n{\nret; // {\n}\n}\n",
+        ".global .b8 s[3] = {1, /* { */ 2, 3};\n",
+    ];
+    let text = format!("{header}{}", items.concat());
+    let start = split::header_end(text.as_bytes()).unwrap();
+    let cut: Vec<&str> = split::split_items(text.as_bytes(), start).into_iter().map(|r| text[r].trim_start()).collect();
+    assert_eq!(cut, items);
+    let whole = parse_in_one_pass("braces.ptx", text.as_bytes()).unwrap();
+    assert_eq!(parse_in_parallel("braces.ptx", text.as_bytes()), Some(whole));
+
+    let open = format!("{header}.visible .entry c()\n{{\nret; /* never closed }}\n.visible .entry d()\n{{\nret;\n}}\n");
+    let start = split::header_end(open.as_bytes()).unwrap();
+    assert_eq!(split::split_items(open.as_bytes(), start), vec![start..open.len()]);
+}
