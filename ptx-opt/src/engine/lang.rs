@@ -325,6 +325,13 @@ impl ShapeTable {
         self.shapes.is_empty()
     }
 
+    /// The shape [`Self::of_text`] gave for `head` with `n` sources; `None`
+    /// when it was not asked for yet (a node of that shape may still exist,
+    /// taken from the input).
+    pub fn of_text_known(&self, head: &'static str, n: u8) -> Option<ShapeId> {
+        self.by_text.get(&(head, n)).copied()
+    }
+
     /// The shape of an instruction written as text (`mul.hi.u32`) with `n`
     /// sources, for rules. The width is the destination type's.
     ///
