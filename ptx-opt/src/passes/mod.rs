@@ -6,6 +6,7 @@
 //! [`analyses`] is the cache of what passes share.
 
 pub mod address_space;
+pub mod alignment;
 pub mod analyses;
 pub mod body;
 pub mod compact_regs;

@@ -19,26 +19,23 @@
 //!   value there; immediates are not grouped (vector operands are
 //!   registers).
 //!
-//! Alignment is known, per register version, from: a kernel parameter
-//! declared `.ptr .align N` (its `ld.param`), a function-local variable's
-//! address (its `.align`, else its type's size), and what `cvta`, `mov`,
-//! `cvt` between integer widths, `add`/`sub` (the smaller),
-//! `mul`/`mad`/`shl` by constants (more zero bits) and `and` with a mask
-//! keep of it. Nothing else is assumed: an address whose alignment is
-//! not proven stays scalar (a misaligned vector access faults).
+//! What proves an alignment is [`super::alignment`]'s; nothing else is
+//! assumed: an address whose alignment is not proven stays scalar (a
+//! misaligned vector access faults).
 //!
 //! Why: ptxas merges shared-memory accesses whose alignment it sees
 //! itself, but it does not use `.ptr .align` (measured, ptxas 12.9: four
 //! `st.global.f32` through an `.align 16` parameter stay four `STG.E`).
 //! `.v8` and `.v4.b64` (global only, newest targets) are not formed.
 
+use super::alignment::{log2_of, Alignment};
 use super::memory::{touch, Base, Location, Symbols, Touch};
 use super::operands::plain_reg;
 use super::{Analyses, Pass, Preserves};
-use crate::values::{ValueView, Version};
+use crate::values::ValueView;
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{AddrBase, Function, Instruction, Name, Operand, RegId, Stmt};
-use ptx_ir::isa::{Mod, Opcode, StateSpace, TypeClass};
+use ptx_ir::ir::{Function, Instruction, Operand, RegId, Stmt};
+use ptx_ir::isa::{Mod, StateSpace};
 use rustc_hash::FxHashMap;
 use std::cell::OnceCell;
 
@@ -56,107 +53,6 @@ pub const PASS: Pass = Pass {
 /// 2.2 SDK's fluidsGL `advectParticles_k`, 64 SASS instructions, 341 with
 /// its two-float `.local` array read as one `.v2`).
 const VECTORIZED_SPACES: &[StateSpace] = &[StateSpace::Global, StateSpace::Generic];
-
-/// Known alignment (log2 of bytes, at most 4: 16 bytes is all a vector
-/// needs) of register versions and symbols.
-pub struct Alignment {
-    regs: FxHashMap<Version, u32>,
-    syms: FxHashMap<Name, u32>,
-}
-
-const MAX_LOG2: u32 = 4;
-
-fn log2_of(n: u64) -> u32 {
-    if n == 0 {
-        MAX_LOG2
-    } else {
-        n.trailing_zeros().min(MAX_LOG2)
-    }
-}
-
-impl Alignment {
-    pub fn of(f: &Function, view: &ValueView) -> Alignment {
-        let mut syms: FxHashMap<Name, u32> = FxHashMap::default();
-        let mut ptr_params: FxHashMap<Name, u32> = FxHashMap::default();
-        if f.kind == ptx_ir::ir::FuncKind::Entry {
-            for d in f.params.iter().flatten() {
-                if let Some(a) = d.ptr().and_then(|p| p.align) {
-                    ptr_params.extend(d.names.iter().map(|n| (n.name.clone(), log2_of(a))));
-                }
-            }
-        }
-        let syms_scope = Symbols::of(f);
-        let mut depth = 0usize;
-        for s in f.body.iter().flatten() {
-            match s {
-                Stmt::ScopeBegin => depth += 1,
-                Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-                Stmt::Decl(d) if depth == 0 && matches!(d.space, StateSpace::Local | StateSpace::Shared | StateSpace::Global) => {
-                    let natural = (d.ty.bits() as u64 / 8).max(1) * d.vector.unwrap_or(1) as u64;
-                    let a = log2_of(d.align().unwrap_or(natural));
-                    for n in &d.names {
-                        if !syms_scope.is_scoped(&n.name) {
-                            syms.insert(n.name.clone(), a);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        let body = f.body.as_deref().unwrap_or(&[]);
-        // Only these give an alignment (the `match` below).
-        const ALIGNING: &[Opcode] = &[Opcode::LD, Opcode::MOV, Opcode::CVTA, Opcode::CVT, Opcode::ADD, Opcode::SUB, Opcode::MUL, Opcode::MAD, Opcode::SHL, Opcode::AND];
-        let regs = view.propagate(body, ALIGNING, |k, ins, known: &FxHashMap<Version, u32>| {
-            let d = ins.operands.first().and_then(|o| plain_reg(f, o, None))?;
-            if ins.guard.is_some() {
-                return None;
-            }
-            let of = |o: &Operand| -> u32 {
-                match o {
-                    Operand::Imm(i) => log2_of(ins.ty().map_or(0, |t| ptx_ir::eval::imm_bits(i, t)) as u64),
-                    Operand::Reg(_) => plain_reg(f, o, None).and_then(|r| view.read(k, r)).and_then(|v| known.get(&v).copied()).unwrap_or(0),
-                    Operand::Sym(s) => syms.get(&s.name).map_or(0, |&a| a.min(log2_of(s.offset as u64))),
-                    _ => 0,
-                }
-            };
-            let src = |i: usize| ins.operands.get(i).map_or(0, of);
-            let int_like = |t: &ptx_ir::isa::ScalarType| matches!(t.class(), TypeClass::Signed | TypeClass::Unsigned | TypeClass::Bits);
-            let integer = ins.ty().is_some_and(|t| int_like(&t));
-            let a = match ins.opcode {
-                Opcode::LD if ins.space().base() == StateSpace::Param => match ins.operands.get(1) {
-                    Some(Operand::Addr(a)) => match &a.base {
-                        AddrBase::Sym(n) if a.offset == 0 => ptr_params.get(n).copied().unwrap_or(0),
-                        _ => 0,
-                    },
-                    _ => 0,
-                },
-                Opcode::MOV | Opcode::CVTA => src(1),
-                Opcode::CVT if integer && ins.types().iter().all(int_like) && super::operands::only_types(ins) => src(1),
-                Opcode::ADD | Opcode::SUB if integer && ins.operands.len() == 3 && super::operands::only_types(ins) => src(1).min(src(2)),
-                Opcode::MUL if integer && ins.operands.len() == 3 && !ins.has(Mod::from_text(".hi")?) => (src(1) + src(2)).min(MAX_LOG2),
-                Opcode::MAD if integer && ins.operands.len() == 4 && !ins.has(Mod::from_text(".hi")?) && !ins.has(Mod::from_text(".cc")?) => (src(1) + src(2)).min(MAX_LOG2).min(src(3)),
-                Opcode::SHL => match ins.operands.get(2) {
-                    Some(Operand::Imm(i)) => (src(1) + (ptx_ir::eval::imm_bits(i, ptx_ir::isa::ScalarType::U32) as u32).min(64)).min(MAX_LOG2),
-                    _ => 0,
-                },
-                Opcode::AND if integer => src(1).max(src(2)),
-                _ => 0,
-            };
-            (a > 0).then_some((d, a))
-        });
-        Alignment { regs, syms }
-    }
-
-    /// The known alignment (log2) of a location's address.
-    fn of_location(&self, at: &Location) -> u32 {
-        let base = match &at.base {
-            Base::Reg(r, v) => self.regs.get(&Version { reg: *r, def: *v }).copied().unwrap_or(0),
-            Base::Sym(n) => self.syms.get(n).copied().unwrap_or(0),
-            Base::Abs(a) => log2_of(*a),
-        };
-        base.min(log2_of(at.offset as u64))
-    }
-}
 
 /// What each statement of one block does to memory ([`touch`]), and,
 /// once a load group asks, where it reads or writes each register.
@@ -266,8 +162,8 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                 let Some(group) = places.group(&scalars, &used, i, n) else { continue };
                 let first = &scalars[group[0]];
                 let bytes = first.at.size as u64 * n as u64;
-                let align = align.get_or_insert_with(|| Alignment::of(f, &view));
-                if align.regs.is_empty() && align.syms.is_empty() {
+                let align = align.get_or_insert_with(|| Alignment::of(f, view));
+                if !align.any() {
                     return None;
                 }
                 if bytes > 16 || align.of_location(&first.at) < log2_of(bytes) || (first.at.offset as u64) % bytes != 0 {
