@@ -263,6 +263,14 @@ pub struct Emitter<'a> {
     /// Input instructions written back as they were (to tell a duplicate
     /// the input computes again from a value a rule made equal).
     emitted_inputs: FxHashSet<Node>,
+    /// The e-graph's classes by id ([`super::facts::classes_by_id`]): egg
+    /// finds a class in a hash map, 3.7 M of the walk's 35.6 M host
+    /// instructions on matrix_free at -O2.
+    classes: Vec<Option<&'a super::facts::EClass>>,
+    /// Per shape, [`takes_immediates`] of its instruction once asked (a
+    /// search of the form's syntax, 1.5 M host instructions of the walk on
+    /// matrix_free at -O2 when asked per operand).
+    takes_immediates: Vec<Option<bool>>,
 }
 
 /// The input's instruction of a value statement, to be written back as the
@@ -294,6 +302,8 @@ impl<'a> Emitter<'a> {
             can_memo: FxHashMap::default(),
             emitted: 0,
             emitted_inputs: FxHashSet::with_capacity_and_hasher(built.values, Default::default()),
+            classes: super::facts::classes_by_id(&built.egraph),
+            takes_immediates: Vec::new(),
         }
     }
 
@@ -328,6 +338,21 @@ impl<'a> Emitter<'a> {
 
     fn find(&self, id: Id) -> Id {
         self.built.egraph.find(id)
+    }
+
+    /// The class of `id` (`egraph[id]`, from [`Self::classes`]).
+    fn class(&self, id: Id) -> &'a super::facts::EClass {
+        self.classes[usize::from(self.find(id))].expect("the id of a class")
+    }
+
+    /// Whether PTX takes immediates for the sources of shape `s`'s
+    /// instruction ([`takes_immediates`], asked once per shape).
+    fn shape_takes_immediates(&mut self, s: super::lang::ShapeId) -> bool {
+        let k = s.0 as usize;
+        if k >= self.takes_immediates.len() {
+            self.takes_immediates.resize(self.eg().analysis.shapes.len().max(k + 1), None);
+        }
+        *self.takes_immediates[k].get_or_insert_with(|| takes_immediates(&self.built.egraph.analysis.shapes.get(s).ins))
     }
 
     fn dominates(&self, a: Point, b: Point) -> bool {
@@ -392,7 +417,7 @@ impl<'a> Emitter<'a> {
     /// without them).
     fn rewritten_as_input(&self, class: Id) -> bool {
         let body = self.f.body.as_deref().unwrap_or(&[]);
-        self.eg()[self.find(class)].nodes.iter().any(|n| match n {
+        self.class(class).nodes.iter().any(|n| match n {
             Node::Leaf(l) => match &self.built.leaf_homes[l.0 as usize] {
                 LeafHome::Materialize { .. } => true,
                 LeafHome::Reg { version: VersionDef::Def(k), .. } => matches!(body.get(*k), Some(Stmt::Instr(i)) if i.opcode == Opcode::CVTA),
@@ -426,7 +451,7 @@ impl<'a> Emitter<'a> {
         if self.avail.get(&class).is_some_and(|v| v.iter().any(valid)) {
             return true;
         }
-        self.eg()[class].nodes.iter().any(|n| match n {
+        self.class(class).nodes.iter().any(|n| match n {
             Node::Leaf(l) => matches!(&self.built.leaf_homes[l.0 as usize], LeafHome::Reg { reg, version } if *reg == r && self.version_here(r) == *version),
             _ => false,
         })
@@ -436,14 +461,14 @@ impl<'a> Emitter<'a> {
     /// it): the instruction folds away; a register that needs the constant
     /// gets it where it is read.
     fn folded_away(&self, class: Id, input: Option<&InputNode>) -> bool {
-        self.eg()[self.find(class)].data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
+        self.class(class).data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
     }
 
     /// A `mov` of a constant whose register the input reads: kept as the
     /// input wrote it (its readers, written back as the input wrote them,
     /// read the register; ptxas folds it either way).
     fn kept_constant_copy(&self, k: usize, class: Id, input: Option<&InputNode>) -> bool {
-        self.eg()[self.find(class)].data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
+        self.class(class).data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
     }
 
     /// An input node with canonical children.
@@ -467,7 +492,7 @@ impl<'a> Emitter<'a> {
             }
         }
         // A leaf at home.
-        for n in &self.eg()[class].nodes {
+        for n in &self.class(class).nodes {
             if let Node::Leaf(l) = n {
                 if let LeafHome::Reg { reg, version } = &self.built.leaf_homes[l.0 as usize] {
                     if self.version_here(*reg) == *version {
@@ -502,7 +527,7 @@ impl<'a> Emitter<'a> {
         if let Some(&b) = self.can_memo.get(&class) {
             return b;
         }
-        if self.eg()[class].data.constant.is_some() || self.available(class).is_some() {
+        if self.class(class).data.constant.is_some() || self.available(class).is_some() {
             self.can_memo.insert(class, true);
             return true;
         }
@@ -510,7 +535,7 @@ impl<'a> Emitter<'a> {
             return false;
         }
         let mut ok = false;
-        for n in &self.eg()[class].nodes {
+        for n in &self.class(class).nodes {
             ok = match n {
                 Node::Leaf(l) => matches!(self.built.leaf_homes[l.0 as usize], LeafHome::Materialize { .. }),
                 Node::Const { .. } => true,
@@ -531,7 +556,7 @@ impl<'a> Emitter<'a> {
         if let Some(k) = self.choice.index(class) {
             v.push(k);
         }
-        for k in 0..self.eg()[class].nodes.len() {
+        for k in 0..self.class(class).nodes.len() {
             if !v.contains(&k) {
                 v.push(k);
             }
@@ -549,7 +574,7 @@ impl<'a> Emitter<'a> {
     /// it is available (its operands may still be reused).
     fn elaborate_here(&mut self, class: Id, into: Option<RegId>, fresh: bool) -> Option<RegId> {
         let class = self.find(class);
-        let data = self.eg()[class].data;
+        let data = self.class(class).data;
         if fresh {
         } else if into.is_none() {
             if let Some(r) = self.available(class) {
@@ -577,7 +602,7 @@ impl<'a> Emitter<'a> {
         }
         let mut result = None;
         for k in self.candidates(class) {
-            let n = self.eg()[class].nodes[k].clone();
+            let n = self.class(class).nodes[k].clone();
             match &n {
                 Node::Leaf(l) => {
                     if let LeafHome::Materialize { ty, operand } = self.built.leaf_homes[l.0 as usize].clone() {
@@ -612,7 +637,7 @@ impl<'a> Emitter<'a> {
     /// hand are free), in cost units; bounded in depth.
     fn cost_here(&mut self, class: Id, depth: u32) -> u64 {
         let class = self.find(class);
-        if self.available(class).is_some() || self.eg()[class].data.constant.is_some() {
+        if self.available(class).is_some() || self.class(class).data.constant.is_some() {
             return 0;
         }
         let Some(n) = self.choice.node(self.eg(), class) else { return u64::MAX / 8 };
@@ -646,7 +671,7 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let mine = Node::Op(input.shape, kids);
-        let eclass = &self.eg()[class];
+        let eclass = self.class(class);
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
         if let Some(c) = self.choice.index(class).map(|k| &eclass.nodes[k]) {
@@ -668,7 +693,7 @@ impl<'a> Emitter<'a> {
     fn costs_more_here(&mut self, mine: &Node, held: &[Option<RegId>], chosen: &Node) -> bool {
         // With every source at hand (held, or a constant) `mine` costs its
         // own node only, and no node costs less than its own node.
-        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.eg()[*k].data.constant.is_some());
+        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.class(*k).data.constant.is_some());
         if at_hand && self.costs.node_cost(self.eg(), mine) <= self.costs.node_cost(self.eg(), chosen) {
             debug_assert!(self.node_cost_here(mine, 3) <= self.node_cost_here(chosen, 3), "the input's node with its sources at hand costs more than its own node");
             return false;
@@ -698,7 +723,7 @@ impl<'a> Emitter<'a> {
         let mut srcs: Operands = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
-            let kd = self.eg()[self.find(*kid)].data;
+            let kd = self.class(*kid).data;
             let own = as_input.and_then(|w| w.held[k]);
             if let Some(r) = own {
                 let coerced = self.coerce(r, src.ty, kd.width)?;
@@ -710,7 +735,7 @@ impl<'a> Emitter<'a> {
             let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
-                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) => immediate(c, kd.width, src.ty),
                 _ => None,
             };
             // The input's literal as written (an operand the input wrote as
