@@ -181,9 +181,9 @@ struct ClassAvail {
 impl ClassAvail {
     const NONE: u32 = u32::MAX;
 
-    /// For class ids below `bound`, room for `classes` classes.
-    fn new(bound: usize, classes: usize) -> ClassAvail {
-        ClassAvail { slot: vec![Self::NONE; bound], at: Vec::with_capacity(classes) }
+    /// For class ids below `bound`, with room for `expected` recorded classes.
+    fn new(bound: usize, expected: usize) -> ClassAvail {
+        ClassAvail { slot: vec![Self::NONE; bound], at: Vec::with_capacity(expected) }
     }
 
     /// Where the canonical class `class` was recorded.
@@ -286,7 +286,7 @@ pub struct Emitter<'a> {
     cfg: &'a Cfg,
     dom: &'a DomTree,
     demanded: FxHashSet<Id>,
-    /// Where each class's value is ([`Self::avail_of`]).
+    /// Where each class's value is ([`ClassAvail`]).
     avail: ClassAvail,
     out: Vec<Out>,
     /// The original statement the walk is before.
