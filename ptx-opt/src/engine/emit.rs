@@ -167,6 +167,43 @@ struct Avail {
     version: Option<VersionDef>,
 }
 
+/// Where each class's value is, by canonical class id, in the order
+/// recorded: an array index instead of a hash map keyed by class, which
+/// hashed and probed for every question about a source (the walk on
+/// renderer at -O2: 120.2 -> 116.5 M host instructions).
+struct ClassAvail {
+    /// Per class id, its entry in `at`; [`ClassAvail::NONE`] when nothing
+    /// was recorded.
+    slot: Vec<u32>,
+    at: Vec<SmallVec<[Avail; 2]>>,
+}
+
+impl ClassAvail {
+    const NONE: u32 = u32::MAX;
+
+    /// For class ids below `bound`, with room for `expected` recorded classes.
+    fn new(bound: usize, expected: usize) -> ClassAvail {
+        ClassAvail { slot: vec![Self::NONE; bound], at: Vec::with_capacity(expected) }
+    }
+
+    /// Where the canonical class `class` was recorded.
+    fn of(&self, class: Id) -> &[Avail] {
+        match self.slot[usize::from(class)] {
+            Self::NONE => &[],
+            k => &self.at[k as usize],
+        }
+    }
+
+    fn push(&mut self, class: Id, a: Avail) {
+        let slot = &mut self.slot[usize::from(class)];
+        if *slot == Self::NONE {
+            *slot = self.at.len() as u32;
+            self.at.push(SmallVec::new());
+        }
+        self.at[*slot as usize].push(a);
+    }
+}
+
 /// The register type a new temporary of `width` bits gets: bit types fit
 /// every instruction of the same size.
 fn temp_type(width: u8) -> ScalarType {
@@ -249,7 +286,8 @@ pub struct Emitter<'a> {
     cfg: &'a Cfg,
     dom: &'a DomTree,
     demanded: FxHashSet<Id>,
-    avail: FxHashMap<Id, SmallVec<[Avail; 2]>>,
+    /// Where each class's value is ([`ClassAvail`]).
+    avail: ClassAvail,
     out: Vec<Out>,
     /// The original statement the walk is before.
     here: usize,
@@ -263,6 +301,14 @@ pub struct Emitter<'a> {
     /// Input instructions written back as they were (to tell a duplicate
     /// the input computes again from a value a rule made equal).
     emitted_inputs: FxHashSet<Node>,
+    /// The e-graph's classes by id ([`super::facts::classes_by_id`]): egg
+    /// finds a class in a hash map, 3.7 M of the walk's 35.6 M host
+    /// instructions on matrix_free at -O2.
+    classes: Vec<Option<&'a super::facts::EClass>>,
+    /// Per shape, [`takes_immediates`] of its instruction once asked (a
+    /// search of the form's syntax, 1.5 M host instructions of the walk on
+    /// matrix_free at -O2 when asked per operand).
+    takes_immediates: Vec<Option<bool>>,
 }
 
 /// The input's instruction of a value statement, to be written back as the
@@ -276,6 +322,7 @@ struct AsInput<'i> {
 
 impl<'a> Emitter<'a> {
     pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
+        let classes = super::facts::classes_by_id(&built.egraph);
         Emitter {
             f,
             costs,
@@ -286,7 +333,6 @@ impl<'a> Emitter<'a> {
             cfg,
             dom,
             demanded,
-            avail: FxHashMap::with_capacity_and_hasher(built.values, Default::default()),
             out: Vec::new(),
             here: 0,
             point: Point { block: cfg.entry, seq: 0 },
@@ -294,6 +340,9 @@ impl<'a> Emitter<'a> {
             can_memo: FxHashMap::default(),
             emitted: 0,
             emitted_inputs: FxHashSet::with_capacity_and_hasher(built.values, Default::default()),
+            avail: ClassAvail::new(classes.len(), built.values),
+            classes,
+            takes_immediates: Vec::new(),
         }
     }
 
@@ -328,6 +377,21 @@ impl<'a> Emitter<'a> {
 
     fn find(&self, id: Id) -> Id {
         self.built.egraph.find(id)
+    }
+
+    /// The class of `id` (`egraph[id]`, from [`Self::classes`]).
+    fn class(&self, id: Id) -> &'a super::facts::EClass {
+        self.classes[usize::from(self.find(id))].expect("the id of a class")
+    }
+
+    /// Whether PTX takes immediates for the sources of shape `s`'s
+    /// instruction ([`takes_immediates`], asked once per shape).
+    fn shape_takes_immediates(&mut self, s: super::lang::ShapeId) -> bool {
+        let k = s.0 as usize;
+        if k >= self.takes_immediates.len() {
+            self.takes_immediates.resize(self.eg().analysis.shapes.len().max(k + 1), None);
+        }
+        *self.takes_immediates[k].get_or_insert_with(|| takes_immediates(&self.built.egraph.analysis.shapes.get(s).ins))
     }
 
     fn dominates(&self, a: Point, b: Point) -> bool {
@@ -392,7 +456,7 @@ impl<'a> Emitter<'a> {
     /// without them).
     fn rewritten_as_input(&self, class: Id) -> bool {
         let body = self.f.body.as_deref().unwrap_or(&[]);
-        self.eg()[self.find(class)].nodes.iter().any(|n| match n {
+        self.class(class).nodes.iter().any(|n| match n {
             Node::Leaf(l) => match &self.built.leaf_homes[l.0 as usize] {
                 LeafHome::Materialize { .. } => true,
                 LeafHome::Reg { version: VersionDef::Def(k), .. } => matches!(body.get(*k), Some(Stmt::Instr(i)) if i.opcode == Opcode::CVTA),
@@ -423,10 +487,10 @@ impl<'a> Emitter<'a> {
     fn holds(&self, r: RegId, class: Id) -> bool {
         let class = self.find(class);
         let valid = |a: &Avail| a.reg == r && self.dominates(a.at, self.point) && a.version.is_none_or(|v| self.version_here(a.reg) == v);
-        if self.avail.get(&class).is_some_and(|v| v.iter().any(valid)) {
+        if self.avail.of(class).iter().any(valid) {
             return true;
         }
-        self.eg()[class].nodes.iter().any(|n| match n {
+        self.class(class).nodes.iter().any(|n| match n {
             Node::Leaf(l) => matches!(&self.built.leaf_homes[l.0 as usize], LeafHome::Reg { reg, version } if *reg == r && self.version_here(r) == *version),
             _ => false,
         })
@@ -436,14 +500,14 @@ impl<'a> Emitter<'a> {
     /// it): the instruction folds away; a register that needs the constant
     /// gets it where it is read.
     fn folded_away(&self, class: Id, input: Option<&InputNode>) -> bool {
-        self.eg()[self.find(class)].data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
+        self.class(class).data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
     }
 
     /// A `mov` of a constant whose register the input reads: kept as the
     /// input wrote it (its readers, written back as the input wrote them,
     /// read the register; ptxas folds it either way).
     fn kept_constant_copy(&self, k: usize, class: Id, input: Option<&InputNode>) -> bool {
-        self.eg()[self.find(class)].data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
+        self.class(class).data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
     }
 
     /// An input node with canonical children.
@@ -455,19 +519,17 @@ impl<'a> Emitter<'a> {
     /// (`None` for a leaf at home).
     fn available_from(&self, class: Id) -> Option<(RegId, Option<NodeIndex>)> {
         let class = self.find(class);
-        if let Some(v) = self.avail.get(&class) {
-            for a in v.iter().rev() {
-                if !self.dominates(a.at, self.point) {
-                    continue;
-                }
-                match a.version {
-                    Some(ver) if self.version_here(a.reg) != ver => continue,
-                    _ => return Some((a.reg, Some(a.at.block))),
-                }
+        for a in self.avail.of(class).iter().rev() {
+            if !self.dominates(a.at, self.point) {
+                continue;
+            }
+            match a.version {
+                Some(ver) if self.version_here(a.reg) != ver => continue,
+                _ => return Some((a.reg, Some(a.at.block))),
             }
         }
         // A leaf at home.
-        for n in &self.eg()[class].nodes {
+        for n in &self.class(class).nodes {
             if let Node::Leaf(l) = n {
                 if let LeafHome::Reg { reg, version } = &self.built.leaf_homes[l.0 as usize] {
                     if self.version_here(*reg) == *version {
@@ -482,7 +544,7 @@ impl<'a> Emitter<'a> {
     fn record(&mut self, class: Id, reg: RegId, version: Option<VersionDef>) {
         let class = self.find(class);
         let at = self.point;
-        self.avail.entry(class).or_default().push(Avail { reg, at, version });
+        self.avail.push(class, Avail { reg, at, version });
     }
 
     fn push(&mut self, s: Stmt) {
@@ -502,7 +564,7 @@ impl<'a> Emitter<'a> {
         if let Some(&b) = self.can_memo.get(&class) {
             return b;
         }
-        if self.eg()[class].data.constant.is_some() || self.available(class).is_some() {
+        if self.class(class).data.constant.is_some() || self.available(class).is_some() {
             self.can_memo.insert(class, true);
             return true;
         }
@@ -510,7 +572,7 @@ impl<'a> Emitter<'a> {
             return false;
         }
         let mut ok = false;
-        for n in &self.eg()[class].nodes {
+        for n in &self.class(class).nodes {
             ok = match n {
                 Node::Leaf(l) => matches!(self.built.leaf_homes[l.0 as usize], LeafHome::Materialize { .. }),
                 Node::Const { .. } => true,
@@ -531,7 +593,7 @@ impl<'a> Emitter<'a> {
         if let Some(k) = self.choice.index(class) {
             v.push(k);
         }
-        for k in 0..self.eg()[class].nodes.len() {
+        for k in 0..self.class(class).nodes.len() {
             if !v.contains(&k) {
                 v.push(k);
             }
@@ -549,7 +611,7 @@ impl<'a> Emitter<'a> {
     /// it is available (its operands may still be reused).
     fn elaborate_here(&mut self, class: Id, into: Option<RegId>, fresh: bool) -> Option<RegId> {
         let class = self.find(class);
-        let data = self.eg()[class].data;
+        let data = self.class(class).data;
         if fresh {
         } else if into.is_none() {
             if let Some(r) = self.available(class) {
@@ -577,7 +639,7 @@ impl<'a> Emitter<'a> {
         }
         let mut result = None;
         for k in self.candidates(class) {
-            let n = self.eg()[class].nodes[k].clone();
+            let n = self.class(class).nodes[k].clone();
             match &n {
                 Node::Leaf(l) => {
                     if let LeafHome::Materialize { ty, operand } = self.built.leaf_homes[l.0 as usize].clone() {
@@ -612,7 +674,7 @@ impl<'a> Emitter<'a> {
     /// hand are free), in cost units; bounded in depth.
     fn cost_here(&mut self, class: Id, depth: u32) -> u64 {
         let class = self.find(class);
-        if self.available(class).is_some() || self.eg()[class].data.constant.is_some() {
+        if self.available(class).is_some() || self.class(class).data.constant.is_some() {
             return 0;
         }
         let Some(n) = self.choice.node(self.eg(), class) else { return u64::MAX / 8 };
@@ -646,7 +708,7 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let mine = Node::Op(input.shape, kids);
-        let eclass = &self.eg()[class];
+        let eclass = self.class(class);
         // A value equal to a special register or symbol address is written
         // as the input wrote it (see `worth_reusing`), whatever it costs.
         if let Some(c) = self.choice.index(class).map(|k| &eclass.nodes[k]) {
@@ -668,7 +730,7 @@ impl<'a> Emitter<'a> {
     fn costs_more_here(&mut self, mine: &Node, held: &[Option<RegId>], chosen: &Node) -> bool {
         // With every source at hand (held, or a constant) `mine` costs its
         // own node only, and no node costs less than its own node.
-        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.eg()[*k].data.constant.is_some());
+        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.class(*k).data.constant.is_some());
         if at_hand && self.costs.node_cost(self.eg(), mine) <= self.costs.node_cost(self.eg(), chosen) {
             debug_assert!(self.node_cost_here(mine, 3) <= self.node_cost_here(chosen, 3), "the input's node with its sources at hand costs more than its own node");
             return false;
@@ -694,30 +756,39 @@ impl<'a> Emitter<'a> {
         // statement being walked), every source the input's register or
         // literal (the shape is the input's template, so the rest is too).
         let mut same = as_input.is_some() && into.is_some();
-        // Operands first (they may emit instructions).
+        // Operands first (they may emit instructions). While `same` holds,
+        // the sources are the input's own registers and literals and are
+        // not written into `srcs` (the instruction is the input's, and
+        // most are: the walk on renderer at -O2 went from 116.5 to 113.0 M
+        // host instructions without building and dropping them);
+        // `input_sources` writes them when it stops holding.
         let mut srcs: Operands = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
-            let kd = self.eg()[self.find(*kid)].data;
+            let kd = self.class(*kid).data;
             let own = as_input.and_then(|w| w.held[k]);
             if let Some(r) = own {
                 let coerced = self.coerce(r, src.ty, kd.width)?;
                 same &= coerced == r;
-                srcs.push(Operand::Reg(RegOperand { reg: coerced, prefix: src.prefix, sel: None }));
+                if !same {
+                    input_sources(&mut srcs, shape, as_input, k);
+                    srcs.push(Operand::Reg(RegOperand { reg: coerced, prefix: src.prefix, sel: None }));
+                }
                 continue;
             }
             // Asked only where it decides something: a constant operand.
             let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
-                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && takes_immediates(&shape.ins) => immediate(c, kd.width, src.ty),
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) => immediate(c, kd.width, src.ty),
                 _ => None,
             };
             // The input's literal as written (an operand the input wrote as
             // an immediate is the class of that constant).
-            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literal(k).cloned());
+            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literal(k));
             let op = match (imm, literal) {
-                (Some(_), Some(l)) => Operand::Imm(l),
+                (Some(_), Some(_)) if same => continue,
+                (Some(_), Some(l)) => Operand::Imm(l.clone()),
                 (Some(i), None) => {
                     same = false;
                     i
@@ -729,6 +800,7 @@ impl<'a> Emitter<'a> {
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
                 }
             };
+            input_sources(&mut srcs, shape, as_input, k);
             srcs.push(op);
         }
         let d = match into {
@@ -741,6 +813,7 @@ impl<'a> Emitter<'a> {
             self.emitted += 1;
             return Some(d);
         }
+        input_sources(&mut srcs, shape, as_input, kids.len());
         // The shape's instruction with its placeholders filled in.
         let mut srcs = srcs.into_iter();
         let mut fill = |o: &Operand| match o {
@@ -926,6 +999,21 @@ impl<'a> Emitter<'a> {
         let t = self.new_reg(temp_type(if want == ScalarType::Pred { 1 } else { want.bits() as u8 }));
         self.copy(t, r);
         Some(t)
+    }
+}
+
+/// Writes into `srcs` the sources before source `upto` it does not have:
+/// those [`Emitter::emit_op_with`] left out while the instruction was the
+/// input's, each the register the input read it from (`held`) or the
+/// literal it wrote.
+fn input_sources(srcs: &mut Operands, shape: &super::lang::Shape, as_input: Option<&AsInput>, upto: usize) {
+    let Some(w) = as_input else { return };
+    for k in srcs.len()..upto {
+        let op = match w.held[k] {
+            Some(reg) => Operand::Reg(RegOperand { reg, prefix: shape.sources[k].prefix, sel: None }),
+            None => Operand::Imm(w.input.literal(k).expect("a source the input wrote as a literal").clone()),
+        };
+        srcs.push(op);
     }
 }
 

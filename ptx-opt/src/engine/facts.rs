@@ -22,6 +22,20 @@ use ptx_ir::eval::Dialect;
 
 pub type EGraph = egg::EGraph<Node, Facts>;
 
+/// An e-class of [`EGraph`].
+pub type EClass = egg::EClass<Node, ClassData>;
+
+/// The e-graph's classes by id (`None` for an id that is not a class's):
+/// an array index where `egraph[id]` looks the class up in egg's hash map.
+pub fn classes_by_id(eg: &EGraph) -> Vec<Option<&EClass>> {
+    let bound = eg.classes().map(|c| usize::from(c.id) + 1).max().unwrap_or(0);
+    let mut by_id = vec![None; bound];
+    for c in eg.classes() {
+        by_id[usize::from(c.id)] = Some(c);
+    }
+    by_id
+}
+
 /// The analysis state of one e-graph.
 pub struct Facts {
     pub shapes: ShapeTable,

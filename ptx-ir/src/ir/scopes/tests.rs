@@ -222,3 +222,39 @@ fn block_registers_that_shadow_nothing_pin_only_their_users() {
     let h = func("{\n.reg .b32 %r<2>;\nadd.u32 %r1, %r1, 1;\n}\nret;");
     assert!(block_register_users(&h).is_none());
 }
+
+/// [`block_register_users`] looking every register name up at every
+/// instruction (it looks up only the names a later declaration declares,
+/// once per generation of the walk).
+fn block_register_users_looking_up_every_name(f: &Function) -> Vec<bool> {
+    let body = body(f);
+    let lead = leading_decls(body);
+    let mut w = Walk::new(f);
+    let mut out = vec![false; body.len()];
+    for (k, s) in body.iter().enumerate() {
+        w.step(k);
+        let Stmt::Instr(ins) = s else { continue };
+        ins.for_each_reg(|r, _| {
+            out[k] |= matches!(w.lookup(&f.regs[r.0 as usize].name), Some(Meaning::Reg(Site::Body { stmt, .. })) if stmt as usize >= lead);
+        });
+    }
+    out
+}
+
+#[test]
+fn block_register_users_agree_with_looking_up_every_name() {
+    for b in [
+        "{\n.reg .b32 t;\nadd.u32 t, %r1, 1;\nadd.u32 %r2, t, %r1;\n}\n{\n.reg .b32 t;\nmov.u32 t, %r2;\n}\nadd.u32 %r3, %r2, 4;\nret;",
+        // A range declared in a block, read inside and beside it.
+        "{\n.reg .b32 %q<3>;\nadd.u32 %q1, %r1, 1;\nmov.u32 %r2, %q1;\n{\nadd.u32 %q2, %q1, %r2;\n}\n}\nadd.u32 %r3, %r2, 4;\nret;",
+        // A register declared after the first instruction, outside any block.
+        "add.u32 %r1, %r2, 1;\n.reg .b32 late;\nmov.u32 late, %r1;\nadd.u32 %r3, late, %r1;\nret;",
+        // A name past a block range's count means the outer register.
+        ".reg .b32 %s5;\n{\n.reg .b32 %s<2>;\nadd.u32 %s1, %s5, 1;\nmov.u32 %r1, %s1;\nadd.u32 %r2, %s5, %r1;\n}\nret;",
+    ] {
+        let f = func(b);
+        let fast = block_register_users(&f).expect("no block register shadows a visible name");
+        assert_eq!(fast, block_register_users_looking_up_every_name(&f), "{b}");
+        assert!(fast.iter().any(|u| *u), "{b}: some instruction names a block register");
+    }
+}
