@@ -193,8 +193,7 @@ fn s_unsigned_twin(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         // `add` finding the node and a `union` of a class with itself, about
         // 2,000 host instructions each).
         if let Some(twin) = eg.analysis.shapes.of_text_known(unsigned_twin_head(code, w), 2) {
-            let mine = eg.lookup(n.clone());
-            if mine.is_some() && eg.lookup(Node::Op(twin, kids.iter().copied().collect())) == mine {
+            if eg.lookup(Node::Op(twin, kids.iter().copied().collect())).is_some_and(|c| eg[c].nodes.contains(n)) {
                 return;
             }
         }
