@@ -32,6 +32,7 @@
 //! only what changed.
 
 mod declared;
+mod forms;
 mod header;
 mod init;
 mod target;
@@ -42,6 +43,7 @@ pub use target::{read_version, Target, TargetOption};
 pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
+use forms::FormFacts;
 use crate::ir::scopes;
 use crate::ir::{range_member, AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
 use crate::isa::{FormId, Mod, Opcode, OperandType, ScalarType, StateSpace};
@@ -154,11 +156,15 @@ pub struct Context {
     address_64: bool,
     globals: FxHashMap<Box<str>, StateSpace>,
     functions: FxHashMap<Box<str>, Signature>,
-    /// By [`FormId::index`]: the forms all of whose requirements (whatever
-    /// modifiers they name) the version and target meet, found once per
-    /// module; [`Verifier::availability`] has nothing to check for their
-    /// instructions. Empty in the default context (every form is checked).
-    forms_available: Vec<bool>,
+    /// By [`FormId::index`]: what the checks need to know of each form
+    /// ([`FormFacts`]), found once per module. [`Verifier::availability`]
+    /// checks only the requirements the module does not meet (a met one
+    /// reports nothing), and nothing for most instructions: asking every
+    /// requirement whether it applied to each instruction's modifiers was
+    /// a tenth of verifying renderer (sm_20, where most forms have some
+    /// requirement it does not meet). Empty in the default context (each
+    /// form's facts are found where it is used).
+    forms: Vec<FormFacts>,
 }
 
 /// What a call is checked against.
@@ -174,7 +180,7 @@ impl Context {
     /// The context of a module with this header and items that declare `decls`.
     pub fn new<'d>(version: Version, target: &[Name], address_size: Option<u32>, decls: impl IntoIterator<Item = &'d Declarations>) -> Context {
         let mut ctx = Context { target: target.iter().find_map(|t| Target::parse(t)), version: read_version(version), address_64: address_size == Some(64), ..Context::default() };
-        ctx.forms_available = FormId::all().map(|form| form.requirements().iter().all(|r| ctx.meets(r) == (true, true))).collect();
+        ctx.forms = FormId::all().map(|form| FormFacts::of(form, ctx.unmet_mask(form.requirements()))).collect();
         for d in decls {
             ctx.globals.extend(d.variables.iter().cloned());
             ctx.functions.extend(d.functions.iter().cloned());
@@ -185,6 +191,20 @@ impl Context {
     pub fn of_module(m: &Module) -> Context {
         let decls: Vec<Declarations> = m.items.iter().map(Declarations::of).collect();
         Context::new(m.version, &m.target, m.address_size, &decls)
+    }
+
+    /// Which of a form's requirements the module does not meet, as
+    /// [`FormFacts::unmet`] has it.
+    fn unmet_mask(&self, requirements: &[crate::isa::Requirement]) -> u64 {
+        if requirements.len() > 64 {
+            return u64::MAX;
+        }
+        requirements.iter().enumerate().filter(|(_, r)| self.meets(r) != (true, true)).fold(0, |mask, (k, _)| mask | 1 << k)
+    }
+
+    /// What the checks need to know of `form` in this module.
+    fn form_facts(&self, form: FormId) -> FormFacts {
+        self.forms.get(form.index()).copied().unwrap_or_else(|| FormFacts::of(form, self.unmet_mask(form.requirements())))
     }
 
     /// Does the module's `.version`, and its `.target` (or the lack of
@@ -250,6 +270,11 @@ enum Locals<'f> {
     Flat(FxHashMap<&'f str, SmallVec<[Seen; 1]>>),
 }
 
+/// A name's first byte (0 for an empty name), to tell names apart cheaply.
+fn first_byte(name: &str) -> usize {
+    name.as_bytes().first().map_or(0, |&b| b as usize)
+}
+
 /// The statements `from..until` that see a variable (the rest of its
 /// block), and its state space.
 #[derive(Clone, Copy, Debug)]
@@ -263,10 +288,16 @@ impl<'f> Locals<'f> {
     fn of(f: &'f Function) -> Locals<'f> {
         let walk = || Locals::Walk(scopes::Walk::new(f));
         let mut vars: FxHashMap<&str, SmallVec<[Seen; 1]>> = FxHashMap::default();
-        let mut regs: Vec<&Declarator> = Vec::new();
+        // The first bytes of the registers' names (of a range `%r<8>`, its
+        // prefix): a register can be named like a variable only if their
+        // names start alike, which they seldom do (`%r1` beside `param0`),
+        // so the registers are looked at again only then. Collecting them
+        // all for that was a third of this (renderer declares 62,608
+        // registers one by one).
+        let mut reg_first_bytes = [false; 256];
         for d in f.ret.iter().chain(&f.params).flatten() {
             if d.space == StateSpace::Reg {
-                regs.extend(&d.names);
+                d.names.iter().for_each(|n| reg_first_bytes[first_byte(&n.name)] = true);
                 continue;
             }
             for n in &d.names {
@@ -279,7 +310,8 @@ impl<'f> Locals<'f> {
         }
         // The variables each open block declares, seen until it closes.
         let mut open: Vec<Vec<&str>> = vec![Vec::new()];
-        for (k, s) in f.body.as_deref().unwrap_or(&[]).iter().enumerate() {
+        let body = f.body.as_deref().unwrap_or(&[]);
+        for (k, s) in body.iter().enumerate() {
             match s {
                 Stmt::ScopeBegin => open.push(Vec::new()),
                 Stmt::ScopeEnd if open.len() > 1 => {
@@ -289,7 +321,7 @@ impl<'f> Locals<'f> {
                         }
                     }
                 }
-                Stmt::Decl(d) if d.space == StateSpace::Reg => regs.extend(&d.names),
+                Stmt::Decl(d) if d.space == StateSpace::Reg => d.names.iter().for_each(|n| reg_first_bytes[first_byte(&n.name)] = true),
                 Stmt::Decl(d) => {
                     for n in d.names.iter().filter(|n| &*n.name != "_") {
                         let seen = vars.entry(&n.name).or_default();
@@ -305,15 +337,21 @@ impl<'f> Locals<'f> {
         }
         // A register (or a member of a range `%r<8>`) or a label named like
         // a variable may shadow it.
-        // The first bytes of the variables' names: a register whose name
-        // starts otherwise (`%r1` beside `param0`) is not looked up.
+        // The first bytes of the variables' names: a register or label whose
+        // name starts otherwise is not looked up.
         let mut first_bytes = [false; 256];
         for v in vars.keys() {
-            first_bytes[v.as_bytes().first().map_or(0, |&b| b as usize)] = true;
+            first_bytes[first_byte(v)] = true;
         }
-        let may_be_a_variable = |name: &str| first_bytes[name.as_bytes().first().map_or(0, |&b| b as usize)];
-        let shadows = |n: &&Declarator| (may_be_a_variable(&n.name) && vars.contains_key(&*n.name)) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
-        if regs.iter().any(shadows) || f.labels.iter().any(|l| vars.contains_key(&**l)) {
+        let may_be_a_variable = |name: &str| first_bytes[first_byte(name)];
+        let shadows = |n: &Declarator| (may_be_a_variable(&n.name) && vars.contains_key(&*n.name)) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
+        let regs_may_shadow = first_bytes.iter().zip(&reg_first_bytes).any(|(v, r)| *v && *r);
+        let body_decls = body.iter().filter_map(|s| match s {
+            Stmt::Decl(d) => Some(&**d),
+            _ => None,
+        });
+        let mut regs = f.ret.iter().chain(&f.params).flatten().chain(body_decls).filter(|d| d.space == StateSpace::Reg).flat_map(|d| &d.names);
+        if (regs_may_shadow && regs.any(shadows)) || f.labels.iter().any(|l| may_be_a_variable(l) && vars.contains_key(&**l)) {
             return walk();
         }
         Locals::Flat(vars)
@@ -481,27 +519,35 @@ impl<'a> Verifier<'a> {
                 debug_assert!(reference.as_ref().is_none_or(|w| w.var_decl(name).map(|d| d.space) == space), "`{name}` in `{}`", f.name);
                 space
             };
-            self.availability(ins, at);
+            let facts = self.ctx.form_facts(ins.form);
+            self.availability(ins, facts.unmet, at);
             self.operand_types(f, ins, at);
-            let vector = ins.vector();
+            let vector = if facts.vector_slot { ins.vector() } else { None };
             self.vector_widths(f, ins, vector, at);
-            self.state_spaces(f, ins, &local_space, at);
+            if facts.memory {
+                self.state_spaces(f, ins, &local_space, at);
+            }
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
             self.operand_features(f, ins, vector, at);
-            has_carry_in |= ins.form.flags().contains(crate::isa::Flags::CARRY_IN);
+            has_carry_in |= facts.carry_in;
         }
         if has_carry_in {
             self.carries(f, stmts, span);
         }
     }
 
-    /// The form's version and target requirements that apply.
-    fn availability(&mut self, ins: &Instruction, at: Span) {
-        if self.ctx.forms_available.get(ins.form.index()) == Some(&true) {
+    /// The form's version and target requirements that apply; `unmet`:
+    /// those the module does not meet ([`FormFacts::unmet`]).
+    fn availability(&mut self, ins: &Instruction, unmet: u64, at: Span) {
+        if unmet == 0 {
             return;
         }
-        for r in ins.form.requirements() {
+        for (k, r) in ins.form.requirements().iter().enumerate() {
+            // A met requirement has nothing to report.
+            if k < 64 && unmet & 1 << k == 0 {
+                continue;
+            }
             if !r.when.is_empty() && !r.when.iter().any(|m| ins.mods.contains(&Mod(*m))) {
                 continue;
             }
@@ -546,7 +592,7 @@ impl<'a> Verifier<'a> {
                 }
             }
             // ptxas: "Result register required".
-            if spec.write && spec.mem.is_none() && not_a_register(op) {
+            if spec.write && spec.mem.is_none() && !matches!(op, Operand::Reg(_)) && not_a_register(op) {
                 self.error(at, format!("operand {} of `{}` is a result, so it must be a register", k + 1, ins.opcode.name()));
                 continue;
             }
@@ -581,7 +627,16 @@ impl<'a> Verifier<'a> {
                 OperandType::Half(s) => types::slot_type(ins, s as usize).and_then(types::narrower),
             };
             let Some(expected) = expected else { continue };
-            self.check_operand(f, ins, op, expected, relaxed && !spec.name.starts_with("cache"), k, at);
+            let relaxed = relaxed && !spec.name.starts_with("cache");
+            // Most operands are plain registers of an accepted type, about
+            // which `check_operand` has nothing to say: not calling it saved
+            // a tenth of verifying renderer.
+            if let Operand::Reg(r) = op {
+                if r.sel.is_none() && types::compatible(expected, f.reg(r.reg).ty, relaxed) {
+                    continue;
+                }
+            }
+            self.check_operand(f, ins, op, expected, relaxed, k, at);
         }
     }
 
@@ -670,12 +725,9 @@ impl<'a> Verifier<'a> {
 
     /// A named variable accessed through a state space must live in it; an
     /// immediate address needs `.local`; in a 64-bit module global and
-    /// generic addresses are 64-bit.
+    /// generic addresses are 64-bit. Only for forms that access memory
+    /// ([`FormFacts::memory`]; most do not).
     fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &dyn Fn(&str) -> Option<StateSpace>, at: Span) {
-        // Most instructions access no memory: nothing to check.
-        if !ins.form.operands().iter().any(|spec| spec.mem.is_some()) {
-            return;
-        }
         let spaces = ins.spaces();
         let mut mem_k = 0;
         for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
