@@ -5,7 +5,8 @@
 //! Reading these from the form's slots and operands at every instruction
 //! was most of what verifying an instruction cost.
 
-use crate::isa::{Flags, FormId, SlotRole};
+use crate::ir::Instruction;
+use crate::isa::{Flags, FormId, Mod, ModKind, Requirement, ScalarType, SlotRole};
 
 /// One form's facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,24 +15,95 @@ pub(super) struct FormFacts {
     /// not meet (bit `k`: requirement `k`; all ones for a form with more
     /// than 64, which none has): only those can report anything.
     pub unmet: u64,
-    /// A slot of the form takes a vector width (`.v4`): an instruction of a
-    /// form without one has no [`crate::ir::Instruction::vector`].
-    pub vector_slot: bool,
+    /// The modifiers that make an unmet requirement apply (by
+    /// [`trigger_bit`]; a bit may stand for several modifiers), all ones
+    /// when one applies whatever is written: an instruction none of whose
+    /// modifiers has a bit here meets every requirement that applies to it.
+    /// Most instructions of an old target's module are so (renderer, sm_20:
+    /// `ld` and `st` have requirements for the newer cache and scope
+    /// modifiers), and looking through each unmet requirement's modifiers
+    /// for theirs was 5 % of verifying it.
+    pub triggers: u128,
+    /// Where the form's vector width (`.v4`) is written.
+    pub vector: RoleSlots,
+    /// Where the form's data types are written.
+    pub types: RoleSlots,
     /// An operand accesses memory: only then are state spaces checked.
     pub memory: bool,
     /// The form reads the carry flag.
     pub carry_in: bool,
 }
 
+/// The slots of one role in a form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum RoleSlots {
+    None,
+    One(u8),
+    Several,
+}
+
+impl RoleSlots {
+    fn of(form: FormId, role: SlotRole) -> RoleSlots {
+        let mut slots = form.slots().iter().enumerate().filter(|(_, s)| s.role == role).map(|(k, _)| k);
+        match (slots.next(), slots.next()) {
+            (None, _) => RoleSlots::None,
+            (Some(k), None) => u8::try_from(k).map_or(RoleSlots::Several, RoleSlots::One),
+            _ => RoleSlots::Several,
+        }
+    }
+
+    /// The kind of the modifier written in the role's slot, when the form
+    /// has one such slot: what the instruction's accessors find by going
+    /// through all its slots. `None` with no such slot; `Err` with several.
+    fn kind(self, ins: &Instruction) -> Result<Option<ModKind>, ()> {
+        match self {
+            RoleSlots::None => Ok(None),
+            RoleSlots::One(k) => Ok(ins.mods.get(k as usize).map(|m| m.kind())),
+            RoleSlots::Several => Err(()),
+        }
+    }
+}
+
+/// The bit of [`FormFacts::triggers`] that stands for modifier `m` (by index).
+pub(super) fn trigger_bit(m: u16) -> u128 {
+    1 << (m % 128)
+}
+
 impl FormFacts {
     /// The facts of `form`, given which of its requirements are unmet.
     pub fn of(form: FormId, unmet: u64) -> FormFacts {
+        let unmet_requirements = form.requirements().iter().enumerate().filter(|(k, _)| *k >= 64 || unmet & 1 << k != 0).map(|(_, r)| r);
         FormFacts {
             unmet,
-            vector_slot: form.slots().iter().any(|s| s.role == SlotRole::Vector),
+            triggers: unmet_requirements.fold(0, |bits, r: &Requirement| if r.when.is_empty() { u128::MAX } else { r.when.iter().fold(bits, |bits, &m| bits | trigger_bit(m)) }),
+            vector: RoleSlots::of(form, SlotRole::Vector),
+            types: RoleSlots::of(form, SlotRole::Type),
             memory: form.operands().iter().any(|o| o.mem.is_some()),
             carry_in: form.flags().contains(Flags::CARRY_IN),
         }
+    }
+
+    /// [`Instruction::vector`] of an instruction of this form.
+    pub fn vector(&self, ins: &Instruction) -> Option<u8> {
+        match self.vector.kind(ins) {
+            Ok(Some(ModKind::Vector(n))) => Some(n),
+            Ok(_) => None,
+            Err(()) => ins.vector(),
+        }
+    }
+
+    /// [`Instruction::ty`] of an instruction of this form.
+    pub fn ty(&self, ins: &Instruction) -> Option<ScalarType> {
+        match self.types.kind(ins) {
+            Ok(Some(ModKind::Type(t))) => Some(t),
+            Ok(_) => None,
+            Err(()) => ins.ty(),
+        }
+    }
+
+    /// May an unmet requirement apply to this instruction of the form?
+    pub fn may_be_unavailable(&self, ins: &Instruction) -> bool {
+        self.unmet != 0 && (self.triggers == u128::MAX || ins.mods.iter().any(|m| *m != Mod::NONE && self.triggers & trigger_bit(m.0) != 0))
     }
 }
 
@@ -53,7 +125,8 @@ mod tests {
         for s in f.body.as_ref().unwrap() {
             let Stmt::Instr(ins) = s else { continue };
             let facts = FormFacts::of(ins.form, 0);
-            assert!(facts.vector_slot || ins.vector().is_none(), "{:?}", ins.form);
+            assert_eq!(facts.vector(ins), ins.vector(), "{:?}", ins.form);
+            assert_eq!(facts.ty(ins), ins.ty(), "{:?}", ins.form);
             assert_eq!(facts.memory, ins.operands.iter().any(|o| matches!(o, crate::ir::Operand::Addr(_))), "{:?}", ins.form);
             assert_eq!(facts.carry_in, ins.opcode == crate::isa::Opcode::ADDC, "{:?}", ins.form);
             seen.0 |= ins.vector().is_some();

@@ -520,16 +520,18 @@ impl<'a> Verifier<'a> {
                 space
             };
             let facts = self.ctx.form_facts(ins.form);
-            self.availability(ins, facts.unmet, at);
+            if facts.may_be_unavailable(ins) {
+                self.availability(ins, facts.unmet, at);
+            }
             self.operand_types(f, ins, at);
-            let vector = if facts.vector_slot { ins.vector() } else { None };
+            let vector = facts.vector(ins);
             self.vector_widths(f, ins, vector, at);
             if facts.memory {
                 self.state_spaces(f, ins, &local_space, at);
             }
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
-            self.operand_features(f, ins, vector, at);
+            self.operand_features(f, ins, &facts, vector, at);
             has_carry_in |= facts.carry_in;
         }
         if has_carry_in {
@@ -538,11 +540,9 @@ impl<'a> Verifier<'a> {
     }
 
     /// The form's version and target requirements that apply; `unmet`:
-    /// those the module does not meet ([`FormFacts::unmet`]).
+    /// those the module does not meet ([`FormFacts::unmet`]). Only for
+    /// instructions to which one may apply ([`FormFacts::may_be_unavailable`]).
     fn availability(&mut self, ins: &Instruction, unmet: u64, at: Span) {
-        if unmet == 0 {
-            return;
-        }
         for (k, r) in ins.form.requirements().iter().enumerate() {
             // A met requirement has nothing to report.
             if k < 64 && unmet & 1 << k == 0 {
@@ -812,8 +812,9 @@ impl<'a> Verifier<'a> {
     }
 
     /// Requirements that depend on operands rather than modifiers.
-    /// `vector`: the instruction's `.vN` ([`Instruction::vector`]).
-    fn operand_features(&mut self, f: &Function, ins: &Instruction, vector: Option<u8>, at: Span) {
+    /// `facts`: its form's; `vector`: the instruction's `.vN`
+    /// ([`Instruction::vector`]).
+    fn operand_features(&mut self, f: &Function, ins: &Instruction, facts: &FormFacts, vector: Option<u8>, at: Span) {
         // Texture and surface handles in registers: "indirect texture access", PTX 3.1.
         let tex_like = [Opcode::TEX, Opcode::TLD4, Opcode::TXQ, Opcode::SULD, Opcode::SUST, Opcode::SURED, Opcode::SUQ];
         // `[a, b]` is the texture, surface and tensor-map operand; loads, stores
@@ -854,7 +855,7 @@ impl<'a> Verifier<'a> {
         // `mov` between scalars: its table accepts any types (the same syntax
         // packs and unpacks vectors), so the scalar case is checked here.
         if ins.opcode == Opcode::MOV && vector.is_none() && !ins.operands.iter().any(|o| matches!(o, Operand::Vector(_))) {
-            if let Some(ty) = ins.ty() {
+            if let Some(ty) = facts.ty(ins) {
                 for (k, op) in ins.operands.iter().enumerate() {
                     if let Operand::Reg(r) = op {
                         if r.sel.is_none() && f.reg(r.reg).vector.is_none() {
