@@ -64,6 +64,29 @@ impl RoleSlots {
     }
 }
 
+/// A set of modifiers (by index).
+pub(super) struct ModSet([u64; MOD_WORDS]);
+
+/// Words of 64 bits a [`ModSet`] needs for every modifier of the tables.
+const MOD_WORDS: usize = crate::isa::MOD_TEXT.len().div_ceil(64);
+
+impl ModSet {
+    /// The modifiers written in an instruction's slots (with
+    /// [`Mod::NONE`] for an empty one).
+    pub fn of(mods: &[Mod]) -> ModSet {
+        let mut set = ModSet([0; MOD_WORDS]);
+        for m in mods {
+            set.0[m.0 as usize / 64] |= 1 << (m.0 % 64);
+        }
+        set
+    }
+
+    /// Is modifier `m` (by index) in the set?
+    pub fn contains(&self, m: u16) -> bool {
+        self.0.get(m as usize / 64).is_some_and(|w| w & 1 << (m % 64) != 0)
+    }
+}
+
 /// The bit of [`FormFacts::triggers`] that stands for modifier `m` (by index).
 pub(super) fn trigger_bit(m: u16) -> u128 {
     1 << (m % 128)
@@ -134,5 +157,15 @@ mod tests {
             seen.2 |= facts.carry_in;
         }
         assert_eq!(seen, (true, true, true), "the kernel has an instruction of each kind");
+    }
+
+    #[test]
+    fn a_mod_set_holds_what_was_written() {
+        let written = [Mod::NONE, Mod::from_text(".f32").unwrap(), Mod::from_text(".v4").unwrap()];
+        let set = ModSet::of(&written);
+        for m in Mod::all().chain([Mod::NONE]) {
+            assert_eq!(set.contains(m.0), written.contains(&m), "{m:?}");
+        }
+        assert!(!set.contains(u16::MAX));
     }
 }

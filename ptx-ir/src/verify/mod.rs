@@ -43,7 +43,7 @@ pub use target::{read_version, Target, TargetOption};
 pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
-use forms::FormFacts;
+use forms::{FormFacts, ModSet};
 use crate::ir::scopes;
 use crate::ir::{range_member, AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
 use crate::isa::{FormId, Mod, Opcode, OperandType, ScalarType, StateSpace};
@@ -409,7 +409,10 @@ fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, line
 /// Instructions with one plain memory operand `[base+offset]` whose state
 /// space is the instruction's (bulk copies and texture, surface and
 /// tensor-map operands are not).
-const PLAIN_ADDRESS: [Opcode; 7] = [Opcode::LD, Opcode::LDU, Opcode::ST, Opcode::ATOM, Opcode::RED, Opcode::PREFETCH, Opcode::PREFETCHU];
+/// (A `match`, not a list searched at every instruction.)
+fn plain_address(op: Opcode) -> bool {
+    matches!(op, Opcode::LD | Opcode::LDU | Opcode::ST | Opcode::ATOM | Opcode::RED | Opcode::PREFETCH | Opcode::PREFETCHU)
+}
 
 struct Verifier<'a> {
     file: &'a str,
@@ -543,12 +546,16 @@ impl<'a> Verifier<'a> {
     /// those the module does not meet ([`FormFacts::unmet`]). Only for
     /// instructions to which one may apply ([`FormFacts::may_be_unavailable`]).
     fn availability(&mut self, ins: &Instruction, unmet: u64, at: Span) {
+        // Each unmet requirement's modifiers are looked up in the written
+        // ones: going through the written modifiers for each of them was
+        // most of this check (`ld` has 15 requirements, some with 5 modifiers).
+        let written = ModSet::of(&ins.mods);
         for (k, r) in ins.form.requirements().iter().enumerate() {
             // A met requirement has nothing to report.
             if k < 64 && unmet & 1 << k == 0 {
                 continue;
             }
-            if !r.when.is_empty() && !r.when.iter().any(|m| ins.mods.contains(&Mod(*m))) {
+            if !r.when.is_empty() && !r.when.iter().any(|m| written.contains(*m)) {
                 continue;
             }
             // The message's subject, written only for an error.
@@ -582,6 +589,18 @@ impl<'a> Verifier<'a> {
                 self.error(at, format!("the guard `{}` of `{}` is of type {}, expected .pred", reg.name, ins.opcode.name(), reg.ty.text()));
             }
         }
+        // The type of the slot the last operand asked for: most ask for the
+        // same one (`add.s32 d, a, b`), and looking a modifier's type up
+        // was a sixth of this check.
+        let mut last_slot: Option<(u8, Option<ScalarType>)> = None;
+        let mut slot_type = |s: u8| match last_slot {
+            Some((last, ty)) if last == s => ty,
+            _ => {
+                let ty = types::slot_type(ins, s as usize);
+                last_slot = Some((s, ty));
+                ty
+            }
+        };
         for (k, op) in ins.operands.iter().enumerate() {
             let Some(spec) = specs.get(k) else { continue };
             // Labels are branch targets (and `call`'s target lists), not values.
@@ -622,9 +641,9 @@ impl<'a> Verifier<'a> {
                     continue;
                 }
                 OperandType::Fixed(t) => Some(t),
-                OperandType::Slot(s) => types::slot_type(ins, s as usize),
-                OperandType::Wide(s) => types::slot_type(ins, s as usize).and_then(types::wider),
-                OperandType::Half(s) => types::slot_type(ins, s as usize).and_then(types::narrower),
+                OperandType::Slot(s) => slot_type(s),
+                OperandType::Wide(s) => slot_type(s).and_then(types::wider),
+                OperandType::Half(s) => slot_type(s).and_then(types::narrower),
             };
             let Some(expected) = expected else { continue };
             let relaxed = relaxed && !spec.name.starts_with("cache");
@@ -693,7 +712,12 @@ impl<'a> Verifier<'a> {
         for op in &ins.operands {
             // Only registers with a selector matter; most operands are
             // plain registers, immediates or addresses, with nothing inside.
-            if matches!(op, Operand::Reg(r) if r.sel.is_none()) || matches!(op, Operand::Imm(_) | Operand::Addr(_) | Operand::Sym(_) | Operand::Label(_) | Operand::SReg(..) | Operand::Sink | Operand::RegOffset(..)) {
+            let may_have_a_selector = match op {
+                Operand::Reg(r) => r.sel.is_some(),
+                Operand::Imm(_) | Operand::Addr(_) | Operand::Sym(_) | Operand::Label(_) | Operand::SReg(..) | Operand::Sink | Operand::RegOffset(..) => false,
+                Operand::Vector(_) | Operand::Pair(..) | Operand::AddrList(_) | Operand::ArrayElem(_) | Operand::List(_) => true,
+            };
+            if !may_have_a_selector {
                 continue;
             }
             op.walk(&mut |o| {
@@ -737,7 +761,7 @@ impl<'a> Verifier<'a> {
             let want = spaces.get(mem_k).copied();
             mem_k += 1;
             // ptxas: "Program uses 32-bit address ... conflicting with .address_size 64".
-            let single = PLAIN_ADDRESS.contains(&ins.opcode);
+            let single = plain_address(ins.opcode);
             if let (true, true, Operand::Addr(a)) = (self.ctx.address_64, single, op) {
                 if let AddrBase::Reg(r) = a.base {
                     let global_or_generic = want.is_none_or(|w| w.base() == StateSpace::Global);
@@ -756,7 +780,7 @@ impl<'a> Verifier<'a> {
             }
             // ptxas: "State space mismatch between instruction and address":
             // generic addressing does not reach parameters.
-            if let (None, true, Operand::Addr(a)) = (want, PLAIN_ADDRESS.contains(&ins.opcode), op) {
+            if let (None, true, Operand::Addr(a)) = (want, plain_address(ins.opcode), op) {
                 if let AddrBase::Sym(name) = &a.base {
                     if locals(name).or_else(|| self.ctx.globals.get(name).copied()).is_some_and(|s| s.base() == StateSpace::Param) {
                         self.error(at, format!("`{}` reaches the .param variable `{name}` through generic addressing; use `{}.param`", ins.opcode.name(), ins.opcode.name()));
@@ -816,13 +840,13 @@ impl<'a> Verifier<'a> {
     /// ([`Instruction::vector`]).
     fn operand_features(&mut self, f: &Function, ins: &Instruction, facts: &FormFacts, vector: Option<u8>, at: Span) {
         // Texture and surface handles in registers: "indirect texture access", PTX 3.1.
-        let tex_like = [Opcode::TEX, Opcode::TLD4, Opcode::TXQ, Opcode::SULD, Opcode::SUST, Opcode::SURED, Opcode::SUQ];
+        let tex_like = matches!(ins.opcode, Opcode::TEX | Opcode::TLD4 | Opcode::TXQ | Opcode::SULD | Opcode::SUST | Opcode::SURED | Opcode::SUQ);
         // `[a, b]` is the texture, surface and tensor-map operand; loads, stores
         // and atomics take a plain address (ptxas: a syntax error).
-        if PLAIN_ADDRESS.contains(&ins.opcode) && ins.operands.iter().any(|op| matches!(op, Operand::AddrList(_))) {
+        if plain_address(ins.opcode) && ins.operands.iter().any(|op| matches!(op, Operand::AddrList(_))) {
             self.error(at, format!("`{}` takes an address `[base+offset]`, not a texture or surface operand `[a, b]`", ins.opcode.name()));
         }
-        if tex_like.contains(&ins.opcode) && self.ctx.version < (3, 1) {
+        if tex_like && self.ctx.version < (3, 1) {
             let indirect = ins.operands.iter().any(|op| match op {
                 Operand::AddrList(v) => matches!(v.first(), Some(Operand::Reg(_))),
                 Operand::Addr(a) => matches!(a.base, AddrBase::Reg(_)),
@@ -833,8 +857,10 @@ impl<'a> Verifier<'a> {
             }
         }
         // Braced vectors: 1, 2, 4 or 8 elements; without `.vN`, a braced data operand has one.
-        let data_ops = [Opcode::LD, Opcode::ST, Opcode::LDU, Opcode::MOV];
-        if data_ops.contains(&ins.opcode) {
+        let data_op = matches!(ins.opcode, Opcode::LD | Opcode::ST | Opcode::LDU | Opcode::MOV);
+        // Most of their instructions have none (asked once for both checks).
+        let braced = data_op && ins.operands.iter().any(|o| matches!(o, Operand::Vector(_)));
+        if braced {
             for (k, (op, spec)) in ins.operands.iter().zip(ins.form.operands()).enumerate() {
                 let Operand::Vector(v) = op else { continue };
                 if !matches!(v.len(), 1 | 2 | 4 | 8) {
@@ -854,7 +880,7 @@ impl<'a> Verifier<'a> {
         }
         // `mov` between scalars: its table accepts any types (the same syntax
         // packs and unpacks vectors), so the scalar case is checked here.
-        if ins.opcode == Opcode::MOV && vector.is_none() && !ins.operands.iter().any(|o| matches!(o, Operand::Vector(_))) {
+        if ins.opcode == Opcode::MOV && vector.is_none() && !braced {
             if let Some(ty) = facts.ty(ins) {
                 for (k, op) in ins.operands.iter().enumerate() {
                     if let Operand::Reg(r) = op {
