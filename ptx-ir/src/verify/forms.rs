@@ -6,7 +6,7 @@
 //! was most of what verifying an instruction cost.
 
 use crate::ir::Instruction;
-use crate::isa::{Flags, FormId, Mod, ModKind, Requirement, ScalarType, SlotRole};
+use crate::isa::{Flags, FormId, Mod, ModKind, Requirement, ScalarType, SlotRole, StateSpace};
 
 /// One form's facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +28,8 @@ pub(super) struct FormFacts {
     pub vector: RoleSlots,
     /// Where the form's data types are written.
     pub types: RoleSlots,
+    /// Where the form's state spaces are written.
+    pub spaces: RoleSlots,
     /// An operand accesses memory: only then are state spaces checked.
     pub memory: bool,
     /// The form reads the carry flag.
@@ -101,6 +103,7 @@ impl FormFacts {
             triggers: unmet_requirements.fold(0, |bits, r: &Requirement| if r.when.is_empty() { u128::MAX } else { r.when.iter().fold(bits, |bits, &m| bits | trigger_bit(m)) }),
             vector: RoleSlots::of(form, SlotRole::Vector),
             types: RoleSlots::of(form, SlotRole::Type),
+            spaces: RoleSlots::of(form, SlotRole::Space),
             memory: form.operands().iter().any(|o| o.mem.is_some()),
             carry_in: form.flags().contains(Flags::CARRY_IN),
         }
@@ -124,6 +127,16 @@ impl FormFacts {
         }
     }
 
+    /// The `k`th of [`Instruction::spaces`] of an instruction of this form
+    /// (collecting them all was half of checking state spaces).
+    pub fn space(&self, ins: &Instruction, k: usize) -> Option<StateSpace> {
+        match self.spaces.kind(ins) {
+            Ok(Some(ModKind::Space(s))) if k == 0 => Some(s),
+            Ok(_) => None,
+            Err(()) => ins.spaces().get(k).copied(),
+        }
+    }
+
     /// May an unmet requirement apply to this instruction of the form?
     pub fn may_be_unavailable(&self, ins: &Instruction) -> bool {
         self.unmet != 0 && (self.triggers == u128::MAX || ins.mods.iter().any(|m| *m != Mod::NONE && self.triggers & trigger_bit(m.0) != 0))
@@ -136,27 +149,33 @@ mod tests {
     use crate::ir::{Item, Stmt};
 
     /// Each fact agrees with what the verifier would otherwise read at the
-    /// instruction: the vector width, memory operands, the carry flag.
+    /// instruction: the vector width, data type and state spaces (of forms
+    /// with one slot for them and with several), memory operands, the carry flag.
     #[test]
     fn facts_agree_with_the_instructions() {
         let text = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<9>;\n.reg .b64 %rd<3>;\n.reg .pred %p;\n\
             ld.param.u64 %rd1, [p];\nld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];\nmov.b32 %r5, %r1;\nmov.v2.b32 {%r6, %r7}, %rd2;\nadd.cc.u32 %r5, %r5, %r2;\naddc.u32 %r6, %r6, %r3;\n\
-            setp.lt.u32 %p, %r5, 4;\n@%p st.global.v2.u32 [%rd1], {%r5, %r6};\natom.global.add.u32 %r8, [%rd1], 1;\nret;\n}\n";
+            setp.lt.u32 %p, %r5, 4;\n@%p st.global.v2.u32 [%rd1], {%r5, %r6};\natom.global.add.u32 %r8, [%rd1], 1;\ncp.async.ca.shared.global [%r1], [%rd1], 4;\ncvt.rn.f32.s32 %r2, %r3;\nret;\n}\n";
         let m = crate::parse_str(text).unwrap_or_else(|d| panic!("{d}"));
         let Item::Func(f) = &m.items[0] else { panic!() };
-        let mut seen = (false, false, false);
+        let mut seen = (false, false, false, false, false);
         for s in f.body.as_ref().unwrap() {
             let Stmt::Instr(ins) = s else { continue };
             let facts = FormFacts::of(ins.form, 0);
             assert_eq!(facts.vector(ins), ins.vector(), "{:?}", ins.form);
             assert_eq!(facts.ty(ins), ins.ty(), "{:?}", ins.form);
+            for k in 0..3 {
+                assert_eq!(facts.space(ins, k), ins.spaces().get(k).copied(), "{:?} {k}", ins.form);
+            }
             assert_eq!(facts.memory, ins.operands.iter().any(|o| matches!(o, crate::ir::Operand::Addr(_))), "{:?}", ins.form);
             assert_eq!(facts.carry_in, ins.opcode == crate::isa::Opcode::ADDC, "{:?}", ins.form);
             seen.0 |= ins.vector().is_some();
             seen.1 |= facts.memory;
             seen.2 |= facts.carry_in;
+            seen.3 |= facts.spaces == RoleSlots::Several;
+            seen.4 |= facts.types == RoleSlots::Several;
         }
-        assert_eq!(seen, (true, true, true), "the kernel has an instruction of each kind");
+        assert_eq!(seen, (true, true, true, true, true), "the kernel has an instruction of each kind");
     }
 
     #[test]

@@ -530,7 +530,7 @@ impl<'a> Verifier<'a> {
             let vector = facts.vector(ins);
             self.vector_widths(f, ins, vector, at);
             if facts.memory {
-                self.state_spaces(f, ins, &local_space, at);
+                self.state_spaces(f, ins, &facts, &local_space, at);
             }
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
@@ -751,14 +751,13 @@ impl<'a> Verifier<'a> {
     /// immediate address needs `.local`; in a 64-bit module global and
     /// generic addresses are 64-bit. Only for forms that access memory
     /// ([`FormFacts::memory`]; most do not).
-    fn state_spaces(&mut self, f: &Function, ins: &Instruction, locals: &dyn Fn(&str) -> Option<StateSpace>, at: Span) {
-        let spaces = ins.spaces();
+    fn state_spaces(&mut self, f: &Function, ins: &Instruction, facts: &FormFacts, locals: &dyn Fn(&str) -> Option<StateSpace>, at: Span) {
         let mut mem_k = 0;
         for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
             if spec.mem.is_none() {
                 continue;
             }
-            let want = spaces.get(mem_k).copied();
+            let want = facts.space(ins, mem_k);
             mem_k += 1;
             // ptxas: "Program uses 32-bit address ... conflicting with .address_size 64".
             let single = plain_address(ins.opcode);
