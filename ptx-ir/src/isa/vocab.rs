@@ -53,9 +53,9 @@ macro_rules! scalar_types {
             /// The modifier text, with its dot (`.f32`).
             pub fn text(self) -> &'static str { match self { $(ScalarType::$v => $s,)* } }
             /// Size in bits (packed types: the whole register; `.pred`: 1; handles: 64).
-            pub fn bits(self) -> u32 { match self { $(ScalarType::$v => $bits,)* } }
+            pub const fn bits(self) -> u32 { match self { $(ScalarType::$v => $bits,)* } }
             /// Its class under the manual's operand-type rules.
-            pub fn class(self) -> TypeClass { match self { $(ScalarType::$v => TypeClass::$class,)* } }
+            pub const fn class(self) -> TypeClass { match self { $(ScalarType::$v => TypeClass::$class,)* } }
             /// Parses the modifier text (with its dot).
             pub fn from_text(s: &str) -> Option<ScalarType> { match s { $($s => Some(ScalarType::$v),)* _ => None } }
         }
