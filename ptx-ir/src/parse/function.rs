@@ -21,7 +21,7 @@ impl<'a> Parser<'a> {
             self.bump();
             FuncKind::Func
         };
-        self.func = Some(FuncState::new());
+        self.func = Some(FuncState::with_spare_names(std::mem::take(&mut self.spare_names)));
         let mut attributes = Vec::new();
         if self.at_dot(".attribute") {
             self.bump();
@@ -62,7 +62,8 @@ impl<'a> Parser<'a> {
             // ptxas accepts that for `.func` only.
             return self.expected("`{` opening the body or `;` ending a declaration");
         }
-        let fs = self.func.take().unwrap();
+        let mut fs = self.func.take().unwrap();
+        self.spare_names = fs.take_spare_names();
         if let Some(body) = &mut body {
             match fs.resolve_labels() {
                 Ok(ids) => resolve_refs(body, &patch, &ids),

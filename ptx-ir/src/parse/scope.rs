@@ -178,18 +178,49 @@ pub struct FuncState<'a> {
     refs: Vec<LabelRef<'a>>,
 }
 
+/// The body scope's name table of a parsed function, emptied, for the
+/// next function of the parser: declared one by one, a function's
+/// registers grew it by rehashing from empty (renderer, 570 registers a
+/// function: 4.0 M host instructions of rehashing in `bind_decl`).
+#[derive(Default)]
+pub struct SpareNames<'a>(Table<'a, (Binding, Span)>);
+
+/// The most entries a table kept for the next function may have room for:
+/// emptying a table costs a write per bucket, which many small functions
+/// after one large one would pay each.
+const SPARE_NAMES_MAX: usize = 1 << 13;
+
 impl<'a> FuncState<'a> {
+    #[cfg(test)]
     pub fn new() -> FuncState<'a> {
+        FuncState::with_spare_names(SpareNames::default())
+    }
+
+    /// A function's state whose body scope starts with the table `spare`
+    /// (empty, with the room an earlier function gave it).
+    pub fn with_spare_names(spare: SpareNames<'a>) -> FuncState<'a> {
+        debug_assert!(spare.0.is_empty());
         FuncState {
             regs: Vec::new(),
             regs_room: 0,
-            scopes: vec![Scope::default()],
+            scopes: vec![Scope { names: spare.0, ..Scope::default() }],
             scope_parent: vec![0],
             labels: Vec::new(),
             label_defs: Vec::new(),
             label_ids: FxHashMap::default(),
             refs: Vec::new(),
         }
+    }
+
+    /// The body scope's name table, emptied, for the next function (none
+    /// when it is too large to be worth emptying, see [`SPARE_NAMES_MAX`]).
+    pub fn take_spare_names(&mut self) -> SpareNames<'a> {
+        let mut names = std::mem::take(&mut self.scopes[0].names);
+        if names.capacity() > SPARE_NAMES_MAX {
+            return SpareNames::default();
+        }
+        names.clear();
+        SpareNames(names)
     }
 
     pub fn push_scope(&mut self, opened: Span) {
