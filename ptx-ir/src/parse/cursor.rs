@@ -1,6 +1,6 @@
 //! The parser's token cursor, error helpers and module-level symbol table.
 
-use super::scope::FuncState;
+use super::scope::{FuncState, SpareTables};
 use crate::lexer::{Lexer, Token, TokenKind};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
@@ -58,6 +58,8 @@ pub struct Parser<'a> {
     /// The statements and spans of the body being parsed, kept with their
     /// room between bodies (see `body`).
     pub body_buffers: (Vec<crate::ir::Stmt>, Vec<Span>),
+    /// A function's growing tables, kept with their room between functions.
+    pub spare_tables: SpareTables<'a>,
 }
 
 /// How many tokens the parser can look ahead.
@@ -97,6 +99,7 @@ impl<'a> Parser<'a> {
             forms: FxHashMap::default(),
             fast_paths: true,
             body_buffers: (Vec::new(), Vec::new()),
+            spare_tables: SpareTables::default(),
         };
         p.lex_ahead();
         p

@@ -21,7 +21,7 @@ impl<'a> Parser<'a> {
             self.bump();
             FuncKind::Func
         };
-        self.func = Some(FuncState::new());
+        self.func = Some(FuncState::with_spare_tables(std::mem::take(&mut self.spare_tables)));
         let mut attributes = Vec::new();
         if self.at_dot(".attribute") {
             self.bump();
@@ -62,7 +62,7 @@ impl<'a> Parser<'a> {
             // ptxas accepts that for `.func` only.
             return self.expected("`{` opening the body or `;` ending a declaration");
         }
-        let fs = self.func.take().unwrap();
+        let mut fs = self.func.take().unwrap();
         if let Some(body) = &mut body {
             match fs.resolve_labels() {
                 Ok(ids) => resolve_refs(body, &patch, &ids),
@@ -79,6 +79,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        self.spare_tables = fs.take_spare_tables();
         let (mut regs, mut labels) = (fs.regs, fs.labels);
         // Growth leaves up to half of each unused (and a range's room may
         // go unused): give it back, as for the body.

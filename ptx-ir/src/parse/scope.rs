@@ -178,17 +178,62 @@ pub struct FuncState<'a> {
     refs: Vec<LabelRef<'a>>,
 }
 
+/// A parsed function's tables that grow as its body is read, emptied,
+/// for the next function of the parser: they grew by rehashing (or
+/// copying) from empty in every function (renderer, 570 registers a
+/// function declared one by one: 4.0 M host instructions of rehashing in
+/// `bind_decl`).
+#[derive(Default)]
+pub struct SpareTables<'a> {
+    /// The body scope's names ([`Scope::names`]).
+    names: Table<'a, (Binding, Span)>,
+    label_ids: FxHashMap<(u32, &'a str), (LabelId, bool)>,
+    refs: Vec<LabelRef<'a>>,
+}
+
+/// The most entries a table kept for the next function may have room for:
+/// emptying a table costs a write per bucket, which many small functions
+/// after one large one would pay each.
+const SPARE_TABLE_MAX: usize = 1 << 13;
+
+/// `table`, emptied, if it is small enough to keep ([`SPARE_TABLE_MAX`]).
+fn emptied<T: Default>(mut table: T, capacity: impl Fn(&T) -> usize, clear: impl Fn(&mut T)) -> T {
+    if capacity(&table) > SPARE_TABLE_MAX {
+        return T::default();
+    }
+    clear(&mut table);
+    table
+}
+
 impl<'a> FuncState<'a> {
+    #[cfg(test)]
     pub fn new() -> FuncState<'a> {
+        FuncState::with_spare_tables(SpareTables::default())
+    }
+
+    /// A function's state that starts with the tables `spare` (empty,
+    /// with the room an earlier function gave them).
+    pub fn with_spare_tables(spare: SpareTables<'a>) -> FuncState<'a> {
+        debug_assert!(spare.names.is_empty() && spare.label_ids.is_empty() && spare.refs.is_empty());
         FuncState {
             regs: Vec::new(),
             regs_room: 0,
-            scopes: vec![Scope::default()],
+            scopes: vec![Scope { names: spare.names, ..Scope::default() }],
             scope_parent: vec![0],
             labels: Vec::new(),
             label_defs: Vec::new(),
-            label_ids: FxHashMap::default(),
-            refs: Vec::new(),
+            label_ids: spare.label_ids,
+            refs: spare.refs,
+        }
+    }
+
+    /// The tables of [`SpareTables`], emptied, for the next function (each
+    /// one too large to be worth emptying left out, see [`SPARE_TABLE_MAX`]).
+    pub fn take_spare_tables(&mut self) -> SpareTables<'a> {
+        SpareTables {
+            names: emptied(std::mem::take(&mut self.scopes[0].names), |t| t.capacity(), |t| t.clear()),
+            label_ids: emptied(std::mem::take(&mut self.label_ids), |t| t.capacity(), |t| t.clear()),
+            refs: emptied(std::mem::take(&mut self.refs), |t| t.capacity(), |t| t.clear()),
         }
     }
 
@@ -476,6 +521,23 @@ mod tests {
         assert_eq!(f.lookup("%r10"), None);
         let a = f.lookup("%r3");
         assert_eq!(a, f.lookup("%r3"));
+    }
+
+    /// The tables a function hands to the next ([`SpareTables`]) come
+    /// empty: nothing the first function bound or referred to is seen by
+    /// the second.
+    #[test]
+    fn spare_tables_carry_no_names() {
+        let mut first = FuncState::new();
+        first.declare_new_reg("%r1", ScalarType::B32, None, Span::default()).unwrap();
+        first.define_label("L", Span::default(), true).unwrap();
+        first.use_label("M", Span::default(), None);
+        let mut second = FuncState::with_spare_tables(first.take_spare_tables());
+        assert_eq!(second.lookup("%r1"), None);
+        assert_eq!(second.lookup("L"), None);
+        assert!(second.declare_new_reg("%r1", ScalarType::B32, None, Span::default()).is_ok());
+        assert!(second.define_label("L", Span::default(), true).is_ok());
+        assert_eq!(second.resolve_labels().map(|ids| ids.len()), Ok(0));
     }
 
     #[test]
