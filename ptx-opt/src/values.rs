@@ -734,6 +734,12 @@ mod tests {
     use super::*;
 
     fn view(src: &str) -> (Function, ValueView) {
+        let (f, v, _, _) = view_and_graphs(src);
+        (f, v)
+    }
+
+    /// [`view`], with the CFG and dominator tree the view was built on.
+    fn view_and_graphs(src: &str) -> (Function, ValueView, Cfg, DomTree) {
         let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{src}");
         let m = ptx_ir::parse_str(&text).unwrap();
         let f = match &m.items[0] {
@@ -743,7 +749,7 @@ mod tests {
         let cfg = Cfg::build(&f);
         let dom = DomTree::dominators(&cfg);
         let v = ValueView::build(&f, &cfg, &dom);
-        (f, v)
+        (f, v, cfg, dom)
     }
 
     fn reg(f: &Function, name: &str) -> RegId {
@@ -855,8 +861,7 @@ mod tests {
 
     #[test]
     fn phi_inputs_are_the_versions_at_the_predecessors_ends() {
-        let (f, v) = view(LOOP_INSIDE_IF);
-        let cfg = Cfg::build(&f);
+        let (f, v, cfg, _) = view_and_graphs(LOOP_INSIDE_IF);
         let (r1, r2) = (reg(&f, "%r1"), reg(&f, "%r2"));
         let body = f.body.as_ref().unwrap();
         let at = |label: &str| body.iter().position(|s| matches!(s, Stmt::Label(l) if f.label_name(*l) == label)).unwrap();
@@ -983,9 +988,7 @@ mod tests {
     #[test]
     fn phis_placed_when_asked_agree_with_every_phi_placed() {
         for src in [LOOP_INSIDE_IF, UNREAD_PHI] {
-            let (f, asked) = view(src);
-            let cfg = Cfg::build(&f);
-            let dom = DomTree::dominators(&cfg);
+            let (f, asked, cfg, dom) = view_and_graphs(src);
             let every = ValueView::build_placing_every_phi(&f, &cfg, &dom);
             assert!(asked.same_as(&every));
             let (mut all_asked, mut all_every) = (asked.all_phis(), every.all_phis());
@@ -1021,9 +1024,7 @@ mod tests {
     #[test]
     fn registers_written_once_hold_their_write_where_it_dominates() {
         for src in [LOOP_INSIDE_IF, UNREAD_PHI] {
-            let (f, v) = view(src);
-            let cfg = Cfg::build(&f);
-            let dom = DomTree::dominators(&cfg);
+            let (f, v, cfg, dom) = view_and_graphs(src);
             let mut shortcuts = 0;
             for r in (0..f.regs.len()).map(|r| RegId(r as u32)) {
                 for b in cfg.graph.node_indices().filter(|&b| dom.contains(b)) {
