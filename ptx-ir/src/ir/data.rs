@@ -197,16 +197,56 @@ pub struct Declarator {
     pub init: Option<Box<Initializer>>,
 }
 
-/// Splits a name into a register range's prefix and index (`%r12` is
-/// member 12 of `%r<N>`); `None` when the name does not end in a number
-/// or the number has a leading zero (`%r01` is no range member).
+/// Splits a name into a register range's prefix and index, as ptxas
+/// reads a range's members: `%r12` is member 12 of `%r<N>`, and so are
+/// `%r012` and `%r0012` (decimal, leading zeros dropped: measured with
+/// ptxas 12.9, `%s010` is `%s10`, `%s00` is `%s0`). `None` when the name
+/// does not end in a number or the number does not fit a `u32` (ptxas
+/// takes `%s4294967301` for `%s5`; that wrap is not followed: such a name
+/// is no member here).
 pub fn range_member(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
-    let start = b.len() - b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
-    if start == 0 {
+    let count = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    let start = b.len() - count;
+    if start == 0 || count == 0 {
         return None;
     }
-    Some((&name[..start], plain_decimal(&b[start..])?))
+    let digits = &b[start..];
+    // Leading zeros add nothing to the value: one pass over the digits
+    // when they fit a `u64` (the parser splits every range member's name
+    // on its first use).
+    let value = if count <= DIGITS_THAT_FIT_U64 {
+        digits.iter().fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'))
+    } else {
+        let zeros = digits[..count - 1].iter().take_while(|&&c| c == b'0').count();
+        plain_decimal_u64(&digits[zeros..])?
+    };
+    Some((&name[..start], u32::try_from(value).ok()?))
+}
+
+/// Whether `name` names a member of the register range `prefix<count>`
+/// ([`range_member`]). Within one block ptxas finds a range's members
+/// before the names declared on their own, so a register declared before
+/// the range under a member's name spelled with leading zeros (`%r05`
+/// before `%r<9>`) is no longer found by that name (spelled plainly, `%r5`
+/// before `%r<9>`, ptxas rejects the range as a duplicate).
+pub fn is_member_of(name: &str, prefix: &str, count: u32) -> bool {
+    name.starts_with(prefix) && range_member(name).is_some_and(|(p, n)| p.len() == prefix.len() && n < count)
+}
+
+/// Whether `name`, a member of a range per [`range_member`], is written
+/// as the member's own name (`%r12`, not `%r012`): the parser names a
+/// member's register so however its uses spell it.
+pub fn spells_member_plainly(name: &str) -> bool {
+    range_member(name).is_some_and(|(prefix, _)| {
+        let digits = &name.as_bytes()[prefix.len()..];
+        digits.len() == 1 || digits[0] != b'0'
+    })
+}
+
+/// The name of member `index` of the register range `prefix<N>`.
+pub fn member_name(prefix: &str, index: u32) -> Name {
+    format!("{prefix}{index}").into()
 }
 
 /// The value of a decimal number written without a leading zero (`0`

@@ -107,11 +107,13 @@ impl<'a> Parser<'a> {
         Ok(decl)
     }
 
-    /// `name` declared again in a scope that declares it at `prev`.
+    /// `name` declared again in a scope that declares it at `prev` (for a
+    /// range `name` is `prefix<count>`: it declares its members too).
     #[cold]
     fn redeclared<T>(&self, name: &str, span: Span, prev: Span) -> PResult<T> {
         let (l, c) = self.lines().line_col(prev.start);
-        self.error_at(span, format!("`{name}` is already declared in this scope (at {l}:{c})"))
+        let what = if name.ends_with('>') { "declares a name" } else { "is" };
+        self.error_at(span, format!("`{name}` {what} already declared in this scope (at {l}:{c})"))
     }
 
     /// The fast path for runs of the commonest body declaration, one plain
@@ -242,7 +244,11 @@ impl<'a> Parser<'a> {
                     let f = self.func.as_mut().expect("body declarations are parsed inside a function");
                     let bound = f.bind_decl(decl.space, name, decl.ty, decl.vector, d.range, span);
                     if let Err(prev) = bound {
-                        return self.redeclared(name, span, prev);
+                        return match d.range {
+                            // The prefix or one of the members (`%r5` before `%r<9>`).
+                            Some(count) => self.redeclared(&format!("{name}<{count}>"), span, prev),
+                            None => self.redeclared(name, span, prev),
+                        };
                     }
                 }
             }

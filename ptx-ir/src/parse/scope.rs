@@ -13,7 +13,7 @@
 //! reads it. References are numbered as they are met and resolved in
 //! [`FuncState::resolve_labels`].
 
-use crate::ir::{range_member, LabelId, Name, Reg, RegId};
+use crate::ir::{is_member_of, member_name, range_member, spells_member_plainly, LabelId, Name, Reg, RegId};
 use crate::isa::{ScalarType, StateSpace};
 use crate::source::Span;
 use rustc_hash::{FxBuildHasher, FxHashMap};
@@ -119,12 +119,30 @@ struct Scope<'a> {
     opened: Option<Span>,
     /// Its number in the function (0: the body itself).
     id: u32,
+    /// The first register of [`FuncState::regs`] made while it is the
+    /// innermost scope: the registers it declares are among those after.
+    first_reg: u32,
+    /// The variables it declares whose names end in a digit.
+    digit_ended_vars: Vec<Key<'a>>,
     /// The entries `names` was given room for: what it held when the last
     /// range was declared plus every range's members ([`room_for`]).
     names_room: usize,
 }
 
-impl Scope<'_> {
+/// Whether `name` ends in a digit, as a range's members do.
+fn ends_in_digit(name: &str) -> bool {
+    name.as_bytes().last().is_some_and(u8::is_ascii_digit)
+}
+
+impl<'a> Scope<'a> {
+    /// Binds a variable.
+    fn declare_var(&mut self, key: Key<'a>, span: Span) {
+        self.names.insert(key, (Binding::Var, span));
+        if ends_in_digit(key.name) {
+            self.digit_ended_vars.push(key);
+        }
+    }
+
     /// The range of this scope that has `name` as a member.
     fn range_of(&self, name: &str) -> Option<&Range> {
         // Most scopes declare no range: no need to split the name then.
@@ -153,8 +171,9 @@ fn room_for(room: usize, len: usize, members: usize) -> usize {
 /// What a name means where it is used ([`FuncState::meaning_past_innermost_names`]).
 enum Meaning {
     Bound(Binding),
-    /// A member of the range of scope `scope` that has no register yet.
-    NewMember { scope: usize, range: Range },
+    /// A member of the range of scope `scope` that has no register yet
+    /// under this spelling; its number's digits start at `digits`.
+    NewMember { scope: usize, range: Range, digits: usize },
 }
 
 /// Per-function parser state.
@@ -176,6 +195,10 @@ pub struct FuncState<'a> {
     /// Label references in order; `Operand::Label` holds an index into
     /// this list until [`FuncState::resolve_labels`].
     refs: Vec<LabelRef<'a>>,
+    /// A range member was used spelled with leading zeros (`%r05` for
+    /// `%r5`): from then on, a member's first use under one spelling looks
+    /// for its register under the others ([`FuncState::bound_member`]).
+    members_spelled_twice: bool,
 }
 
 /// A parsed function's tables that grow as its body is read, emptied,
@@ -224,6 +247,7 @@ impl<'a> FuncState<'a> {
             label_defs: Vec::new(),
             label_ids: spare.label_ids,
             refs: spare.refs,
+            members_spelled_twice: false,
         }
     }
 
@@ -240,7 +264,7 @@ impl<'a> FuncState<'a> {
     pub fn push_scope(&mut self, opened: Span) {
         let id = self.scope_parent.len() as u32;
         self.scope_parent.push(self.scopes.last().unwrap().id);
-        self.scopes.push(Scope { opened: Some(opened), id, ..Scope::default() });
+        self.scopes.push(Scope { opened: Some(opened), id, first_reg: self.regs.len() as u32, ..Scope::default() });
     }
 
     /// The `{` of the innermost open nested scope.
@@ -336,7 +360,7 @@ impl<'a> FuncState<'a> {
             return Err(prev);
         }
         match range.filter(|_| space == StateSpace::Reg) {
-            Some(count) => self.declare_range(name, count, ty, vector, span),
+            Some(count) => self.declare_range(name, count, ty, vector, span)?,
             None => self.declare_var(name, span),
         }
         Ok(())
@@ -345,7 +369,27 @@ impl<'a> FuncState<'a> {
     /// Declares `prefix<count>`; registers are created on first use.
     /// Room is made for the members at once (machine-made PTX declares
     /// as many as it uses): the name table does not grow by rehashing.
-    pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) {
+    ///
+    /// A name of the scope that is one of the members ([`is_member_of`]):
+    /// spelled as the member (`%r5` before `%r<9>`), `Err` with where it is
+    /// declared; spelled with leading zeros (`%r05`), no longer found.
+    pub fn declare_range(&mut self, prefix: &'a str, count: u32, ty: ScalarType, vector: Option<u8>, span: Span) -> Result<(), Span> {
+        let scope = self.scopes.last_mut().unwrap();
+        // The scope's names that are members: among the registers made
+        // since it opened (declared in it, or made in blocks it holds) and
+        // its variables, not a walk of `names` (large when kept from an
+        // earlier function). Machine-made PTX declares its ranges first.
+        let made_here = self.regs[scope.first_reg as usize..].iter().map(|r| &*r.name);
+        let mut members = made_here.chain(scope.digit_ended_vars.iter().map(|k| k.name)).filter(|name| is_member_of(name, prefix, count)).peekable();
+        if members.peek().is_some() {
+            let names: &Table<'_, (Binding, Span)> = &scope.names;
+            let mut declared = members.filter_map(|name| Some((name, names.get(&Key::new(name))?.1)));
+            if let Some((_, prev)) = declared.find(|(name, _)| spells_member_plainly(name)) {
+                return Err(prev);
+            }
+            scope.names.retain(|k, _| !is_member_of(k.name, prefix, count));
+            scope.digit_ended_vars.retain(|k| !is_member_of(k.name, prefix, count));
+        }
         let members = count.min(MEMBERS_RESERVED_MAX) as usize;
         self.regs_room = room_for(self.regs_room, self.regs.len(), members);
         self.regs.reserve_exact(self.regs_room - self.regs.len());
@@ -353,10 +397,11 @@ impl<'a> FuncState<'a> {
         scope.names_room = room_for(scope.names_room, scope.names.len(), members);
         scope.names.reserve(scope.names_room - scope.names.len());
         scope.ranges.insert(prefix, Range { count, ty, vector, span });
+        Ok(())
     }
 
     pub fn declare_var(&mut self, name: &'a str, span: Span) {
-        self.scopes.last_mut().unwrap().names.insert(Key::new(name), (Binding::Var, span));
+        self.scopes.last_mut().unwrap().declare_var(Key::new(name), span);
     }
 
     /// Resolves a name through the scopes, innermost first; a member of a
@@ -381,7 +426,11 @@ impl<'a> FuncState<'a> {
     fn lookup_walk(&mut self, key: Key<'a>) -> Option<Binding> {
         match self.meaning_past_innermost_names(key)? {
             Meaning::Bound(b) => Some(b),
-            Meaning::NewMember { scope, range } => Some(Binding::Reg(self.bind_member(scope, range, key))),
+            Meaning::NewMember { scope, range, digits } => {
+                // Spelled with leading zeros: `0` followed by more digits.
+                let zero_led = key.name.as_bytes().get(digits..).is_some_and(|d| d.len() > 1 && d[0] == b'0');
+                Some(Binding::Reg(if self.members_spelled_twice || zero_led { self.bind_member_spelled_twice(scope, range, key, !zero_led) } else { self.bind_member(scope, range, key) }))
+            }
         }
     }
 
@@ -401,7 +450,7 @@ impl<'a> FuncState<'a> {
             let member = if scope.ranges.is_empty() { None } else { *split.get_or_insert_with(|| range_member(key.name)) };
             if let Some((prefix, n)) = member {
                 if let Some(r) = scope.ranges.get(prefix).filter(|r| n < r.count) {
-                    return Some(Meaning::NewMember { scope: k, range: r.clone() });
+                    return Some(Meaning::NewMember { scope: k, range: r.clone(), digits: prefix.len() });
                 }
             }
             if let Some((id, code)) = self.label_of(scope, key.name) {
@@ -418,6 +467,43 @@ impl<'a> FuncState<'a> {
         self.regs.push(Reg { name: key.name.into(), ty: range.ty, vector: range.vector, space: StateSpace::Reg });
         self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
         id
+    }
+
+    /// [`FuncState::bind_member`] once a member was spelled with leading
+    /// zeros (`%r05` for `%r5`; `plain`: not this time): binds the spelling
+    /// `key` to the member's register if another spelling made it
+    /// ([`FuncState::bound_member`]), else to a new one named as the member.
+    #[cold]
+    fn bind_member_spelled_twice(&mut self, scope: usize, range: Range, key: Key<'a>, plain: bool) -> RegId {
+        self.members_spelled_twice = true;
+        if let Some(id) = self.bound_member(scope, key.name) {
+            self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
+            return id;
+        }
+        let name = if plain {
+            key.name.into()
+        } else {
+            let (prefix, n) = range_member(key.name).expect("a member");
+            member_name(prefix, n)
+        };
+        let id = RegId(self.regs.len() as u32);
+        self.regs.push(Reg { name, ty: range.ty, vector: range.vector, space: StateSpace::Reg });
+        self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
+        id
+    }
+
+    /// The register of the range member `name` of scope `scope` if it was
+    /// used already under another spelling: the scope's names that split
+    /// into the same prefix and number are its members' spellings (the
+    /// range's declaration dropped the others, [`FuncState::declare_range`]).
+    /// A walk of the scope's table, only in functions that spell a member
+    /// with leading zeros.
+    fn bound_member(&self, scope: usize, name: &str) -> Option<RegId> {
+        let member = range_member(name);
+        self.scopes[scope].names.iter().find_map(|(k, &(b, _))| match b {
+            Binding::Reg(id) if range_member(k.name) == member => Some(id),
+            _ => None,
+        })
     }
 
     /// Defines a label in the innermost scope. `Err` with the earlier
@@ -510,17 +596,53 @@ mod tests {
     fn parameterized_names() {
         assert_eq!(range_member("%r12"), Some(("%r", 12)));
         assert_eq!(range_member("%r0"), Some(("%r", 0)));
-        assert_eq!(range_member("%r012"), None);
+        assert_eq!(range_member("%r012"), Some(("%r", 12)));
+        assert_eq!(range_member("%r00"), Some(("%r", 0)));
+        assert_eq!(range_member("%r0004294967295"), Some(("%r", u32::MAX)));
         assert_eq!(range_member("%r"), None);
         assert_eq!(range_member("12"), None);
         assert_eq!(range_member("%r4294967295"), Some(("%r", u32::MAX)));
         assert_eq!(range_member("%r4294967296"), None);
         let mut f = FuncState::new();
-        f.declare_range("%r", 10, ScalarType::B32, None, Span::default());
+        f.declare_range("%r", 10, ScalarType::B32, None, Span::default()).unwrap();
         assert!(matches!(f.lookup("%r9"), Some(Binding::Reg(_))));
         assert_eq!(f.lookup("%r10"), None);
         let a = f.lookup("%r3");
         assert_eq!(a, f.lookup("%r3"));
+    }
+
+    /// A member spelled with leading zeros is the member (ptxas 12.9):
+    /// every spelling, whichever comes first, gives one register, named as
+    /// the member; a register declared before the range under a zero-led
+    /// spelling is no longer found by it; spelled plainly, it makes the
+    /// range a duplicate.
+    #[test]
+    fn members_spelled_with_leading_zeros_are_the_member() {
+        let mut f = FuncState::new();
+        f.declare_range("%r", 10, ScalarType::B32, None, Span::default()).unwrap();
+        let r3 = f.lookup("%r3");
+        assert_eq!(f.lookup("%r03"), r3);
+        let r5 = f.lookup("%r05");
+        assert_eq!(f.lookup("%r5"), r5);
+        assert_eq!(f.lookup("%r0005"), r5);
+        assert_ne!(r3, r5);
+        assert_eq!(f.lookup("%r00"), f.lookup("%r0"));
+        let Some(Binding::Reg(id)) = r5 else { panic!("{r5:?}") };
+        assert_eq!(&*f.regs[id.0 as usize].name, "%r5");
+        assert_eq!(f.lookup("%r010"), None);
+
+        let mut g = FuncState::new();
+        let own = g.declare_new_reg("%s07", ScalarType::B32, None, Span::default()).unwrap();
+        assert_eq!(g.lookup("%s07"), Some(Binding::Reg(own)));
+        g.declare_range("%s", 8, ScalarType::B32, None, Span::default()).unwrap();
+        let member = g.lookup("%s07");
+        assert!(matches!(member, Some(Binding::Reg(id)) if id != own));
+        assert_eq!(g.lookup("%s7"), member);
+
+        let mut h = FuncState::new();
+        let at = Span { start: 3, end: 6 };
+        h.declare_new_reg("%t1", ScalarType::B32, None, at).unwrap();
+        assert_eq!(h.declare_range("%t", 4, ScalarType::B32, None, Span::default()), Err(at));
     }
 
     /// The tables a function hands to the next ([`SpareTables`]) come
@@ -543,10 +665,10 @@ mod tests {
     #[test]
     fn room_is_made_for_every_range_declared() {
         let mut f = FuncState::new();
-        f.declare_range("%p", 3, ScalarType::Pred, None, Span::default());
-        f.declare_range("%r", 40, ScalarType::B32, None, Span::default());
+        f.declare_range("%p", 3, ScalarType::Pred, None, Span::default()).unwrap();
+        f.declare_range("%r", 40, ScalarType::B32, None, Span::default()).unwrap();
         f.declare_new_reg("%x", ScalarType::B32, None, Span::default()).unwrap();
-        f.declare_range("%rd", 20, ScalarType::B64, None, Span::default());
+        f.declare_range("%rd", 20, ScalarType::B64, None, Span::default()).unwrap();
         for name in (0..3).map(|k| format!("%p{k}")).chain((0..40).map(|k| format!("%r{k}"))).chain((0..20).map(|k| format!("%rd{k}"))) {
             let name: &'static str = Box::leak(name.into_boxed_str());
             assert!(matches!(f.lookup(name), Some(Binding::Reg(_))), "{name}");
@@ -573,7 +695,7 @@ mod tests {
         assert_eq!(f.lookup("L"), Some(Binding::Label { id: outer, code: true }));
         // A label named like a member of a range of its block: the name
         // still means the register.
-        f.declare_range("%r", 4, ScalarType::B32, None, at(5));
+        f.declare_range("%r", 4, ScalarType::B32, None, at(5)).unwrap();
         f.define_label("%r1", at(6), true).unwrap();
         assert!(matches!(f.lookup("%r1"), Some(Binding::Reg(_))));
     }

@@ -8,7 +8,7 @@
 
 use crate::ir::{Function, LabelId, Operand, RegId, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
-use crate::ir::range_member as split_index;
+use crate::ir::{is_member_of, range_member as split_index};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One problem, at statement `stmt` of the body.
@@ -38,6 +38,9 @@ impl<'a> Scope<'a> {
         for n in d.names.iter().filter(|n| &*n.name != "_") {
             match (d.space, n.range) {
                 (StateSpace::Reg, Some(count)) => {
+                    if !self.names.is_empty() {
+                        self.names.retain(|name, _| !is_member_of(name, &n.name, count));
+                    }
                     self.ranges.insert(&n.name, (count, d.ty, d.vector));
                 }
                 (StateSpace::Reg, None) => {

@@ -1033,8 +1033,10 @@ mod tests {
         }
         // A variable declared again where one of its name is seen (in a
         // block inside its own, or in the same block), a register or range
-        // member named like a parameter, a label named like one: the walk.
-        for body in [".local .b32 v;\n{\n.local .b32 v;\n}\nret;", "{\n.local .b32 v;\n{\n.param .b32 v;\n}\n}\nret;", "{\n.reg .b64 p;\n}\nret;", ".reg .b32 %p<4>;\nret;", "{\np:\nbra p;\n}\nret;"] {
+        // member named like a parameter (in a block: beside the parameter,
+        // ptxas rejects the range as declaring `%p1` again), a label named
+        // like one: the walk.
+        for body in [".local .b32 v;\n{\n.local .b32 v;\n}\nret;", "{\n.local .b32 v;\n{\n.param .b32 v;\n}\n}\nret;", "{\n.reg .b64 p;\n}\nret;", "{\n.reg .b32 %p<4>;\n}\nret;", "{\np:\nbra p;\n}\nret;"] {
             assert!(matches!(Locals::of(&function(body)), Locals::Walk(_)), "{body}");
         }
     }

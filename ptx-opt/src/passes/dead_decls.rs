@@ -117,20 +117,18 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
     (!unused.is_empty()).then_some(unused)
 }
 
-/// When a range declarator `%r<9>` is used: when some `%rI` (I < 9,
-/// written without leading zeros) is. Per way of reading a used name as
-/// such a name plus index, the smallest index (compares as building every
-/// `%rI` and looking it up would, without the strings).
+/// When a range declarator `%r<9>` is used: when some `%rI` (I < 9, also
+/// written with leading zeros, as ptxas reads `%r05`: the parser names a
+/// member's register `%r5`, IR built otherwise may not) is. Per way of
+/// reading a used name as such a name plus index, the smallest index
+/// (compares as building every `%rI` and looking it up would, without the
+/// strings).
 fn smallest_indices<'a>(used: &FxHashSet<&'a str>) -> FxHashMap<&'a str, u32> {
     let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
     for &name in used {
         let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
         for p in name.len() - digits..name.len() {
-            let index = &name[p..];
-            if index.len() > 1 && index.starts_with('0') {
-                continue;
-            }
-            if let Ok(i) = index.parse::<u32>() {
+            if let Ok(i) = name[p..].parse::<u32>() {
                 let e = range_min.entry(&name[..p]).or_insert(i);
                 *e = (*e).min(i);
             }
@@ -256,4 +254,24 @@ fn names_in_item(item: &ptx_ir::ir::Item) -> FxHashSet<String> {
         _ => {}
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A used name counts for every range it may be a member of, read as
+    /// ptxas reads it: `%r05` uses `%r<6>` (member 5), `%r0` too, and
+    /// `%rd010` uses `%rd<11>` and `%rd0<11>`; `%x` no range.
+    #[test]
+    fn a_used_name_uses_the_ranges_it_may_be_a_member_of() {
+        let used: FxHashSet<&str> = ["%r05", "%rd010", "%x"].into_iter().collect();
+        let min = smallest_indices(&used);
+        assert_eq!(min.get("%r"), Some(&5));
+        assert_eq!(min.get("%r0"), Some(&5));
+        assert_eq!(min.get("%rd"), Some(&10));
+        assert_eq!(min.get("%rd0"), Some(&10));
+        assert_eq!(min.get("%rd01"), Some(&0));
+        assert_eq!(min.get("%x"), None);
+    }
 }

@@ -31,7 +31,7 @@ mod flatten;
 pub use check::{check, ScopeError};
 pub use flatten::flatten_names;
 
-use super::range_member;
+use super::{is_member_of, range_member};
 use super::{AddrBase, Declarator, Function, Instruction, LabelId, Operand, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
 use smallvec::SmallVec;
@@ -169,6 +169,9 @@ impl<'f> Walk<'f> {
         let top = self.open.last_mut().unwrap();
         match (decl.space, name.range) {
             (StateSpace::Reg, Some(n)) => {
+                if !top.names.is_empty() {
+                    top.names.retain(|other, _| !is_member_of(other, &name.name, n));
+                }
                 top.ranges.insert(&name.name, (n, site));
             }
             (StateSpace::Reg, None) => {
