@@ -122,6 +122,19 @@ fn moving_an_instruction_across_a_brace_is_reported() {
     b.insert(D + 3, add);
     let errors = check(&f);
     assert_eq!(errors.iter().filter(|e| e.message.contains("`%r1`")).map(|e| e.stmt).collect::<Vec<_>>(), vec![Some(D + 3)], "{errors:?}");
+    // Past a range declared after it in its block that has its name as a
+    // member, spelled with a leading zero (`%s05`, member 5 of `%s<8>`):
+    // there the name means the member (ptxas finds a block's range
+    // members before its registers declared on their own).
+    let mut f = func("{\n.reg .b32 %s05;\nmov.u32 %s05, 1;\n.reg .b32 %s<8>;\nmov.u32 %s5, 2;\n}\nret;");
+    assert_eq!(check(&f), vec![]);
+    let b = f.body.as_mut().unwrap();
+    let mov = b.remove(D + 2);
+    b.insert(D + 3, mov);
+    let errors = check(&f);
+    // The moved plain register and the member now have one name there:
+    // reported at the second of them found.
+    assert!(errors.iter().any(|e| e.message.contains("`%s5`") && e.message.contains("another") && e.stmt == Some(D + 4)), "{errors:?}");
     // A branch moved out of the block that defines its label.
     let mut f = func(&format!("{WAIT}ret;"));
     let k = nth_instr(&f, "bra", 1);
