@@ -15,7 +15,7 @@
 use super::operands::for_each_symbol;
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{Function, Stmt};
+use ptx_ir::ir::{Function, Instruction, Stmt, VarDecl};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -63,12 +63,17 @@ fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
 }
 
 /// The declarators of `f` nothing uses (`None` when there is none).
-fn unused_declarators(f: &Function) -> Option<Unused> {
+fn unused_declarators<'a>(f: &'a Function) -> Option<Unused> {
     let body = f.body.as_ref()?;
+    let mut asked = Asked::default();
     // Registers named, by id (their names are gathered after).
     let mut named = vec![false; f.regs.len()];
+    // The symbols instructions mention, gathered from the first `.local`
+    // or `.shared` variable of the outermost scope on (and then from the
+    // instructions before it).
     let mut syms: FxHashSet<&str> = FxHashSet::default();
-    for s in body {
+    let mut depth = 0usize;
+    for (k, s) in body.iter().enumerate() {
         match s {
             Stmt::Instr(ins) => {
                 // Guards included: `for_each_reg` names them first.
@@ -77,26 +82,21 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
                         *n = true;
                     }
                 });
-                for_each_symbol(ins, |n| {
-                    syms.insert(n);
-                });
+                if asked.variables {
+                    gather_symbols(&mut syms, ins);
+                }
             }
             // Initializers of other variables may take a variable's address.
             Stmt::Decl(d) if d.names.iter().any(|n| n.init.is_some()) => return None,
+            Stmt::Decl(d) if depth == 0 => asked.note(d, &body[..k], &mut syms),
+            Stmt::ScopeBegin => depth += 1,
+            Stmt::ScopeEnd => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
-    let mut regs: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(named.iter().filter(|n| **n).count(), Default::default());
-    regs.extend(f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()));
-    // Only range declarators read the smallest indices (bodies that declare
-    // one register a line have none).
-    let declares_ranges = body.iter().any(|s| matches!(s, Stmt::Decl(d) if d.space == StateSpace::Reg && d.names.iter().any(|n| n.range.is_some())));
-    let range_min = if declares_ranges { smallest_indices(&regs) } else { FxHashMap::default() };
+    let regs = RegsUsed::of(f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()), &asked);
     let used = |space: StateSpace, n: &ptx_ir::ir::Declarator| match space {
-        StateSpace::Reg => match n.range {
-            Some(count) => range_min.get(n.name.as_ref()).is_some_and(|&i| i < count),
-            None => regs.contains(n.name.as_ref()),
-        },
+        StateSpace::Reg => regs.used(&n.name, n.range),
         StateSpace::Local | StateSpace::Shared => syms.contains(n.name.as_ref()),
         _ => true,
     };
@@ -115,6 +115,142 @@ fn unused_declarators(f: &Function) -> Option<Unused> {
         }
     }
     (!unused.is_empty()).then_some(unused)
+}
+
+/// What the outermost scope declares that [`unused_declarators`] asks
+/// about: register names, ranges, and whether any `.local`/`.shared`
+/// variable (only then are the instructions' symbols gathered).
+#[derive(Default)]
+struct Asked<'a> {
+    /// The plain register names, up to one more than [`FEW_PLAIN`] (more
+    /// are not needed: then the named registers' names are hashed).
+    plain: Vec<&'a str>,
+    ranges: Vec<(&'a str, u32)>,
+    variables: bool,
+}
+
+impl<'a> Asked<'a> {
+    /// Notes a declaration of the outermost scope, which follows the
+    /// statements `before`; at its first variable, gathers their symbols.
+    /// Not inlined: the loop over the instructions stays small enough for
+    /// `for_each_reg` to be inlined into it (renderer: 6 M host
+    /// instructions of calls otherwise).
+    #[inline(never)]
+    fn note(&mut self, d: &'a VarDecl, before: &'a [Stmt], syms: &mut FxHashSet<&'a str>) {
+        if matches!(d.space, StateSpace::Local | StateSpace::Shared) && !self.variables {
+            for s in before {
+                if let Stmt::Instr(ins) = s {
+                    gather_symbols(syms, ins);
+                }
+            }
+        }
+        match d.space {
+            StateSpace::Reg => {
+                for n in &d.names {
+                    match n.range {
+                        Some(count) => self.ranges.push((&n.name, count)),
+                        None if self.plain.len() <= FEW_PLAIN => self.plain.push(&n.name),
+                        None => {}
+                    }
+                }
+            }
+            StateSpace::Local | StateSpace::Shared => self.variables = true,
+            _ => {}
+        }
+    }
+}
+
+/// Adds the symbols `ins` mentions to `syms`.
+fn gather_symbols<'a>(syms: &mut FxHashSet<&'a str>, ins: &'a Instruction) {
+    for_each_symbol(ins, |n| {
+        syms.insert(n);
+    });
+}
+
+/// Which of the outermost scope's register names and ranges the named
+/// registers use. Asked per declarator instead of gathering every named
+/// register's name and every way of splitting it into a prefix and an
+/// index in hash tables (matrix_free -O2: 10.3 M host instructions of
+/// `unused_declarators`' own, for NVRTC bodies that declare two plain
+/// registers and a few ranges).
+struct RegsUsed<'a> {
+    /// The plain names used; every one asked about when there are few
+    /// (looked up by comparing), else those named (looked up by hash).
+    plain: PlainUsed<'a>,
+    /// Per range asked about (by name), the smallest index named.
+    range_min: FxHashMap<&'a str, u32>,
+}
+
+enum PlainUsed<'a> {
+    Few(Vec<(&'a str, bool)>),
+    Many(FxHashSet<&'a str>),
+}
+
+/// Up to this many plain register names are compared with each named
+/// register's name; more are hashed.
+const FEW_PLAIN: usize = 8;
+
+/// Up to this many ranges are matched against each named register's name
+/// by prefix; more go through [`smallest_indices`].
+const FEW_RANGES: usize = 16;
+
+impl<'a> RegsUsed<'a> {
+    fn of(named: impl Iterator<Item = &'a str> + Clone, asked: &Asked<'a>) -> RegsUsed<'a> {
+        let mut plain = if asked.plain.len() <= FEW_PLAIN {
+            PlainUsed::Few(asked.plain.iter().map(|&n| (n, false)).collect())
+        } else {
+            PlainUsed::Many(FxHashSet::with_capacity_and_hasher(named.clone().count(), Default::default()))
+        };
+        let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
+        let by_prefix = asked.ranges.len() <= FEW_RANGES;
+        for name in named.clone() {
+            match &mut plain {
+                PlainUsed::Few(names) => {
+                    for (n, used) in names.iter_mut() {
+                        *used |= *n == name;
+                    }
+                }
+                PlainUsed::Many(set) => {
+                    set.insert(name);
+                }
+            }
+            if by_prefix {
+                for &(prefix, _) in &asked.ranges {
+                    if let Some(i) = member_index(name, prefix) {
+                        let e = range_min.entry(prefix).or_insert(i);
+                        *e = (*e).min(i);
+                    }
+                }
+            }
+        }
+        if !by_prefix {
+            let used: FxHashSet<&str> = named.collect();
+            range_min = smallest_indices(&used);
+        }
+        RegsUsed { plain, range_min }
+    }
+
+    #[inline]
+    fn used(&self, name: &str, range: Option<u32>) -> bool {
+        match range {
+            Some(count) => self.range_min.get(name).is_some_and(|&i| i < count),
+            None => match &self.plain {
+                PlainUsed::Few(names) => names.iter().any(|&(n, used)| used && n == name),
+                PlainUsed::Many(set) => set.contains(name),
+            },
+        }
+    }
+}
+
+/// The index of `name` as a member of a range named `prefix`: `prefix`
+/// followed by decimal digits (leading zeros too) whose value fits a `u32`
+/// (what [`smallest_indices`] finds at the split after `prefix`).
+fn member_index(name: &str, prefix: &str) -> Option<u32> {
+    let digits = name.strip_prefix(prefix)?;
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<u32>().ok()
 }
 
 /// When a range declarator `%r<9>` is used: when some `%rI` (I < 9, also
@@ -273,5 +409,26 @@ mod tests {
         assert_eq!(min.get("%rd0"), Some(&10));
         assert_eq!(min.get("%rd01"), Some(&0));
         assert_eq!(min.get("%x"), None);
+    }
+
+    /// The per-declarator answers agree with gathering every name: ranges
+    /// matched by prefix with [`smallest_indices`], few plain names
+    /// compared with a set of the names.
+    #[test]
+    fn regs_used_agrees_with_gathering_every_name() {
+        let named = ["%r5", "%r012", "%t0100", "%rd0", "%rd7", "%f1", "%SP", "%p01x", "%fd4294967296", "%x", "%r"];
+        let ranges = [("%r", 5), ("%r", 6), ("%r", 13), ("%rd", 1), ("%rd", 0), ("%f", 2), ("%fd", 9), ("%p0", 2), ("%", 9), ("%x", 1), ("%q", 4), ("%t", 101), ("%t", 100)];
+        let plain = ["%SP", "%SPL", "%x", "%r5", "%r05"];
+        let asked = Asked { plain: plain.to_vec(), ranges: ranges.to_vec(), variables: false };
+        let regs = RegsUsed::of(named.iter().copied(), &asked);
+        let set: FxHashSet<&str> = named.iter().copied().collect();
+        let min = smallest_indices(&set);
+        for (prefix, count) in ranges {
+            assert_eq!(regs.used(prefix, Some(count)), min.get(prefix).is_some_and(|&i| i < count), "{prefix}<{count}>");
+        }
+        for name in plain {
+            assert_eq!(regs.used(name, None), set.contains(name), "{name}");
+        }
+        assert!(matches!(regs.plain, PlainUsed::Few(_)));
     }
 }
