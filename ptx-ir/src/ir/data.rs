@@ -367,7 +367,7 @@ pub enum ConstExpr {
 impl ConstExpr {
     /// Every name this expression takes the address of (`WARP_SZ`, a
     /// constant, is none).
-    pub fn symbols(&self, f: &mut dyn FnMut(&str)) {
+    pub fn symbols<'a>(&'a self, f: &mut dyn FnMut(&'a str)) {
         match self {
             ConstExpr::Sym(s) if &**s != "WARP_SZ" => f(s),
             ConstExpr::Sym(_) | ConstExpr::Int(_) | ConstExpr::Float(_) => {}
@@ -428,7 +428,7 @@ impl Initializer {
 
     /// Like [`Initializer::exprs`], skipping integer lists, which name no
     /// variable (for walks that only look for names).
-    pub fn symbolic_exprs(&self, f: &mut dyn FnMut(&ConstExpr)) {
+    pub fn symbolic_exprs<'a>(&'a self, f: &mut dyn FnMut(&'a ConstExpr)) {
         match self {
             Initializer::Expr(e) => f(e),
             Initializer::List(items) => items.iter().for_each(|i| i.symbolic_exprs(f)),
