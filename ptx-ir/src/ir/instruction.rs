@@ -397,18 +397,6 @@ impl Operand {
         }
     }
 
-    /// This operand and every operand nested in it (vector elements, list
-    /// items, the result of a pair, an array index), outermost first.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Operand)) {
-        f(self);
-        match self {
-            Operand::Vector(v) | Operand::AddrList(v) | Operand::List(v) => v.iter().for_each(|o| o.walk(f)),
-            Operand::Pair(a, _) => a.walk(f),
-            Operand::ArrayElem(e) => e.index.walk(f),
-            _ => {}
-        }
-    }
-
     /// Every label this operand names, to rewrite.
     pub fn for_each_label_mut(&mut self, f: &mut impl FnMut(&mut LabelId)) {
         match self {

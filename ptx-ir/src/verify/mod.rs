@@ -722,7 +722,7 @@ impl<'a> Verifier<'a> {
             if !may_hold_a_selector(op) {
                 continue;
             }
-            op.walk(&mut |o| {
+            op.for_each_operand(&mut |o| {
                 if let Operand::Reg(r) = o {
                     if r.sel.is_some_and(|s| s.lane().is_some()) && f.reg(r.reg).vector.is_none() {
                         let mut sel = String::new();

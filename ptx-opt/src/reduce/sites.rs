@@ -129,7 +129,7 @@ impl Uses {
                     self.regs.insert(r);
                 });
                 for op in &ins.operands {
-                    op.walk(&mut |o| self.add_operand(o));
+                    op.for_each_operand(&mut |o| self.add_operand(o));
                 }
             }
             Stmt::BranchTargets(_, targets) => self.labels.extend(targets.iter().copied()),

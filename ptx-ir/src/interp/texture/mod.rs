@@ -304,7 +304,7 @@ impl Resources {
                     continue;
                 }
                 ins.operands.iter().for_each(|o| {
-                    o.walk(&mut |x| {
+                    o.for_each_operand(&mut |x| {
                         if let Operand::Sym(s) = x {
                             let n = &s.name;
                             if let Some(h) = r.names.get(n) {

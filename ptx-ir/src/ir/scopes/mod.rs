@@ -311,7 +311,7 @@ pub fn names_used(ins: &Instruction) -> SmallVec<[NameUse<'_>; 6]> {
         out.push(NameUse::Reg(g.reg));
     }
     for op in &ins.operands {
-        op.walk(&mut |o| match o {
+        op.for_each_operand(&mut |o| match o {
             Operand::Reg(r) => out.push(NameUse::Reg(r.reg)),
             Operand::RegOffset(r, _) => out.push(NameUse::Reg(*r)),
             Operand::Pair(_, super::PairPred::Reg(r)) => out.push(NameUse::Reg(*r)),
