@@ -12,6 +12,11 @@
 //! table of `brx.idx`, the prototype of `call`) means that one, as ptxas
 //! reads it. References are numbered as they are met and resolved in
 //! [`FuncState::resolve_labels`].
+//!
+//! A range's member may be spelled with leading zeros (`%r05` is `%r5`, as
+//! ptxas reads it): every spelling gives the member's one register, named
+//! `%r5`. Within a scope a range's members come before the names declared
+//! on their own ([`FuncState::declare_range`]).
 
 use crate::ir::{is_member_of, member_name, range_member, spells_member_plainly, LabelId, Name, Reg, RegId};
 use crate::isa::{ScalarType, StateSpace};

@@ -11,7 +11,10 @@
 //! - A register or variable name means, at the point of use, the
 //!   declaration found in the innermost open block among those declared so
 //!   far; within one block, registers and variables (range members
-//!   included) come before labels.
+//!   included) come before labels, and a range's members before a name
+//!   declared on its own earlier (`.reg %r05;` then `.reg %r<9>;`: `%r05`
+//!   then means member 5; ptxas reads a member's digits as decimal with
+//!   leading zeros, [`range_member`](crate::ir::range_member)).
 //! - A branch target (`bra`, `.branchtargets`) means the label of that name
 //!   in the innermost enclosing block that defines one, before or after the
 //!   branch. A name that at the point of use already means a
