@@ -7,7 +7,7 @@
 //! are printed by `ptx-print`.
 
 use super::program::Program;
-use ptx_ir::ir::{FuncKind, Function, Reg};
+use ptx_ir::ir::{member_name, FuncKind, Function, Reg};
 use ptx_ir::isa::{ScalarType, StateSpace};
 use std::fmt::Write;
 
@@ -40,7 +40,7 @@ pub fn write_kernel(out: &mut String, program: &Program, name: &str) -> Result<(
                 } else {
                     "%r"
                 };
-                Reg { name: format!("{prefix}{k}").into(), ty: *t, vector: None, space: StateSpace::Reg }
+                Reg { name: member_name(prefix, k as u32), ty: *t, vector: None, space: StateSpace::Reg }
             })
             .collect(),
         labels: Vec::new(),

@@ -19,7 +19,7 @@
 
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{range_member, Function, Name, RegId, Stmt};
+use ptx_ir::ir::{member_name, range_member, Function, Name, RegId, Stmt};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -80,7 +80,7 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
         let used = members.get(prefix).map_or(&[][..], Vec::as_slice);
         let first = u32::from(!used.iter().any(|&r| range_member(&f.reg(r).name).is_some_and(|(_, n)| n == 0)));
         let new_count = first + used.len() as u32;
-        let names: Vec<Name> = (0..used.len()).map(|i| format!("{prefix}{}", first + i as u32).into()).collect();
+        let names: Vec<Name> = (0..used.len()).map(|i| member_name(prefix, first + i as u32)).collect();
         // A new name must not be a name of the function outside this range.
         let clash = names.iter().any(|n| in_blocks.contains(n.as_ref())) || f.regs.iter().enumerate().any(|(i, r)| !used.contains(&RegId(i as u32)) && seen.contains(&RegId(i as u32)) && names.contains(&r.name));
         if clash {

@@ -391,7 +391,7 @@ pub fn block_register_users(f: &Function) -> Option<Vec<bool>> {
                     match n.range {
                         None if w.lookup(&n.name).is_some() => return None,
                         Some(count) if count > 4096 => return None,
-                        Some(count) if (0..count).any(|i| w.lookup(&format!("{}{i}", n.name)).is_some()) => return None,
+                        Some(count) if (0..count).any(|i| w.lookup(&super::member_name(&n.name, i)).is_some()) => return None,
                         _ => {}
                     }
                 }
