@@ -339,7 +339,7 @@ pub(super) fn is_materialized(homes: &[LeafHome], eg: &EGraph, id: Id) -> bool {
 
 /// Builds the e-graph of a function with a body. The statements `pinned`
 /// marks (instructions naming registers of `{ }` blocks) stay skeleton.
-/// The e-graph is not rebuilt: the runner rebuilds it before anything
+/// The e-graph is not rebuilt: the engine rebuilds it before anything
 /// reads its classes as congruence closes them.
 pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: Dialect, sm: u32, pinned: &[bool]) -> Built {
     let body = f.body.as_deref().unwrap_or(&[]);

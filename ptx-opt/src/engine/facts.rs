@@ -48,7 +48,7 @@ pub struct Facts {
     /// Set if two classes that cannot be equal were merged (a broken rule).
     pub contradiction: Option<String>,
     /// The classes each rule can match at, made at the start of each
-    /// iteration of the engine's runner for that iteration's search
+    /// iteration of the engine's loop ([`crate::engine::saturate`]) for that iteration's search
     /// ([`crate::rules::RootIndex`]); `None` elsewhere (every class is
     /// searched).
     pub roots: Option<crate::rules::RootIndex>,

@@ -4,9 +4,10 @@
 //! 1. [`build`]: the function's pure instructions become e-graph nodes over
 //!    the values their register reads see ([`crate::values`]); everything
 //!    else is the skeleton, kept in order.
-//! 2. The rules ([`crate::rules`]) run under egg's runner with the backoff
-//!    scheduler, within node and iteration limits; constants fold in
-//!    the analysis ([`facts`]).
+//! 2. The rules ([`crate::rules`]) run to saturation ([`saturate`]: egg's
+//!    runner and backoff scheduler, without their per-run overhead),
+//!    within node, iteration and search limits; constants fold in the
+//!    analysis ([`facts`]).
 //! 3. [`extract`] chooses one node per class, paying shared values once,
 //!    under the cost model ([`cost`]); if the chosen program costs more than
 //!    the input under that model, the function is left as it was.
@@ -26,6 +27,7 @@ pub mod extract;
 pub mod facts;
 pub mod known;
 pub mod lang;
+pub mod saturate;
 
 use crate::rules;
 use crate::values::ValueView;
@@ -37,8 +39,6 @@ use ptx_ir::cfg::Cfg;
 use ptx_ir::eval::Dialect;
 use ptx_ir::ir::Function;
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::cell::Cell;
-use std::rc::Rc;
 
 /// How much work the engine may do on one function. Every limit is a
 /// count, never a clock, so that the output does not depend on the
@@ -174,19 +174,6 @@ fn taken(stmts: &mut [ptx_ir::ir::Stmt], k: usize) -> ptx_ir::ir::Stmt {
     std::mem::replace(&mut stmts[k], ptx_ir::ir::Stmt::ScopeEnd)
 }
 
-/// The runner's hook that keeps the iterations' searches within `budget`
-/// e-nodes ([`Limits::search_budget`]); it runs before each iteration.
-fn search_budget(budget: usize) -> impl FnMut(&mut egg::Runner<lang::Node, facts::Facts, ()>) -> Result<(), String> {
-    let mut searched = 0usize;
-    move |r| {
-        searched += r.egraph.total_size();
-        match searched <= budget {
-            true => Ok(()),
-            false => Err(format!("search budget of {budget} e-nodes")),
-        }
-    }
-}
-
 /// The input's cost: every value statement (`values`: their classes) once,
 /// at the dearest node of its class. A large class is priced once:
 /// statements whose values are equal share a class, and one that absorbed
@@ -204,21 +191,6 @@ fn input_cost(eg: &facts::EGraph, values: &[Id], costs: &cost::CostModel) -> u64
         }
     };
     values.iter().map(|c| class_cost(*c)).sum()
-}
-
-/// A runner hook that prices the input ([`input_cost`]) into `cost` the
-/// first time it runs: before the first search, on the e-graph the runner
-/// has just rebuilt. The build leaves the rebuild to the runner (egg
-/// rebuilds at the start of a run whatever the e-graph's state, sorting
-/// every class's nodes again: 2.9 M host instructions of matrix_free's
-/// -O2 run when the build rebuilt too).
-fn price_input(values: Rc<[Id]>, costs: Rc<cost::CostModel>, cost: Rc<Cell<Option<u64>>>) -> impl FnMut(&mut egg::Runner<lang::Node, facts::Facts, ()>) -> Result<(), String> {
-    move |r| {
-        if cost.get().is_none() {
-            cost.set(Some(input_cost(&r.egraph, &values, &costs)));
-        }
-        Ok(())
-    }
 }
 
 /// The clock egg reads for its statistics: a mock that never moves. egg
@@ -279,45 +251,27 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }
-    let costs = Rc::new(cost::CostModel::for_target(config.target, config.limits.o3_rules));
-    let values: Rc<[Id]> = built.plans.iter().filter_map(|p| match p {
+    let costs = cost::CostModel::for_target(config.target, config.limits.o3_rules);
+    let values: Vec<Id> = built.plans.iter().filter_map(|p| match p {
         Plan::Value { class, .. } => Some(*class),
         _ => None,
     }).collect();
-    let priced = Rc::new(Cell::new(None));
     let t1 = std::time::Instant::now();
-    let rewrites = rules::rewrites_shared(config.target, config.limits.o3_rules);
-    let node_limit = config.limits.min_nodes.max(built.values * config.limits.nodes_per_value);
-    let egraph = std::mem::replace(&mut built.egraph, facts::EGraph::new(facts::Facts::new(config.dialect)));
-    let runner: egg::Runner<lang::Node, facts::Facts, ()> = egg::Runner::new(facts::Facts::new(config.dialect))
-        .with_egraph(egraph)
-        .with_iter_limit(config.limits.iterations)
-        .with_node_limit(node_limit)
-        .with_hook(price_input(values.clone(), costs.clone(), priced.clone()))
-        .with_hook(search_budget(config.limits.search_budget))
-        // Runs right before each iteration's search, on the e-graph it reads.
-        .with_hook(|r| {
-            r.egraph.analysis.roots = Some(rules::RootIndex::of(&r.egraph));
-            Ok(())
-        })
-        .with_scheduler(egg::BackoffScheduler::default())
-        .run(rewrites.iter());
-    // No hook ran when the limits stopped the run before its first
-    // search: the e-graph is then the rebuilt input.
-    let cost_before = priced.get().unwrap_or_else(|| input_cost(&runner.egraph, &values, &costs));
+    let rules = rules::RuleSet::shared(config.target, config.limits.o3_rules);
+    let limits = saturate::Limits {
+        iterations: config.limits.iterations,
+        nodes: config.limits.min_nodes.max(built.values * config.limits.nodes_per_value),
+        search_budget: config.limits.search_budget,
+    };
+    // The input is priced on the rebuilt e-graph (congruent classes merged),
+    // before the rules add anything.
+    built.egraph.rebuild();
+    let cost_before = input_cost(&built.egraph, &values, &costs);
+    let run = saturate::saturate(&mut built.egraph, &rules, &limits);
     report.values_before = built.values;
     report.cost_before = cost_before;
-    report.stop = format!("{:?}", runner.stop_reason);
-    for it in &runner.iterations {
-        for (name, n) in &it.applied {
-            match report.rules_applied.iter_mut().find(|(x, _)| x == name.as_str()) {
-                Some(e) => e.1 += n,
-                None => report.rules_applied.push((name.to_string(), *n)),
-            }
-        }
-    }
-    built.egraph = runner.egraph;
-    built.egraph.analysis.roots = None;
+    report.stop = format!("{:?}", Some(&run.stop));
+    report.rules_applied = run.applied.iter().map(|(name, n)| (name.to_string(), *n)).collect();
     let t2 = std::time::Instant::now();
     if built.egraph.analysis.contradiction.is_some() {
         report.declined = Some("an inconsistency in the e-graph (two constants or widths merged)".to_string());
@@ -332,7 +286,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
             _ => {}
         }
     }
-    let choice = extract::extract(&built.egraph, &roots, &*costs);
+    let choice = extract::extract(&built.egraph, &roots, &costs);
     let t3 = std::time::Instant::now();
     report.cost_after = choice.dag_cost;
     if choice.dag_cost > cost_before {
@@ -340,7 +294,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         return None;
     }
     let demanded = demanded_classes(&built.egraph, &choice, &roots);
-    let emitter = emit::Emitter::new(f, &built, &choice, &*costs, view, cfg, dom, demanded);
+    let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, demanded);
     let emitted = emitter.run();
     let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {

@@ -4,8 +4,10 @@
 //! A [`Rule`] is directional: it finds a left-hand side rooted at a node of
 //! one of its `roots` opcodes and adds an equal right-hand side to the same
 //! e-class. Rules are plain Rust functions over the e-graph (matching on
-//! shapes, i.e. opcodes and modifiers from the ISA tables), wrapped into egg
-//! [`egg::Rewrite`]s so that egg's runner and backoff scheduler drive them.
+//! shapes, i.e. opcodes and modifiers from the ISA tables). The engine's
+//! loop ([`crate::engine::saturate`]) drives them as a [`RuleSet`]; the
+//! proofs and tests wrap them into egg [`egg::Rewrite`]s for egg's runner,
+//! whose result that loop gives.
 //! Every rule lists `instances`: terms its left-hand side matches, one per
 //! type it applies to, which the proof test (`tests` below and
 //! `ptx-opt/tests/rules.rs`) rewrites and checks on random and edge values.
@@ -79,30 +81,69 @@ pub fn all() -> impl Iterator<Item = (&'static str, &'static Rule)> {
 /// The rules available on a target, as egg rewrites; with `o3`, also
 /// those taken at `-O3` only ([`Rule::only_o3`]).
 pub fn rewrites(t: Target, o3: bool) -> Vec<Rewrite<Node, Facts>> {
-    all().filter(|(_, r)| r.available(t) && (o3 || !r.only_o3)).map(|(_, r)| rewrite(r)).collect()
+    available(t, o3).map(rewrite).collect()
 }
 
-/// [`rewrites`], made once per thread for each target and level (a module
-/// of many small functions made them again for each).
-pub fn rewrites_shared(t: Target, o3: bool) -> std::rc::Rc<Vec<Rewrite<Node, Facts>>> {
-    type Made = Vec<((Target, bool), std::rc::Rc<Vec<Rewrite<Node, Facts>>>)>;
-    thread_local! {
-        static MADE: std::cell::RefCell<Made> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    MADE.with(|made| {
-        let mut made = made.borrow_mut();
-        if let Some((_, r)) = made.iter().find(|(k, _)| *k == (t, o3)) {
-            return r.clone();
+/// The rules available on a target, as the engine's loop takes them
+/// ([`crate::engine::saturate`]): each rule's search, in [`rewrites`]'
+/// order.
+pub struct RuleSet {
+    searches: Vec<Search>,
+}
+
+impl RuleSet {
+    /// [`rewrites`]' rules, made once per thread for each target and level
+    /// (a module of many small functions made them again for each).
+    pub fn shared(t: Target, o3: bool) -> std::rc::Rc<RuleSet> {
+        type Made = Vec<((Target, bool), std::rc::Rc<RuleSet>)>;
+        thread_local! {
+            static MADE: std::cell::RefCell<Made> = const { std::cell::RefCell::new(Vec::new()) };
         }
-        let r = std::rc::Rc::new(rewrites(t, o3));
-        made.push(((t, o3), r.clone()));
-        r
-    })
+        MADE.with(|made| {
+            let mut made = made.borrow_mut();
+            if let Some((_, r)) = made.iter().find(|(k, _)| *k == (t, o3)) {
+                return r.clone();
+            }
+            let searches = available(t, o3).map(Search::of).collect();
+            let r = std::rc::Rc::new(RuleSet { searches });
+            made.push(((t, o3), r.clone()));
+            r
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.searches.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.searches.is_empty()
+    }
+
+    pub fn name(&self, k: usize) -> &'static str {
+        self.searches[k].rule.name
+    }
+
+    /// Rule `k`'s matches, at most `limit` (egg's `search_with_limit`).
+    pub fn search(&self, k: usize, egraph: &EGraph, limit: usize) -> Vec<SearchMatches<'_, Node>> {
+        egg::Searcher::search_with_limit(&self.searches[k], egraph, limit)
+    }
+
+    /// Applies rule `k` to its matches; gives how many changed the
+    /// e-graph (what egg's `Rewrite::apply` gives, counted).
+    pub fn apply(&self, k: usize, egraph: &mut EGraph, matches: &[SearchMatches<'_, Node>]) -> usize {
+        let rule = self.searches[k].rule;
+        matches.iter().flat_map(|m| m.substs.iter().map(move |s| (m.eclass, s))).filter(|(eclass, subst)| apply_subst(rule, egraph, *eclass, subst)).count()
+    }
+}
+
+/// The rules available on a target at a level.
+fn available(t: Target, o3: bool) -> impl Iterator<Item = &'static Rule> {
+    all().map(|(_, r)| r).filter(move |r| r.available(t) && (o3 || !r.only_o3))
 }
 
 /// One rule as an egg rewrite.
 pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
-    Rewrite::new(rule.name, Search { rule, mask: root_mask(rule.roots) }, Apply(rule)).expect("rules bind no pattern variables")
+    Rewrite::new(rule.name, Search::of(rule), Apply(rule)).expect("rules bind no pattern variables")
 }
 
 fn var(k: usize) -> Var {
@@ -129,6 +170,12 @@ struct Search {
     rule: &'static Rule,
     mask: u64,
 }
+
+impl Search {
+    fn of(rule: &'static Rule) -> Search {
+        Search { rule, mask: root_mask(rule.roots) }
+    }
+}
 struct Apply(&'static Rule);
 
 impl egg::Searcher<Node, Facts> for Search {
@@ -150,6 +197,9 @@ impl egg::Searcher<Node, Facts> for Search {
             }
         };
         match &egraph.analysis.roots {
+            // No class has a node of a root opcode: nothing to visit (on
+            // complex.ptx's 247 e-graphs, most rules in most iterations).
+            Some(index) if index.present & self.mask == 0 => {}
             Some(index) => {
                 for &(eclass, m) in &index.classes {
                     if limit == 0 {
@@ -231,12 +281,14 @@ impl Search {
 
 /// The classes of an e-graph that have a node of some rule's root opcode,
 /// in egg's class order, each with the mask of the root opcodes it has
-/// (bit `i`: [`root_opcodes`]`()[i]`). Made by the engine's runner hook at
+/// (bit `i`: [`root_opcodes`]`()[i]`). Made by the engine's loop ([`crate::engine::saturate`]) at
 /// the start of each iteration, before the search, over the e-graph the
 /// search then reads ([`crate::engine::facts::Facts::roots`]): each rule
 /// then visits only the classes it can match instead of every class.
 pub struct RootIndex {
     classes: Vec<(Id, u64)>,
+    /// The union of the classes' masks.
+    present: u64,
     /// The matches the iteration's searches found, every rule's, in the
     /// order found; a substitution holds the number of its match here
     /// ([`match_number_var`]). Filled by the search (which sees the
@@ -294,23 +346,27 @@ impl RootIndex {
                 classes.push((c.id, if all.len() > 64 { u64::MAX } else { m }));
             }
         }
-        RootIndex { classes, matches: std::cell::RefCell::default() }
+        let present = classes.iter().fold(0, |p, (_, m)| p | m);
+        RootIndex { classes, present, matches: std::cell::RefCell::default() }
     }
 }
 
 impl egg::Applier<Node, Facts> for Apply {
     fn apply_one(&self, egraph: &mut EGraph, eclass: Id, subst: &Subst, _ast: Option<&egg::PatternAst<Node>>, _rule: egg::Symbol) -> Vec<Id> {
-        let m = match_of(egraph, subst);
-        match (self.0.apply)(egraph, &m) {
-            Some(new) if egraph.analysis.contradiction.is_none() => {
-                if egraph.union(eclass, new) {
-                    vec![new]
-                } else {
-                    vec![]
-                }
-            }
-            _ => vec![],
+        match apply_subst(self.0, egraph, eclass, subst) {
+            true => vec![egraph.find(eclass)],
+            false => vec![],
         }
+    }
+}
+
+/// Adds the right-hand side of the match `subst` numbers and merges it
+/// into `eclass`; says whether that changed the e-graph.
+fn apply_subst(rule: &Rule, egraph: &mut EGraph, eclass: Id, subst: &Subst) -> bool {
+    let m = match_of(egraph, subst);
+    match (rule.apply)(egraph, &m) {
+        Some(new) if egraph.analysis.contradiction.is_none() => egraph.union(eclass, new),
+        _ => false,
     }
 }
 

@@ -33,3 +33,13 @@ fn every_rule_is_sound_on_its_instances() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
     assert!(checked > 0);
 }
+
+/// Rule names are unique: reports sum applications by name, and the
+/// engine's runner does not check for repeats at each run as egg's does.
+#[test]
+fn rule_names_are_unique() {
+    let mut names: Vec<&str> = all().map(|(_, r)| r.name).collect();
+    names.sort_unstable();
+    let repeated: Vec<&str> = names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    assert!(repeated.is_empty(), "rules named twice: {repeated:?}");
+}
