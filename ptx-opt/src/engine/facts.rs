@@ -47,11 +47,6 @@ pub struct Facts {
     pub sm: u32,
     /// Set if two classes that cannot be equal were merged (a broken rule).
     pub contradiction: Option<String>,
-    /// The classes each rule can match at, made at the start of each
-    /// iteration of the engine's loop ([`crate::engine::saturate`]) for that iteration's search
-    /// ([`crate::rules::RootIndex`]); `None` elsewhere (every class is
-    /// searched).
-    pub roots: Option<crate::rules::RootIndex>,
     /// [`super::known::of_op`] of each shape and children's facts asked so
     /// far: many nodes repeat a shape on children with the same facts (most
     /// often, nothing known), four asks in five on matrix_free (`make` at
@@ -86,7 +81,7 @@ impl std::hash::Hash for OpInputs {
 
 impl Facts {
     pub fn new(dialect: Dialect) -> Facts {
-        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, roots: None, op_facts: FxHashMap::default() }
+        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, op_facts: FxHashMap::default() }
     }
 
     /// A new leaf of `width` bits.

@@ -21,6 +21,7 @@
 //! limits are counts: [`Limits`]).
 
 use super::facts::EGraph;
+use crate::rules::rule_set::Found;
 use crate::rules::{RootIndex, RuleSet};
 use egg::StopReason;
 
@@ -80,10 +81,9 @@ pub fn saturate(eg: &mut EGraph, rules: &RuleSet, limits: &Limits) -> Saturation
         }
         let mut applied_now = false;
         if result.is_ok() {
-            eg.analysis.roots = Some(RootIndex::of(eg));
-            let found: Vec<_> = (0..rules.len()).filter_map(|k| search(&mut backoff[k], iteration, eg, rules, k).map(|ms| (k, ms))).collect();
-            for (k, ms) in found {
-                let n = rules.apply(k, eg, &ms);
+            let found = search(&mut backoff, iteration, eg, rules);
+            for (k, matches) in found.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
+                let n = rules.apply(k, eg, matches);
                 if n > 0 {
                     applied_now = true;
                     match applied.iter_mut().find(|(name, _)| *name == rules.name(k)) {
@@ -112,7 +112,6 @@ pub fn saturate(eg: &mut EGraph, rules: &RuleSet, limits: &Limits) -> Saturation
             break stop;
         }
     };
-    eg.analysis.roots = None;
     Saturation { applied, stop, iterations: iteration }
 }
 
@@ -129,25 +128,23 @@ fn check(limits: &Limits, iteration: usize, eg: &EGraph) -> Result<(), StopReaso
     Ok(())
 }
 
-/// Rule `k`'s matches in this iteration; `None` when it is banned, when it
-/// matched more than its limit (it is banned from now), or when it found
-/// nothing.
-fn search<'r>(b: &mut Backoff, iteration: usize, eg: &EGraph, rules: &'r RuleSet, k: usize) -> Option<Vec<egg::SearchMatches<'r, super::lang::Node>>> {
-    if iteration < b.banned_until {
-        return None;
-    }
+/// Every rule's matches in this iteration: none for a rule that is
+/// banned, or that matched more than its limit (it is banned from now).
+fn search(backoff: &mut [Backoff], iteration: usize, eg: &EGraph, rules: &RuleSet) -> Vec<Found> {
     // A rule is banned at most once an iteration, so `times_banned` stays
     // far below a shift that would overflow.
-    let threshold = MATCH_LIMIT.checked_shl(b.times_banned).unwrap_or(usize::MAX);
-    let matches = rules.search(k, eg, threshold.saturating_add(1));
-    let total: usize = matches.iter().map(|m| m.substs.len()).sum();
-    if total > threshold {
-        let length = BAN_LENGTH.checked_shl(b.times_banned).unwrap_or(usize::MAX);
-        b.times_banned += 1;
-        b.banned_until = iteration.saturating_add(length);
-        return None;
+    let threshold = |b: &Backoff| MATCH_LIMIT.checked_shl(b.times_banned).unwrap_or(usize::MAX);
+    let limits: Vec<Option<usize>> = backoff.iter().map(|b| (iteration >= b.banned_until).then(|| threshold(b).saturating_add(1))).collect();
+    let mut found = rules.search_all(eg, &RootIndex::of(eg), &limits);
+    for (b, matches) in backoff.iter_mut().zip(&mut found) {
+        if matches.len() > threshold(b) {
+            let length = BAN_LENGTH.checked_shl(b.times_banned).unwrap_or(usize::MAX);
+            b.times_banned += 1;
+            b.banned_until = iteration.saturating_add(length);
+            matches.clear();
+        }
     }
-    (total > 0).then_some(matches)
+    found
 }
 
 /// Whether no rule is banned; if some are, the bans are moved forward so
@@ -177,7 +174,11 @@ mod tests {
 
     /// The e-graph the engine builds of the kernel with `body`.
     fn built(body: &str) -> facts::EGraph {
-        let f = kernel(body);
+        built_of(&kernel(body))
+    }
+
+    fn built_of(f: &ptx_ir::ir::Function) -> facts::EGraph {
+        let f = f.clone();
         let cfg = Cfg::build(&f);
         let dom = DomTree::dominators(&cfg);
         let view = crate::values::ValueView::build(&f, &cfg, &dom);
@@ -201,10 +202,6 @@ mod tests {
                     false => Err(format!("search budget of {budget} e-nodes")),
                 }
             })
-            .with_hook(|r| {
-                r.egraph.analysis.roots = Some(RootIndex::of(&r.egraph));
-                Ok(())
-            })
             .with_scheduler(egg::BackoffScheduler::default())
             .run(rewrites.iter());
         let mut applied: Vec<(String, usize)> = Vec::new();
@@ -216,9 +213,7 @@ mod tests {
                 }
             }
         }
-        let mut eg = runner.egraph;
-        eg.analysis.roots = None;
-        (eg, format!("{:?}", runner.stop_reason.unwrap()), applied)
+        (runner.egraph, format!("{:?}", runner.stop_reason.unwrap()), applied)
     }
 
     /// Every id's class and every class's nodes (ids are handed out in
@@ -248,16 +243,56 @@ mod tests {
         body + " ret;"
     }
 
+    /// Runs `eg` (built twice by `make`) through egg's runner and through the
+    /// loop, and compares the results.
+    fn compare(make: &dyn Fn() -> facts::EGraph, limits: &Limits, o3: bool, what: &str) -> String {
+        let (egg_graph, egg_stop, egg_applied) = by_egg(make(), limits, o3);
+        let mut mine = make();
+        let run = saturate(&mut mine, &RuleSet::shared(TARGET, o3), limits);
+        assert_eq!(format!("{:?}", run.stop), egg_stop, "{what}");
+        let applied: Vec<(String, usize)> = run.applied.iter().map(|(n, k)| (n.to_string(), *k)).collect();
+        assert_eq!(applied, egg_applied, "{what}");
+        assert_eq!((mine.total_size(), mine.number_of_classes()), (egg_graph.total_size(), egg_graph.number_of_classes()), "{what}");
+        assert!(classes(&mine) == classes(&egg_graph), "{what}: the e-graphs differ");
+        egg_stop
+    }
+
+    /// The same on the functions of a kernel NVIDIA Warp generated, whose
+    /// classes hold several nodes a rule matches (the order of its matches
+    /// shows in the e-graph).
+    #[test]
+    fn saturates_a_compilers_kernels_as_eggs_runner_does() {
+        let m = ptx_ir::parse_str(include_str!("../../tests/data/k_warp.sm_80.lineinfo.ptx")).unwrap();
+        let unlimited = Limits { iterations: 16, nodes: 1_000_000, search_budget: 10_000_000 };
+        let mut compared = 0;
+        for f in m.items.iter().filter_map(|i| match i {
+            ptx_ir::ir::Item::Func(f) if f.body.is_some() => Some(f),
+            _ => None,
+        }) {
+            for o3 in [false, true] {
+                for limits in [unlimited, Limits { iterations: 1, ..unlimited }, Limits { nodes: 300, ..unlimited }] {
+                    compare(&|| built_of(f), &limits, o3, &f.name);
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared >= 6);
+    }
+
     /// The loop gives egg's runner's result: the same e-graph (every id's
     /// class and nodes), stop and applications, under each kind of stop
     /// (saturation, the iteration, node and search limits, and bans).
     #[test]
     fn saturates_as_eggs_runner_does() {
         let shifts = ".reg .b32 %r<8>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; shl.b32 %r3, %r1, 2; shl.b32 %r2, %r3, 3; mul.lo.s32 %r4, %r2, 8; sub.s32 %r5, %r4, 0; add.s32 %r6, %r5, %r5; st.global.u32 [%rd1], %r6; ret;";
+        // A class holding `add.s32` and its unsigned twin, each of which
+        // `reassociate-const` rewrites: the order of a class's matches shows.
+        let twins = ".reg .b32 %r<8>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; add.s32 %r2, %r1, 5; add.s32 %r3, %r2, 7; sub.s32 %r4, %r3, 3; mul.lo.s32 %r5, %r4, 4; mul.lo.s32 %r6, %r5, 8; st.global.u32 [%rd1], %r6; ret;";
         let adds = many_signed_adds(1_100);
         let unlimited = Limits { iterations: 16, nodes: 1_000_000, search_budget: 10_000_000 };
-        let cases: [(&str, Limits, &str); 6] = [
+        let cases: [(&str, Limits, &str); 7] = [
             (shifts, unlimited, "Saturated"),
+            (twins, unlimited, "Saturated"),
             (shifts, Limits { iterations: 1, ..unlimited }, "IterationLimit"),
             (shifts, Limits { search_budget: 1, ..unlimited }, "search budget"),
             (adds.as_str(), unlimited, "Saturated"),
@@ -266,15 +301,8 @@ mod tests {
         ];
         for (body, limits, stop) in cases {
             for o3 in [false, true] {
-                let (egg_graph, egg_stop, egg_applied) = by_egg(built(body), &limits, o3);
-                let mut mine = built(body);
-                let run = saturate(&mut mine, &RuleSet::shared(TARGET, o3), &limits);
-                assert!(egg_stop.contains(stop), "expected {stop}, egg: {egg_stop} {egg_applied:?} ({})", body.len());
-                assert_eq!(format!("{:?}", run.stop), egg_stop);
-                let applied: Vec<(String, usize)> = run.applied.iter().map(|(n, k)| (n.to_string(), *k)).collect();
-                assert_eq!(applied, egg_applied, "{stop}");
-                assert_eq!((mine.total_size(), mine.number_of_classes()), (egg_graph.total_size(), egg_graph.number_of_classes()), "{stop}");
-                assert!(classes(&mine) == classes(&egg_graph), "{stop}: the e-graphs differ");
+                let egg_stop = compare(&|| built(body), &limits, o3, stop);
+                assert!(egg_stop.contains(stop), "expected {stop}, egg: {egg_stop}");
             }
         }
     }

@@ -21,6 +21,7 @@ pub mod lop3;
 pub mod multiply;
 pub mod proof;
 pub mod ranges;
+pub mod rule_set;
 pub mod select;
 pub mod smt;
 pub mod term;
@@ -31,6 +32,7 @@ use ptx_ir::isa::{Mod, ScalarType};
 use egg::{Id, Rewrite, SearchMatches, Subst, Var};
 use ptx_ir::isa::Opcode;
 use smallvec::SmallVec;
+pub use rule_set::{RootIndex, RuleSet};
 pub use term::Term;
 
 /// The classes a match binds, in the rule's own order.
@@ -84,58 +86,6 @@ pub fn rewrites(t: Target, o3: bool) -> Vec<Rewrite<Node, Facts>> {
     available(t, o3).map(rewrite).collect()
 }
 
-/// The rules available on a target, as the engine's loop takes them
-/// ([`crate::engine::saturate`]): each rule's search, in [`rewrites`]'
-/// order.
-pub struct RuleSet {
-    searches: Vec<Search>,
-}
-
-impl RuleSet {
-    /// [`rewrites`]' rules, made once per thread for each target and level
-    /// (a module of many small functions made them again for each).
-    pub fn shared(t: Target, o3: bool) -> std::rc::Rc<RuleSet> {
-        type Made = Vec<((Target, bool), std::rc::Rc<RuleSet>)>;
-        thread_local! {
-            static MADE: std::cell::RefCell<Made> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        MADE.with(|made| {
-            let mut made = made.borrow_mut();
-            if let Some((_, r)) = made.iter().find(|(k, _)| *k == (t, o3)) {
-                return r.clone();
-            }
-            let searches = available(t, o3).map(Search::of).collect();
-            let r = std::rc::Rc::new(RuleSet { searches });
-            made.push(((t, o3), r.clone()));
-            r
-        })
-    }
-
-    pub fn len(&self) -> usize {
-        self.searches.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.searches.is_empty()
-    }
-
-    pub fn name(&self, k: usize) -> &'static str {
-        self.searches[k].rule.name
-    }
-
-    /// Rule `k`'s matches, at most `limit` (egg's `search_with_limit`).
-    pub fn search(&self, k: usize, egraph: &EGraph, limit: usize) -> Vec<SearchMatches<'_, Node>> {
-        egg::Searcher::search_with_limit(&self.searches[k], egraph, limit)
-    }
-
-    /// Applies rule `k` to its matches; gives how many changed the
-    /// e-graph (what egg's `Rewrite::apply` gives, counted).
-    pub fn apply(&self, k: usize, egraph: &mut EGraph, matches: &[SearchMatches<'_, Node>]) -> usize {
-        let rule = self.searches[k].rule;
-        matches.iter().flat_map(|m| m.substs.iter().map(move |s| (m.eclass, s))).filter(|(eclass, subst)| apply_subst(rule, egraph, *eclass, subst)).count()
-    }
-}
-
 /// The rules available on a target at a level.
 fn available(t: Target, o3: bool) -> impl Iterator<Item = &'static Rule> {
     all().map(|(_, r)| r).filter(move |r| r.available(t) && (o3 || !r.only_o3))
@@ -143,83 +93,31 @@ fn available(t: Target, o3: bool) -> impl Iterator<Item = &'static Rule> {
 
 /// One rule as an egg rewrite.
 pub fn rewrite(rule: &'static Rule) -> Rewrite<Node, Facts> {
-    Rewrite::new(rule.name, Search::of(rule), Apply(rule)).expect("rules bind no pattern variables")
+    Rewrite::new(rule.name, Search(rule), Apply(rule)).expect("rules bind no pattern variables")
 }
 
 fn var(k: usize) -> Var {
     vars()[k]
 }
 
-/// The variable of a substitution that holds the number of its match in
-/// the iteration's [`RootIndex::matches`] (not a class id).
-fn match_number_var() -> Var {
-    vars()[8]
-}
-
-/// `?0` to `?7`, the classes of a match in order, and `?match`.
-fn vars() -> &'static [Var; 9] {
-    const NAMES: [&str; 9] = ["?0", "?1", "?2", "?3", "?4", "?5", "?6", "?7", "?match"];
+/// `?0` to `?7`, the classes of a match in order.
+fn vars() -> &'static [Var; 8] {
+    const NAMES: [&str; 8] = ["?0", "?1", "?2", "?3", "?4", "?5", "?6", "?7"];
     // Parsed once: parsing interns the name in egg's global symbol table.
-    static VARS: std::sync::OnceLock<[Var; 9]> = std::sync::OnceLock::new();
+    static VARS: std::sync::OnceLock<[Var; 8]> = std::sync::OnceLock::new();
     VARS.get_or_init(|| NAMES.map(|n| n.parse().unwrap()))
 }
 
-/// The search of a rule, with the [`RootIndex`] mask of its root opcodes
-/// (made once with the rewrite, not at each search).
-struct Search {
-    rule: &'static Rule,
-    mask: u64,
-}
-
-impl Search {
-    fn of(rule: &'static Rule) -> Search {
-        Search { rule, mask: root_mask(rule.roots) }
-    }
-}
+/// A rule's search and application as egg's `Searcher` and `Applier`, for
+/// egg's runner (the proofs, and the reference the engine's own loop is
+/// tested against): every class is searched, and a match is a
+/// substitution of `?0`, `?1`, ... by its classes in order.
+struct Search(&'static Rule);
 struct Apply(&'static Rule);
 
 impl egg::Searcher<Node, Facts> for Search {
     fn search_eclass_with_limit(&self, egraph: &EGraph, eclass: Id, limit: usize) -> Option<SearchMatches<'_, Node>> {
         self.search_class(egraph, eclass, limit, &mut Vec::new())
-    }
-
-    /// egg's search over every class, restricted to the classes the
-    /// iteration's [`RootIndex`] lists with a node of one of the rule's
-    /// root opcodes (the others match nothing), in the same order; without
-    /// an index, over every class.
-    fn search_with_limit(&self, egraph: &EGraph, mut limit: usize) -> Vec<SearchMatches<'_, Node>> {
-        let mut ms = Vec::new();
-        let mut found = Vec::new();
-        let mut visit = |eclass: Id, limit: &mut usize| {
-            if let Some(m) = self.search_class(egraph, eclass, *limit, &mut found) {
-                *limit -= m.substs.len();
-                ms.push(m);
-            }
-        };
-        match &egraph.analysis.roots {
-            // No class has a node of a root opcode: nothing to visit (on
-            // complex.ptx's 247 e-graphs, most rules in most iterations).
-            Some(index) if index.present & self.mask == 0 => {}
-            Some(index) => {
-                for &(eclass, m) in &index.classes {
-                    if limit == 0 {
-                        break;
-                    }
-                    if m & self.mask != 0 {
-                        visit(eclass, &mut limit);
-                    }
-                }
-            }
-            None => {
-                for eclass in egraph.classes().map(|c| c.id) {
-                    if limit == 0 {
-                        break;
-                    }
-                    visit(eclass, &mut limit);
-                }
-            }
-        }
-        ms
     }
 
     fn vars(&self) -> Vec<Var> {
@@ -234,8 +132,8 @@ impl Search {
     fn search_class(&self, egraph: &EGraph, eclass: Id, limit: usize, found: &mut Vec<Match>) -> Option<SearchMatches<'_, Node>> {
         for n in &egraph[eclass].nodes {
             if let Node::Op(s, _) = n {
-                if self.rule.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
-                    (self.rule.search)(egraph, n, found);
+                if self.0.roots.contains(&egraph.analysis.shapes.get(*s).opcode()) {
+                    (self.0.search)(egraph, n, found);
                 }
             }
             if found.len() >= limit {
@@ -246,143 +144,31 @@ impl Search {
             return None;
         }
         found.truncate(limit);
-        let substs = match &egraph.analysis.roots {
-            // Kept in the iteration's table; the substitution holds its
-            // number (one pair, no allocation; a match of four classes
-            // would spill egg's substitution to the heap, and building it
-            // pair by pair cost about 750 host instructions per matched
-            // class on matrix_free).
-            Some(index) => {
-                let mut table = index.matches.borrow_mut();
-                found
-                    .drain(..)
-                    .map(|m| {
-                        let mut s = Subst::with_capacity(1);
-                        s.insert(match_number_var(), Id::from(table.len()));
-                        table.push(m);
-                        s
-                    })
-                    .collect()
-            }
-            None => found
-                .drain(..)
-                .map(|m| {
-                    let mut s = Subst::with_capacity(m.len());
-                    for (k, id) in m.iter().enumerate() {
-                        s.insert(var(k), *id);
-                    }
-                    s
-                })
-                .collect(),
-        };
-        Some(SearchMatches { eclass, substs, ast: None })
-    }
-}
-
-/// The classes of an e-graph that have a node of some rule's root opcode,
-/// in egg's class order, each with the mask of the root opcodes it has
-/// (bit `i`: [`root_opcodes`]`()[i]`). Made by the engine's loop ([`crate::engine::saturate`]) at
-/// the start of each iteration, before the search, over the e-graph the
-/// search then reads ([`crate::engine::facts::Facts::roots`]): each rule
-/// then visits only the classes it can match instead of every class.
-pub struct RootIndex {
-    classes: Vec<(Id, u64)>,
-    /// The union of the classes' masks.
-    present: u64,
-    /// The matches the iteration's searches found, every rule's, in the
-    /// order found; a substitution holds the number of its match here
-    /// ([`match_number_var`]). Filled by the search (which sees the
-    /// e-graph only by `&`), read by the applications that follow it in
-    /// the same iteration, dropped with the index before the next.
-    matches: std::cell::RefCell<Vec<Match>>,
-}
-
-/// Every rule's root opcodes, without repeats (at most 64: one bit each).
-fn root_opcodes() -> &'static [Opcode] {
-    static ROOTS: std::sync::OnceLock<Vec<Opcode>> = std::sync::OnceLock::new();
-    ROOTS.get_or_init(|| {
-        let mut v: Vec<Opcode> = all().flat_map(|(_, r)| r.roots.iter().copied()).collect();
-        v.sort();
-        v.dedup();
-        v
-    })
-}
-
-/// The mask of `roots` in [`RootIndex`] bits (all bits if there are too
-/// many root opcodes to index: every class is then visited).
-fn root_mask(roots: &[Opcode]) -> u64 {
-    let all = root_opcodes();
-    if all.len() > 64 {
-        return u64::MAX;
-    }
-    roots.iter().filter_map(|o| all.binary_search(o).ok()).fold(0, |m, i| m | 1 << i)
-}
-
-impl RootIndex {
-    /// The index of `egraph` as it is now (clean: after a rebuild).
-    pub fn of(egraph: &EGraph) -> RootIndex {
-        let all = root_opcodes();
-        // Per shape, its root bit (shapes are few; nodes are many).
-        let mut of_shape: Vec<Option<u64>> = vec![None; egraph.analysis.shapes.len()];
-        let mut classes = Vec::new();
-        for c in egraph.classes() {
-            let mut m = 0u64;
-            for n in &c.nodes {
-                if let Node::Op(s, _) = n {
-                    let bit = match of_shape.get(s.0 as usize).copied().flatten() {
-                        Some(b) => b,
-                        None => {
-                            let b = if all.len() > 64 { 1 } else { all.binary_search(&egraph.analysis.shapes.get(*s).opcode()).map_or(0, |i| 1 << i) };
-                            if let Some(e) = of_shape.get_mut(s.0 as usize) {
-                                *e = Some(b);
-                            }
-                            b
-                        }
-                    };
-                    m |= bit;
+        let substs = found
+            .drain(..)
+            .map(|m| {
+                let mut s = Subst::with_capacity(m.len());
+                for (k, id) in m.iter().enumerate() {
+                    s.insert(var(k), *id);
                 }
-            }
-            if m != 0 {
-                classes.push((c.id, if all.len() > 64 { u64::MAX } else { m }));
-            }
-        }
-        let present = classes.iter().fold(0, |p, (_, m)| p | m);
-        RootIndex { classes, present, matches: std::cell::RefCell::default() }
+                s
+            })
+            .collect();
+        Some(SearchMatches { eclass, substs, ast: None })
     }
 }
 
 impl egg::Applier<Node, Facts> for Apply {
     fn apply_one(&self, egraph: &mut EGraph, eclass: Id, subst: &Subst, _ast: Option<&egg::PatternAst<Node>>, _rule: egg::Symbol) -> Vec<Id> {
-        match apply_subst(self.0, egraph, eclass, subst) {
+        match rule_set::apply_match(self.0, egraph, eclass, &match_of(subst)) {
             true => vec![egraph.find(eclass)],
             false => vec![],
         }
     }
 }
 
-/// Adds the right-hand side of the match `subst` numbers and merges it
-/// into `eclass`; says whether that changed the e-graph.
-fn apply_subst(rule: &Rule, egraph: &mut EGraph, eclass: Id, subst: &Subst) -> bool {
-    let m = match_of(egraph, subst);
-    match (rule.apply)(egraph, &m) {
-        Some(new) if egraph.analysis.contradiction.is_none() => egraph.union(eclass, new),
-        _ => false,
-    }
-}
-
-/// The match a substitution of [`Search`] stands for: the one it numbers in
-/// the iteration's table, or its classes in order (a search without the
-/// index).
-fn match_of(egraph: &EGraph, subst: &Subst) -> Match {
-    let numbered = subst.get(match_number_var()).and_then(|k| {
-        let index = egraph.analysis.roots.as_ref()?;
-        let m = index.matches.borrow().get(usize::from(*k)).cloned();
-        debug_assert!(m.is_some(), "a match number past the iteration's table");
-        m
-    });
-    if let Some(m) = numbered {
-        return m;
-    }
+/// The classes a substitution of [`Search`] binds, in order.
+fn match_of(subst: &Subst) -> Match {
     let mut m: Match = SmallVec::new();
     for k in 0..8 {
         match subst.get(var(k)) {
