@@ -31,10 +31,10 @@
 use crate::values::{ValueView, VersionDef};
 use ptx_ir::ir::{AddrBase, FuncKind, Function, Instruction, Name, Operand, RegId, Stmt};
 use rustc_hash::FxHashSet;
-use ptx_ir::isa::{Flags, MemAccess, Opcode, StateSpace};
+use ptx_ir::isa::{Flags, MemAccess, Mod, ModKind, Opcode, SlotRole, StateSpace};
 
 /// Modifiers that order an access or make it observable.
-const ORDERED: &[&str] = &[".volatile", ".mmio", ".relaxed", ".acquire", ".release"];
+const ORDERED: [Mod; 5] = [Mod::VOLATILE, Mod::MMIO, Mod::RELAXED, Mod::ACQUIRE, Mod::RELEASE];
 
 /// The base of an address: a register as one version, a symbol, a number.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -162,11 +162,23 @@ fn plain_access<'a>(f: &Function, syms: &Symbols, view: &ValueView, k: usize, in
         Opcode::ST => true,
         _ => return None,
     };
-    if ins.modifiers().any(|(_, m)| ORDERED.contains(&m.text())) {
-        return None;
+    // The type, vector and space (`Instruction::ty`, `vector`, `space`:
+    // the first of each) in one pass over the modifiers, which the three
+    // would make each (every pass asks about every `ld` and `st`).
+    let (mut ty, mut vector, mut space) = (None, None, None);
+    for (role, m) in ins.modifiers() {
+        if ORDERED.contains(&m) {
+            return None;
+        }
+        match (role, m.kind()) {
+            (SlotRole::Type, ModKind::Type(t)) if ty.is_none() => ty = Some(t),
+            (SlotRole::Vector, ModKind::Vector(n)) if vector.is_none() => vector = Some(n),
+            (SlotRole::Space, ModKind::Space(s)) if space.is_none() => space = Some(s),
+            _ => {}
+        }
     }
-    let ty = ins.ty()?;
-    let lanes = ins.vector().unwrap_or(1) as u32;
+    let ty = ty?;
+    let lanes = vector.unwrap_or(1) as u32;
     let (addr, value) = if store { (ins.operands.first()?, ins.operands.get(1)?) } else { (ins.operands.get(1)?, ins.operands.first()?) };
     let Operand::Addr(a) = addr else { return None };
     if a.unified {
@@ -179,7 +191,7 @@ fn plain_access<'a>(f: &Function, syms: &Symbols, view: &ValueView, k: usize, in
         AddrBase::Imm(n) => Base::Abs(*n),
     };
     let size = (ty.bits() / 8).max(1) * lanes;
-    let at = Location { space: ins.space().base(), base, offset: a.offset, size };
+    let at = Location { space: space.unwrap_or(StateSpace::Generic).base(), base, offset: a.offset, size };
     let (value, whole) = match value {
         Operand::Reg(r) if lanes == 1 && r.sel.is_none() && r.prefix == ptx_ir::ir::Prefix::None && f.reg(r.reg).vector.is_none() => (Some(value), f.reg(r.reg).ty.bits() == ty.bits()),
         Operand::Imm(_) if store && lanes == 1 => (Some(value), true),
