@@ -110,14 +110,33 @@ fn simplify(h: &mut Function, decided: &[(usize, bool)]) -> bool {
             }
         });
     }
-    // Steps 2 and 3, each removing all it finds per round.
-    let mut changed = false;
-    while thread_jumps(h) | remove_branches_to_next(h) | remove_unreachable(h) {
-        changed = true;
-    }
+    let changed = steps_2_and_3(h);
     // Step 4.
     let labels = remove_unused_labels(h);
     changed || !decided.is_empty() || labels
+}
+
+/// Steps 2 and 3 in rounds, each step removing all it finds per round,
+/// until a round changes nothing; says whether one did. Step 3 looks again
+/// only after step 2 changed something: right after it removed the
+/// instructions of unreachable blocks, it finds none (an emptied block is
+/// as unreachable as before, and no path from the entry went through it),
+/// and each look builds a CFG (renderer -O2: 157 of them here, 17 M host
+/// instructions, before this).
+fn steps_2_and_3(h: &mut Function) -> bool {
+    let mut changed = false;
+    let mut unreachable_stale = true;
+    loop {
+        let mut round = thread_jumps(h) | remove_branches_to_next(h);
+        unreachable_stale |= round;
+        if std::mem::take(&mut unreachable_stale) {
+            round |= remove_unreachable(h);
+        }
+        if !round {
+            return changed;
+        }
+        changed = true;
+    }
 }
 
 /// Every `brx.idx` names a `.branchtargets` table of the function.
@@ -338,4 +357,50 @@ fn unused_labels(f: &Function) -> Option<Vec<bool>> {
         return None;
     }
     Some(named)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn function(body: &str) -> Function {
+        let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n{body}\n}}\n");
+        let m = ptx_ir::parse_str(&text).unwrap();
+        let ptx_ir::ir::Item::Func(f) = m.items.into_iter().find(|i| matches!(i, ptx_ir::ir::Item::Func(_))).unwrap() else { unreachable!() };
+        *f
+    }
+
+    /// Steps 2 and 3 as every round of them, step 3 looking each time.
+    fn every_step_every_round(h: &mut Function) -> bool {
+        let mut changed = false;
+        while thread_jumps(h) | remove_branches_to_next(h) | remove_unreachable(h) {
+            changed = true;
+        }
+        changed
+    }
+
+    /// Step 3 looking again only after step 2 changed something gives the
+    /// function and the answer of every step in every round: on chains of
+    /// jumps, branches to the next statement that removing unreachable code
+    /// makes, and unreachable code that threading makes.
+    #[test]
+    fn steps_2_and_3_as_every_step_every_round() {
+        let bodies = [
+            // Unreachable code between a branch and its target: removing it
+            // makes the branch one to the next statement.
+            ".reg .b32 %r<4>; .reg .pred %p<2>; mov.u32 %r1, %tid.x; setp.eq.u32 %p1, %r1, 0; @%p1 bra L2; bra L1; add.u32 %r2, %r1, 1; L1: add.u32 %r3, %r1, 2; L2: ret;",
+            // A chain of jumps over empty blocks, whose hops become unreachable.
+            ".reg .b32 %r<4>; .reg .pred %p<2>; mov.u32 %r1, %tid.x; setp.eq.u32 %p1, %r1, 0; @%p1 bra A; bra C; A: bra B; B: bra C; add.u32 %r2, %r1, 1; C: ret;",
+            // Nothing to do.
+            ".reg .b32 %r<4>; mov.u32 %r1, %tid.x; add.u32 %r2, %r1, 1; ret;",
+            // Unreachable code only, and a loop.
+            ".reg .b32 %r<4>; .reg .pred %p<2>; mov.u32 %r1, 0; L: add.u32 %r1, %r1, 1; setp.lt.u32 %p1, %r1, 9; @%p1 bra L; ret; add.u32 %r2, %r1, 1; bra L;",
+        ];
+        for body in bodies {
+            let mut a = function(body);
+            let mut b = a.clone();
+            assert_eq!(steps_2_and_3(&mut a), every_step_every_round(&mut b), "{body}");
+            assert_eq!(a, b, "{body}");
+        }
+    }
 }
