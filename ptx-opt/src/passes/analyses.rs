@@ -17,6 +17,7 @@
 //! `egraph` pass to the manager ([`Analyses::engine_report`]), for
 //! statistics and remarks.
 
+use super::memory::Touches;
 use crate::values::ValueView;
 use ptx_ir::analysis::DomTree;
 use ptx_ir::cfg::Cfg;
@@ -40,6 +41,8 @@ pub struct Analyses {
     /// needs only the CFG).
     dom: Option<DomTree>,
     view: Option<ValueView>,
+    /// What each statement does to memory, found as the memory passes ask.
+    memory: Option<Touches>,
     /// How many times the CFG was computed.
     pub computed: u32,
     /// How many times a pass found it (or the value view) cached.
@@ -89,6 +92,14 @@ impl Analyses {
         (c, d, self.view.as_ref().expect("computed above"))
     }
 
+    /// [`Analyses::values`], and what each statement of `f` does to memory.
+    pub fn memory(&mut self, f: &Function) -> (&Cfg, &DomTree, &ValueView, &Touches) {
+        self.values(f);
+        let memory = self.memory.get_or_insert_with(|| Touches::of(f));
+        let (c, d, v) = (self.cfg.as_ref().expect("computed with the view"), self.dom.as_ref().expect("computed with the view"), self.view.as_ref().expect("computed above"));
+        (c, d, v, memory)
+    }
+
     /// For a pass that renamed register reads of statements `changed` and
     /// nothing else (same statements, writes and branches; `copy-prop`),
     /// and returns `g`, the function so changed: the cached value view
@@ -106,6 +117,8 @@ impl Analyses {
 
     /// Drops what a change of the function made stale.
     pub fn invalidate(&mut self, keeps: Preserves) {
+        // Addresses name registers: renamed reads change them too.
+        self.memory = None;
         if !(self.view_is_of_output && keeps == Preserves::Cfg) {
             self.view = None;
         }

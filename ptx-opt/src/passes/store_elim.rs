@@ -14,7 +14,7 @@
 //! after it, and ptxas keeps every store to generic or global memory it
 //! cannot prove unobserved.
 
-use super::memory::{touch, Location, Symbols, Touch};
+use super::memory::{Location, Touch};
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Function, Stmt};
@@ -33,8 +33,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     if body.iter().filter(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::ST)).count() < 2 {
         return None;
     }
-    let (cfg, dom, view) = analyses.values(f);
-    let syms = Symbols::of(f);
+    let (cfg, dom, view, memory) = analyses.memory(f);
     let mut dead = vec![false; body.len()];
     let mut any = false;
     for &b in &cfg.layout {
@@ -45,7 +44,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
         let mut pending: Vec<(Location, usize)> = Vec::new();
         for k in cfg.block(b).stmts.clone() {
             let Stmt::Instr(ins) = &body[k] else { continue };
-            let acc = match touch(f, &syms, &view, k, ins) {
+            let acc = match memory.touch(f, view, k, ins) {
                 Touch::Nothing => continue,
                 Touch::Clobber => {
                     pending.clear();
@@ -67,7 +66,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
                     !covered
                 });
             }
-            pending.push((acc.at, k));
+            pending.push((acc.at.clone(), k));
         }
     }
     if !any {

@@ -29,7 +29,7 @@
 //! `.v8` and `.v4.b64` (global only, newest targets) are not formed.
 
 use super::alignment::{log2_of, Alignment};
-use super::memory::{touch, Base, Location, Symbols, Touch};
+use super::memory::{Base, Location, Touch};
 use super::operands::plain_reg;
 use super::{Analyses, Pass, Preserves};
 use crate::values::ValueView;
@@ -122,19 +122,18 @@ struct Scalar {
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let (cfg, dom, view) = analyses.values(f);
+    let (cfg, dom, view, memory) = analyses.memory(f);
     // The alignments, the costly part, are found when a first group is:
     // most functions have none. Without any known alignment the pass
     // changes nothing.
     let mut align: Option<Alignment> = None;
-    let syms = Symbols::of(f);
     let mut replaced: FxHashMap<usize, Option<Instruction>> = FxHashMap::default();
     for &b in &cfg.layout {
         if !dom.contains(b) {
             continue;
         }
         let stmts = cfg.block(b).stmts.clone();
-        let touch_at = |k: usize| if let Stmt::Instr(ins) = &body[k] { touch(f, &syms, &view, k, ins) } else { Touch::Nothing };
+        let touch_at = |k: usize| if let Stmt::Instr(ins) = &body[k] { memory.touch(f, view, k, ins) } else { Touch::Nothing };
         let mut scalars: Vec<Scalar> = Vec::new();
         for k in stmts.clone() {
             let (Stmt::Instr(ins), Touch::Plain(acc)) = (&body[k], touch_at(k)) else { continue };
@@ -143,7 +142,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
             }
             if let (true, None, Some(Operand::Reg(r))) = (acc.whole, ins.guard, acc.value) {
                 if plain_reg(f, &Operand::Reg(*r), None).is_some() && ins.vector().is_none() {
-                    scalars.push(Scalar { k, store: acc.store, at: acc.at, reg: r.reg });
+                    scalars.push(Scalar { k, store: acc.store, at: acc.at.clone(), reg: r.reg });
                 }
             }
         }
