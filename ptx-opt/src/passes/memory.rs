@@ -148,6 +148,7 @@ pub struct Touches {
 }
 
 /// A statement's [`Touch`] as kept: a plain access's value by its operand's place.
+#[derive(Debug, PartialEq)]
 enum Kept {
     Nothing,
     Plain { store: bool, at: Location, value: Option<u8>, whole: bool },
@@ -168,6 +169,8 @@ impl Touches {
             Some(kept) => kept,
             None => self.first_touch(f, view, k, ins),
         };
+        // Kept only while the function is the one it was found for.
+        debug_assert!(*kept == touch(f, &self.syms, view, k, ins), "statement {k} of `{}`: a kept memory touch is stale", f.name);
         match kept {
             Kept::Nothing => Touch::Nothing,
             Kept::Clobber => Touch::Clobber,
