@@ -23,18 +23,25 @@ pub struct ScopeError {
 /// blocks are balanced; no name is declared twice in one block; and every
 /// id is within the function's tables.
 pub fn check(f: &Function) -> Vec<ScopeError> {
+    check_finding_sites(f).0
+}
+
+/// [`check`], and the declaration each register used by an instruction
+/// means (by register id), which a function without errors has one of
+/// wherever it is used: what [`super::flatten_names`] renames by.
+pub(super) fn check_finding_sites(f: &Function) -> (Vec<ScopeError>, Vec<Option<Site>>) {
     let mut c = Checker { f, out: Vec::new() };
-    let Some(body) = &f.body else { return c.out };
+    let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
+    let Some(body) = &f.body else { return (c.out, reg_site) };
     if !c.ids_in_range(body) {
-        return c.out;
+        return (c.out, reg_site);
     }
     let mut w = Walk::new(f);
     if let Some(k) = w.tree.unbalanced {
         let what = if matches!(body[k], Stmt::ScopeEnd) { "a `}` closes no block" } else { "a `{` is never closed" };
         c.error(Some(k), what.to_string());
-        return c.out;
+        return (c.out, reg_site);
     }
-    let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
     // The walk's generation (plus one) at which each register was last
     // found right: at the same generation it would be found right again.
     let mut reg_ok: Vec<u32> = vec![0; f.regs.len()];
@@ -81,7 +88,7 @@ pub fn check(f: &Function) -> Vec<ScopeError> {
             labels_so_far.insert((scope, name));
         }
     }
-    c.out
+    (c.out, reg_site)
 }
 
 struct Checker<'f> {

@@ -1,7 +1,8 @@
 //! [`flatten_names`]: one name per register and label in a function, and
 //! every `.reg` declaration at the top of the body.
 
-use super::{check, label_def, leading_decls, names_used, Meaning, NameUse, ScopeError, Site, Walk};
+use super::check::check_finding_sites;
+use super::{label_def, leading_decls, names_used, NameUse, ScopeError, ScopeTree, Site};
 use crate::ir::{range_member, Declarator, Declarators, Function, Name, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -23,14 +24,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 ///
 /// Fails, changing nothing, when [`check`] finds a problem.
 pub fn flatten_names(f: &mut Function) -> Result<(), Vec<ScopeError>> {
-    let errors = check(f);
+    let (errors, reg_site) = check_finding_sites(f);
     if !errors.is_empty() {
         return Err(errors);
     }
     if f.body.is_none() {
         return Ok(());
     }
-    let plan = Plan::make(f);
+    let plan = Plan::make(f, reg_site);
     plan.apply(f);
     Ok(())
 }
@@ -75,32 +76,14 @@ impl Taken {
 }
 
 impl Plan {
-    fn make(f: &Function) -> Plan {
+    /// The plan for `f`, whose used registers mean the declarations
+    /// `reg_site` gives (as [`check_finding_sites`] finds them).
+    fn make(f: &Function, mut reg_site: Vec<Option<Site>>) -> Plan {
         let body = f.body.as_ref().unwrap();
         let lead = leading_decls(body);
-        // Which declaration each register is: from its uses, then unused
-        // table entries to unused declarations of their name, in order.
-        let mut w = Walk::new(f);
-        let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
-        // The walk's generation (plus one) at which each register was last
-        // looked up: at the same generation its name means the same.
-        let mut looked_up: Vec<u32> = vec![0; f.regs.len()];
-        for (k, s) in body.iter().enumerate() {
-            w.step(k);
-            if let Stmt::Instr(ins) = s {
-                for u in names_used(ins) {
-                    if let NameUse::Reg(r) = u {
-                        if looked_up[r.0 as usize] == w.generation + 1 {
-                            continue;
-                        }
-                        looked_up[r.0 as usize] = w.generation + 1;
-                        if let Some(Meaning::Reg(site)) = w.lookup(&f.reg(r).name) {
-                            reg_site[r.0 as usize] = Some(site);
-                        }
-                    }
-                }
-            }
-        }
+        // Which declaration each register is: from its uses (`reg_site`),
+        // then unused table entries to unused declarations of their name,
+        // in order.
         // The registers of each declarator (a range's members together).
         let mut site_regs: FxHashMap<Site, Vec<RegId>> = FxHashMap::default();
         for (r, s) in reg_site.iter().enumerate() {
@@ -238,7 +221,7 @@ impl Plan {
             }
         }
         // Declarations: rewritten where names changed, moved when nested or late.
-        let tree = &w.tree;
+        let tree = ScopeTree::of(body);
         for (k, s) in body.iter().enumerate() {
             let Stmt::Decl(d) = s else { continue };
             if d.space != StateSpace::Reg {
