@@ -593,19 +593,27 @@ impl PhiInputs {
         let mut next_step = steps.list.iter().peekable();
         for (k, s) in body.iter().enumerate() {
             let Stmt::Instr(ins) = s else { continue };
-            if !view.reachable(k) {
+            // Steps are reachable; any other statement matters only for its
+            // guard, and most have none (asked first).
+            let step = next_step.next_if(|step| step.stmt == k);
+            if step.is_none() && (ins.guard.is_none() || !view.reachable(k)) {
                 continue;
             }
             // Every version the solver and the rewrite may ask for at `k`:
-            // the guard's, and for a statement it evaluates, the versions
+            // the guard's (a step numbered it already: `Step::guard`), and
+            // for a statement it evaluates, the versions
             // it reads (`Step::reads`, when they are all of its register
             // sources; else what each register it names without writing
             // holds there, as `version_read` finds it) and the old values
             // a guarded write keeps.
-            if let Some(g) = ins.guard {
-                mark(versions.number(version_read(view, g.reg, k)), &mut work);
+            let guard = match step {
+                Some(step) => step.guard.map(|(id, _)| id),
+                None => ins.guard.map(|g| versions.number(version_read(view, g.reg, k))),
+            };
+            if let Some(id) = guard {
+                mark(id, &mut work);
             }
-            let Some(step) = next_step.next_if(|step| step.stmt == k) else { continue };
+            let Some(step) = step else { continue };
             match steps.reads(step) {
                 Some(reads) => reads.iter().for_each(|&id| mark(id, &mut work)),
                 None => ins.for_each_reg(|r, a| {
@@ -823,6 +831,13 @@ fn rewrite(f: &Function, body: &[Stmt], view: &ValueView, sol: &Solution) -> Opt
     let mut edits: Vec<(usize, Option<Instruction>)> = Vec::new();
     for (k, s) in body.iter().enumerate() {
         let Stmt::Instr(ins) = s else { continue };
+        // An unguarded statement can only become a `mov` of a constant it
+        // writes, and most write none (a version is a constant only once
+        // a step of an executable block lowered it): asked first, before
+        // its block and guard.
+        if ins.guard.is_none() && !writes_a_constant(sol, k) {
+            continue;
+        }
         if !view.reachable(k) || !sol.executable[view.block_of(k).index()] {
             continue;
         }
