@@ -718,7 +718,12 @@ fn iterate<'v>(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &M
     // Per block, its steps that may still lower a version: `live[r]` for
     // `r` in `of_block[b].start..live_end[b]`. A step is dropped once
     // looking at it again can change nothing ([`Step::settled`]), so that
-    // later rounds walk only the steps that still can.
+    // later rounds walk only the steps that still can. With that, the rounds
+    // after the first cost little: skipping, in addition, the blocks none of
+    // whose reads was lowered since they were last looked at (an index of
+    // each version's reading blocks) cost renderer -O2 13.2 M to build and
+    // saved under 2 M of rounds (`sccp` 96.4 -> 111.2 M); a round's cost is
+    // mostly its first look at each step.
     let mut live: Vec<u32> = (0..steps.list.len() as u32).collect();
     let mut live_end: Vec<u32> = steps.of_block.iter().map(|r| r.end).collect();
     loop {
