@@ -98,7 +98,11 @@ pub fn saturate(eg: &mut EGraph, rules: &RuleSet, limits: &Limits) -> Saturation
             }
         }
         let unchanged = nodes == eg.total_size() && classes == eg.number_of_classes();
-        if !unchanged {
+        if unchanged {
+            // Only unions of classes with themselves, which mark the
+            // e-graph dirty and leave nothing to rebuild.
+            eg.clean = true;
+        } else {
             eg.rebuild();
         }
         let saturated = !applied_now && can_stop(&mut backoff, iteration) && nodes == eg.total_size() && classes == eg.number_of_classes();
@@ -254,6 +258,7 @@ mod tests {
         assert_eq!(applied, egg_applied, "{what}");
         assert_eq!((mine.total_size(), mine.number_of_classes()), (egg_graph.total_size(), egg_graph.number_of_classes()), "{what}");
         assert!(classes(&mine) == classes(&egg_graph), "{what}: the e-graphs differ");
+        assert!(mine.clean, "{what}: the e-graph is left dirty");
         egg_stop
     }
 
