@@ -44,7 +44,6 @@ pub struct Saturation {
     /// order, summed over the iterations.
     pub applied: Vec<(&'static str, usize)>,
     pub stop: StopReason,
-    pub iterations: usize,
 }
 
 /// The backoff scheduler's defaults (egg's `BackoffScheduler::default`): a
@@ -116,7 +115,7 @@ pub fn saturate(eg: &mut EGraph, rules: &RuleSet, limits: &Limits) -> Saturation
             break stop;
         }
     };
-    Saturation { applied, stop, iterations: iteration }
+    Saturation { applied, stop }
 }
 
 /// The node and iteration limits, as egg's runner checks them (the node

@@ -32,9 +32,6 @@ pub const PASS: Pass = Pass {
     edit: Some(edit),
 };
 
-/// Modifiers that make a load observable (ordering, device registers).
-const ORDERED_LOAD: &[&str] = &[".volatile", ".mmio", ".relaxed", ".acquire"];
-
 /// Has the instruction no effect but the locations it writes?
 pub fn only_writes_results(ins: &Instruction, e: &Effects) -> bool {
     if e.defs.is_empty() || e.reads_volatile {
@@ -48,7 +45,9 @@ pub fn only_writes_results(ins: &Instruction, e: &Effects) -> bool {
     }
     matches!(ins.opcode, Opcode::LD | Opcode::LDU)
         && e.memory.iter().all(|(k, _)| *k == MemAccess::Load)
-        && !ins.modifiers().any(|(_, m)| ORDERED_LOAD.contains(&m.text()))
+        // Ordered loads and loads of device registers are observable
+        // (no load takes `.release`).
+        && !ins.modifiers().any(|(_, m)| super::memory::orders(m))
 }
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {

@@ -36,6 +36,12 @@ use ptx_ir::isa::{Flags, MemAccess, Mod, ModKind, Opcode, SlotRole, StateSpace};
 /// Modifiers that order an access or make it observable.
 const ORDERED: [Mod; 5] = [Mod::VOLATILE, Mod::MMIO, Mod::RELAXED, Mod::ACQUIRE, Mod::RELEASE];
 
+/// Does the modifier order an access or make it observable (`.volatile`,
+/// `.mmio`, `.relaxed`, `.acquire`, `.release`)?
+pub fn orders(m: Mod) -> bool {
+    ORDERED.contains(&m)
+}
+
 /// The base of an address: a register as one version, a symbol, a number.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Base {
@@ -217,7 +223,7 @@ fn plain_access(f: &Function, syms: &Symbols, view: &ValueView, k: usize, ins: &
     // would make each (every pass asks about every `ld` and `st`).
     let (mut ty, mut vector, mut space) = (None, None, None);
     for (role, m) in ins.modifiers() {
-        if ORDERED.contains(&m) {
+        if orders(m) {
             return None;
         }
         match (role, m.kind()) {
