@@ -183,9 +183,7 @@ impl Touches {
             Kept::Plain { store, at, value, whole } => Touch::Plain(Access { store: *store, at, value: value.map(|v| &ins.operands[v as usize]), whole: *whole }),
         }
     }
-}
 
-impl Touches {
     /// The first ask about statement `k` (out of line: the passes' loops
     /// ask about every statement, and the later asks are a load).
     #[inline(never)]
