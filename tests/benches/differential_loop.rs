@@ -4,7 +4,9 @@
 //! interpreter and compare the buffers. Prints programs per second and how
 //! the time splits between the phases (inputs are pseudo-random byte
 //! strings, as libFuzzer's would be without a corpus).
-//! `cargo bench -p ptx-tests --bench differential_loop [-- PROGRAMS]`
+//! `cargo bench -p ptx-tests --bench differential_loop [-- PROGRAMS [FIRST]]`
+//! (FIRST: the index of the first input, 0 by default: a longer campaign
+//! goes on past the inputs an earlier one ran).
 
 use ptx_ir::interp;
 use ptx_tests::{differential, fuzz_checks};
@@ -33,11 +35,13 @@ struct Phases {
 }
 
 fn main() {
-    let programs: u64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(1000);
+    let numbers: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let programs = numbers.first().copied().unwrap_or(1000);
+    let first = numbers.get(1).copied().unwrap_or(0);
     let mut t = Phases::default();
     let mut steps = 0u64;
     let mut step_limited = 0;
-    for k in 0..programs {
+    for k in first..first + programs {
         let data = input(k);
         let (shape, seed) = fuzz_checks::launch_of_input(&data);
         let s = Instant::now();
@@ -69,7 +73,7 @@ fn main() {
     let whole = t.generate + t.target;
     let pct = |d: Duration| 100.0 * d.as_secs_f64() / whole.as_secs_f64();
     let rest = t.target.saturating_sub(t.optimize + t.run);
-    println!("{programs} programs in {:.2} s: {:.0} programs/s", whole.as_secs_f64(), programs as f64 / whole.as_secs_f64());
+    println!("{programs} programs (inputs {first}..{}) in {:.2} s: {:.0} programs/s", first + programs, whole.as_secs_f64(), programs as f64 / whole.as_secs_f64());
     println!("  generate   {:5.1} %", pct(t.generate));
     println!("  optimize   {:5.1} % (parse, optimize, print, re-parse, reprint, verify)", pct(t.optimize));
     println!("  run        {:5.1} % (both modules: {steps} instructions, {:.1} M instructions/s; {step_limited} runs stopped at the step limit)", pct(t.run), steps as f64 / t.run.as_secs_f64() / 1e6);

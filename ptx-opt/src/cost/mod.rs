@@ -37,7 +37,7 @@ pub use table::{arch_number, Cell, LatencyClass, Row, Table};
 use ptx_ir::ir::{Instruction, Module};
 use ptx_ir::isa::{Opcode, ScalarType};
 use rustc_hash::FxHashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// The checked-in table.
 pub const TABLE_TSV: &str = include_str!("sass_costs.tsv");
@@ -90,58 +90,93 @@ pub struct CostModel {
     family: usize,
 }
 
-/// The checked-in table as the model reads it: the families, and the rows'
-/// lines by head, each row parsed the first time it is looked up (a run
-/// looks up a few dozen of the table's thousands: parsing all of them was
-/// most of the time of optimizing a small file).
+/// The checked-in table as the model reads it: the families from its
+/// header, and its rows found in the text itself. The rows follow the
+/// header one a line, sorted by head (checked by
+/// `rows_follow_the_header_sorted`), so a head is found by bisecting the
+/// text, and only its row is parsed. A run asks about a few dozen of the
+/// table's 3,400 heads: an index of every row by head (built from a scan of
+/// the table's 160 KB and 3,400 hash insertions) was 1.3 M host
+/// instructions, a fifth of optimizing a 20 KB Triton kernel at -O2.
 struct Index {
     families: Vec<String>,
     family_numbers: Vec<u32>,
     /// Per family, every family by distance from it (itself first; on a tie
     /// the newer one first).
     nearest: Vec<Vec<usize>>,
-    /// Heads in table order (sorted), and the cells' text of each.
-    heads: Vec<&'static str>,
-    cells: Vec<&'static str>,
-    /// Boxed: a run parses a few dozen of the table's 3,400 rows, and a
-    /// row in place (56 bytes, against 16) made this 190 KB of memory
-    /// held to the end of every optimizing run.
-    rows: Vec<OnceLock<Box<Row>>>,
-    /// The position of each head in `heads` (a lookup per instruction
-    /// shape the engine prices: hashing beats comparing strings).
-    by_head: FxHashMap<&'static str, usize>,
+    /// The table's text after its header: the rows, one a line.
+    rows_text: &'static str,
+    /// Per family, the answer for each head asked about so far: the engine
+    /// asks again in every function (matrix_free at -O2: 1,635 questions
+    /// about a few dozen heads), and a hash beats a bisection.
+    answers: Mutex<Vec<FxHashMap<Box<str>, Lookup>>>,
 }
 
 impl Index {
-    /// Row `k`, parsed on first use (the table is checked whole by
-    /// [`Table::parse`] in the tests).
-    fn row(&'static self, k: usize) -> &'static Row {
-        self.rows[k].get_or_init(|| {
-            let fields: Vec<&str> = self.cells[k].split('\t').collect();
-            let cells = table::parse_cells(&fields).unwrap_or_else(|e| panic!("sass_costs.tsv, `{}`: {e}", self.heads[k]));
-            Box::new(Row { head: self.heads[k].to_string(), cells })
-        })
+    /// The head and the cells of the row whose line starts at byte `at` of
+    /// [`Index::rows_text`] (the table is checked whole by [`Table::parse`]
+    /// in the tests).
+    fn row_at(&self, at: usize) -> (&'static str, Vec<Option<Cell>>) {
+        let line = row_line(self.rows_text, at);
+        let (head, cells) = split_head(line);
+        let fields: Vec<&str> = cells.split('\t').collect();
+        let cells = table::parse_cells(&fields).unwrap_or_else(|e| panic!("sass_costs.tsv, `{head}`: {e}"));
+        (head, cells)
     }
 
-    fn find(&'static self, head: &str) -> Option<&'static Row> {
-        self.by_head.get(head).map(|&k| self.row(k))
+    /// Where each row's line starts, in table order.
+    fn row_starts(&self) -> impl Iterator<Item = usize> + '_ {
+        let text = self.rows_text.as_bytes();
+        std::iter::once(0).chain(memchr::memchr_iter(b'\n', text).map(|k| k + 1)).filter(move |&at| at < text.len())
     }
 }
 
+/// The line starting at byte `at` of `text`, without its line end.
+fn row_line(text: &'static str, at: usize) -> &'static str {
+    let end = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |k| at + k);
+    let line = &text[at..end];
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// A row's line cut into its head and the rest (the cells).
+fn split_head(line: &str) -> (&str, &str) {
+    match memchr::memchr(b'\t', line.as_bytes()) {
+        Some(t) => (&line[..t], &line[t + 1..]),
+        None => (line, ""),
+    }
+}
+
+/// Where the line of the row of `head` starts in `rows` (lines sorted by
+/// head, the head before the first tab), by bisection: each step takes the
+/// line around the middle of the bytes left.
+fn find_row(rows: &str, head: &str) -> Option<usize> {
+    let text = rows.as_bytes();
+    // `lo` is a line's start, `hi` a line's start or the end of the text.
+    let (mut lo, mut hi) = (0, text.len());
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        let start = memchr::memrchr(b'\n', &text[lo..mid]).map_or(lo, |k| lo + k + 1);
+        let end = memchr::memchr(b'\n', &text[start..hi]).map_or(hi, |k| start + k);
+        let line = &rows[start..end];
+        let (line_head, _) = split_head(line.strip_suffix('\r').unwrap_or(line));
+        match line_head.cmp(head) {
+            std::cmp::Ordering::Less => lo = (end + 1).min(hi),
+            std::cmp::Ordering::Greater => hi = start,
+            std::cmp::Ordering::Equal => return Some(start),
+        }
+    }
+    None
+}
+
 /// Rows by opcode and types, for heads the table does not have (built on
-/// the first such head: most runs never need it).
+/// the first such head: most runs never need it), as where their lines
+/// start ([`Index::row_at`]).
 struct Fallback {
     by_types: FxHashMap<(Opcode, Vec<ScalarType>), Vec<usize>>,
     by_opcode: FxHashMap<Opcode, Vec<usize>>,
 }
 
-/// About how many rows the table has (room made for them at once).
-const TABLE_ROWS: usize = 3_500;
-
-/// The table's lines, as `str::lines` gives them, found with `memchr`: a
-/// run pays this scan of the whole table once, and `lines` with
-/// `split_once` over the table's 160 KB were 2.3 M host instructions, a
-/// third of optimizing a 20 KB Triton kernel at -O2.
+/// The table's lines, as `str::lines` gives them, found with `memchr`.
 fn table_lines() -> impl Iterator<Item = &'static str> {
     let text = TABLE_TSV.as_bytes();
     let mut start = 0;
@@ -155,23 +190,20 @@ fn table_lines() -> impl Iterator<Item = &'static str> {
 fn index() -> &'static Index {
     static I: OnceLock<Index> = OnceLock::new();
     I.get_or_init(|| {
+        // The header: comment lines, then the families' line; the rows follow.
+        let mut at = 0;
         let mut families = Vec::new();
-        let (mut heads, mut cells) = (Vec::with_capacity(TABLE_ROWS), Vec::with_capacity(TABLE_ROWS));
         for line in table_lines() {
-            if line.starts_with('#') || line.trim().is_empty() {
-                continue;
+            at += line.len() + 1;
+            if TABLE_TSV.as_bytes().get(at - 1) == Some(&b'\r') {
+                at += 1;
             }
-            let (head, rest) = match memchr::memchr(b'\t', line.as_bytes()) {
-                Some(t) => (&line[..t], &line[t + 1..]),
-                None => (line, ""),
-            };
-            if head == "head" && families.is_empty() {
-                families = rest.split('\t').map(str::to_string).collect();
-            } else {
-                heads.push(head);
-                cells.push(rest);
+            if let Some(names) = line.strip_prefix("head\t") {
+                families = names.split('\t').map(str::to_string).collect();
+                break;
             }
         }
+        let rows_text = TABLE_TSV.get(at.min(TABLE_TSV.len())..).unwrap_or("");
         let family_numbers: Vec<u32> = families.iter().map(|f| arch_number(f).expect("checked by Table::parse in the tests")).collect();
         let n = families.len();
         let nearest = (0..n)
@@ -181,9 +213,8 @@ fn index() -> &'static Index {
                 order
             })
             .collect();
-        let rows = heads.iter().map(|_| OnceLock::new()).collect();
-        let by_head = heads.iter().enumerate().map(|(k, h)| (*h, k)).collect();
-        Index { families, family_numbers, nearest, heads, cells, rows, by_head }
+        let answers = Mutex::new(vec![FxHashMap::default(); n]);
+        Index { families, family_numbers, nearest, rows_text, answers }
     })
 }
 
@@ -192,10 +223,12 @@ fn fallback() -> &'static Fallback {
     F.get_or_init(|| {
         let mut by_types: FxHashMap<(Opcode, Vec<ScalarType>), Vec<usize>> = FxHashMap::default();
         let mut by_opcode: FxHashMap<Opcode, Vec<usize>> = FxHashMap::default();
-        for (k, head) in index().heads.iter().enumerate() {
+        let ix = index();
+        for at in ix.row_starts() {
+            let (head, _) = split_head(row_line(ix.rows_text, at));
             if let Some((op, types)) = head_key(head) {
-                by_types.entry((op, types)).or_default().push(k);
-                by_opcode.entry(op).or_default().push(k);
+                by_types.entry((op, types)).or_default().push(at);
+                by_opcode.entry(op).or_default().push(at);
             }
         }
         Fallback { by_types, by_opcode }
@@ -253,8 +286,20 @@ impl CostModel {
     /// The full answer for an instruction head as printed (`mul.hi.u32`).
     pub fn lookup_head(&self, head: &str) -> Lookup {
         let ix = index();
-        if let Some(row) = ix.find(head) {
-            if let Some(l) = self.from_row(row) {
+        let answers = || ix.answers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = answers()[self.family].get(head) {
+            return *l;
+        }
+        let l = self.lookup_in_table(head);
+        answers()[self.family].insert(head.into(), l);
+        l
+    }
+
+    /// [`Self::lookup_head`] from the table's text.
+    fn lookup_in_table(&self, head: &str) -> Lookup {
+        let ix = index();
+        if let Some(at) = find_row(ix.rows_text, head) {
+            if let Some(l) = self.from_cells(&ix.row_at(at).1) {
                 return l;
             }
         }
@@ -262,9 +307,9 @@ impl CostModel {
             return Lookup { sass: UNMEASURED_SASS, class: None, source: Source::Unmeasured };
         };
         let costliest = |rows: Option<&Vec<usize>>| -> Option<(Lookup, &'static str)> {
-            rows?.iter().filter_map(|&k| {
-                let row = ix.row(k);
-                self.from_row(row).map(|l| (l, row.head.as_str()))
+            rows?.iter().filter_map(|&at| {
+                let (like, cells) = ix.row_at(at);
+                self.from_cells(&cells).map(|l| (l, like))
             }).max_by_key(|(l, _)| l.sass)
         };
         let fb = fallback();
@@ -282,12 +327,12 @@ impl CostModel {
         index().nearest[self.family].iter().copied()
     }
 
-    /// Steps 1 and 2 for one row, with the class from the nearest family that has one.
-    fn from_row(&self, row: &'static Row) -> Option<Lookup> {
+    /// Steps 1 and 2 for one row's cells, with the class from the nearest family that has one.
+    fn from_cells(&self, cells: &[Option<Cell>]) -> Option<Lookup> {
         let ix = index();
-        let f = self.nearest_families().find(|&f| row.cells[f].is_some())?;
-        let cell = row.cells[f].expect("found above");
-        let class = cell.class.or_else(|| self.nearest_families().find_map(|f| row.cells[f].and_then(|c| c.class)));
+        let f = self.nearest_families().find(|&f| cells[f].is_some())?;
+        let cell = cells[f].expect("found above");
+        let class = cell.class.or_else(|| self.nearest_families().find_map(|f| cells[f].and_then(|c| c.class)));
         let source = if f == self.family { Source::Measured } else { Source::OtherFamily(&ix.families[f]) };
         Some(Lookup { sass: cell.sass, class, source })
     }
@@ -308,7 +353,65 @@ mod tests {
     #[test]
     fn table_lines_are_the_lines() {
         assert!(table_lines().eq(TABLE_TSV.lines()));
-        assert!(table_lines().count() > TABLE_ROWS / 2);
+        assert!(table_lines().count() > 1000);
+    }
+
+    /// What the bisection of the rows relies on: after the families' line,
+    /// every line is a row (no comment, no blank line), in increasing order
+    /// of heads; and the index starts its rows there.
+    #[test]
+    fn rows_follow_the_header_sorted() {
+        let lines: Vec<&str> = table_lines().skip_while(|l| !l.starts_with("head\t")).skip(1).collect();
+        assert_eq!(lines.len(), table().rows.len());
+        let heads: Vec<&str> = lines.iter().map(|l| l.split_once('\t').map_or(*l, |(h, _)| h)).collect();
+        assert!(heads.windows(2).all(|w| w[0] < w[1]), "rows out of order or repeated");
+        assert!(heads.iter().zip(&table().rows).all(|(h, r)| *h == r.head));
+        assert_eq!(index().row_starts().count(), lines.len());
+        assert_eq!(index().families, table().families);
+    }
+
+    /// An answer given again (from the answers kept) is the table's, for
+    /// measured heads, fallbacks and heads of no row, at every family.
+    #[test]
+    fn answers_kept_are_the_tables() {
+        let heads = ["add.s32", "div.u64", "add.rn.bf16", "cvt.rs.f16x2.f32", "add.f32x2", "ld.global.u32", "nonsense"];
+        for family in ["sm_52", "sm_70", "sm_80", "sm_90", "sm_100"] {
+            let m = CostModel::for_target(family);
+            for h in heads {
+                let first = m.lookup_head(h);
+                assert_eq!(first, m.lookup_in_table(h), "{family} {h}");
+                assert_eq!(m.lookup_head(h), first, "{family} {h} asked again");
+            }
+        }
+    }
+
+    /// Bisection finds every row of the table, with the cells the whole
+    /// table has, and nothing for heads it lacks: before the first, after
+    /// the last, between two, a head's prefix and a head's extension.
+    #[test]
+    fn bisection_finds_what_a_scan_finds() {
+        let ix = index();
+        for r in &table().rows {
+            let at = find_row(ix.rows_text, &r.head).unwrap_or_else(|| panic!("`{}` not found", r.head));
+            assert_eq!(ix.row_at(at), (r.head.as_str(), r.cells.clone()));
+        }
+        let heads: Vec<&str> = table().rows.iter().map(|r| r.head.as_str()).collect();
+        let mut absent = vec![String::new(), "a".to_string(), "zzz".to_string(), "\t".to_string()];
+        for h in heads.iter().step_by(97) {
+            absent.push(format!("{h}x"));
+            absent.push(format!("{h}.")); 
+            absent.push(h[..h.len() - 1].to_string());
+        }
+        for a in absent.iter().filter(|a| !heads.contains(&a.as_str())) {
+            assert!(find_row(ix.rows_text, a).is_none(), "`{a}` found");
+        }
+        // Over a text of a few rows, every head and every gap.
+        let rows = "b\t1\nd\t2\nf\t3";
+        for (head, at) in [("b", Some(0)), ("d", Some(4)), ("f", Some(8)), ("a", None), ("c", None), ("e", None), ("g", None), ("", None)] {
+            assert_eq!(find_row(rows, head), at, "{head}");
+        }
+        assert_eq!(find_row("", "a"), None);
+        assert_eq!(find_row("b\t1\r\nd\t2\r\n", "d"), Some(5));
     }
 
     /// Parses one instruction (registers of the classes used here are declared).
