@@ -1,21 +1,42 @@
 //! The `ptx-opt` binary: the process around [`ptx_opt_cli::command`]
-//! (arguments, standard streams, exit status), the stack of rayon's
-//! workers, and the allocator.
+//! (arguments, standard streams, exit status), rayon's pool (how many
+//! workers, their stack), and the allocator.
+
+use ptx_opt_cli::command::Threads;
 
 fn main() {
     return_freed_memory_sooner();
     // `args_os`: a path that is not UTF-8 is still a path (`args` would panic).
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    // The command optimizes on rayon's workers (a single input too): they
-    // get the main thread's stack.
-    let _ = rayon::ThreadPoolBuilder::new().stack_size(MAIN_STACK_BYTES).build_global();
+    let (mut stdout, mut stderr) = (std::io::stdout().lock(), std::io::stderr());
+    let cli = match ptx_opt_cli::command::parse(&args, &mut stdout, &mut stderr) {
+        Ok(cli) => cli,
+        Err(code) => std::process::exit(code),
+    };
     // stderr stays unlocked: the progress bar of a batch writes to it too.
-    let code = ptx_opt_cli::command::main_with(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock(), &mut std::io::stderr());
+    let code = ptx_opt_cli::command::run(cli, &start_pool, &mut std::io::stdin().lock(), &mut stdout, &mut stderr);
     std::process::exit(code);
 }
 
 /// The stack of the main thread on Linux (8 MiB).
 const MAIN_STACK_BYTES: usize = 8 << 20;
+
+/// Builds rayon's global pool, for work that can use `threads`. The
+/// command runs on rayon's workers (a single input too), which get the
+/// main thread's stack. Work that runs on one thread anyway (a small
+/// input, [`ptx_opt_cli::optimize_cmd::threads_for`]) runs on the main
+/// thread, which becomes the pool's only worker: no thread is started.
+/// Starting two workers and handing the work to one was about a fifth of
+/// the CPU time of a 20 KB Triton kernel at -O2 (paired runs:
+/// `farm-bench`, cpu 0.77, wall 0.85).
+fn start_pool(threads: Threads) {
+    let pool = rayon::ThreadPoolBuilder::new().stack_size(MAIN_STACK_BYTES);
+    let pool = match threads {
+        Threads::One => pool.num_threads(1).use_current_thread(),
+        Threads::All => pool,
+    };
+    let _ = pool.build_global();
+}
 
 /// The IR is many small allocations; mimalloc makes parse+print about a third faster than the system allocator.
 /// Built without transparent huge pages (`no_thp`, Cargo.toml): with them, every fresh 2 MiB page is zeroed

@@ -9,12 +9,32 @@ use crate::batch_inputs::{plan, Plan, PlanError};
 use crate::diagnostics::Reporter;
 use crate::input::Input;
 use crate::optimize_one::{optimize_verified, pipeline, verify_text, Outcome, Output};
+use crate::command::Threads;
 use crate::usage_error::usage_line;
 use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use ptx_ir::source::Severity;
 use ptx_opt::OptLevel;
 use std::io::{Read, Write};
 use std::path::PathBuf;
+
+/// Whether optimizing one input can use more than one thread: a text
+/// large enough to be parsed, verified and printed a run of items per
+/// thread ([`ptx_ir::threads::PARALLEL_MIN_BYTES`]), or passes to run over
+/// enough statements to optimize functions in parallel
+/// ([`ptx_opt::passes::PARALLEL_MIN_STATEMENTS`], counted here as lines: a
+/// statement is most often a line of its own). Otherwise the work runs on
+/// one thread, and no other is started (about 1 ms of a small kernel's
+/// run; see the binary's `start_pool`).
+pub fn threads_for(text: &[u8], o: &OptimizeArgs) -> Threads {
+    if text.len() >= ptx_ir::threads::PARALLEL_MIN_BYTES {
+        return Threads::All;
+    }
+    let passes = !o.verify && pipeline(o).is_ok_and(|p| !p.passes.is_empty());
+    if passes && text.iter().filter(|&&b| b == b'\n').count() >= ptx_opt::passes::PARALLEL_MIN_STATEMENTS {
+        return Threads::All;
+    }
+    Threads::One
+}
 
 /// Every pass, one line each, and the pipeline of each level.
 pub fn pass_list() -> String {
@@ -30,7 +50,7 @@ pub fn pass_list() -> String {
 }
 
 /// Runs the optimize command; returns the exit status.
-pub fn run(o: &OptimizeArgs, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+pub fn run(o: &OptimizeArgs, start_pool: &dyn Fn(Threads), stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     if o.list_passes {
         let _ = stdout.write_all(pass_list().as_bytes());
         return EXIT_OK;
@@ -53,8 +73,11 @@ pub fn run(o: &OptimizeArgs, stdin: &mut dyn Read, stdout: &mut dyn Write, stder
             let _ = stderr.write_all(reporter.message("", Severity::Error, &m).as_bytes());
             EXIT_INVALID
         }
-        Ok(Plan::Single(path)) => single(path, o, &reporter, stdin, stdout, stderr),
-        Ok(Plan::Batch(jobs)) => crate::batch::run(&jobs, o, &reporter, stderr),
+        Ok(Plan::Single(path)) => single(path, o, start_pool, &reporter, stdin, stdout, stderr),
+        Ok(Plan::Batch(jobs)) => {
+            start_pool(Threads::All);
+            crate::batch::run(&jobs, o, &reporter, stderr)
+        }
     }
 }
 
@@ -87,7 +110,7 @@ pub fn render_remarks(remarks: &[crate::remarks::Remark], file: &str, reporter: 
 }
 
 /// One input to `-o` or standard output.
-fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
+fn single(path: Option<PathBuf>, o: &OptimizeArgs, start_pool: &dyn Fn(Threads), reporter: &Reporter, stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     let input = match crate::input::read(path.as_deref(), stdin) {
         Ok(i) => i,
         Err(m) => {
@@ -96,6 +119,7 @@ fn single(path: Option<PathBuf>, o: &OptimizeArgs, reporter: &Reporter, stdin: &
             return EXIT_INVALID;
         }
     };
+    start_pool(threads_for(&input.bytes, o));
     // On a worker of rayon's pool (`scope` runs its body there), where the
     // passes run on the functions: what the parser allocates is then
     // mostly freed on the thread that allocated it (a free from another
@@ -156,4 +180,35 @@ fn write_output(output: &Output, o: &OptimizeArgs, reporter: &Reporter, stdout: 
         }
     }
     EXIT_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn opts(args: &[&str]) -> OptimizeArgs {
+        crate::args::Cli::try_parse_from(std::iter::once("ptx-opt").chain(args.iter().copied())).unwrap().optimize
+    }
+
+    /// One thread for a small text, or one with few lines to optimize;
+    /// all for a text split across threads, or enough lines whose
+    /// functions a pipeline may optimize in parallel.
+    #[test]
+    fn threads_follow_what_can_run_in_parallel() {
+        let lines = |n: usize| "\tadd.s32 %r1, %r1, 1;\n".repeat(n).into_bytes();
+        let few = lines(ptx_opt::passes::PARALLEL_MIN_STATEMENTS - 1);
+        let many = lines(ptx_opt::passes::PARALLEL_MIN_STATEMENTS);
+        assert!(many.len() < ptx_ir::threads::PARALLEL_MIN_BYTES);
+        let large = vec![b' '; ptx_ir::threads::PARALLEL_MIN_BYTES];
+        assert_eq!(threads_for(&few, &opts(&["-O2"])), Threads::One);
+        assert_eq!(threads_for(&many, &opts(&["-O2"])), Threads::All);
+        assert_eq!(threads_for(&many, &opts(&["--passes", "dce"])), Threads::All);
+        // No pass runs, or none over the functions.
+        assert_eq!(threads_for(&many, &opts(&["-O0"])), Threads::One);
+        assert_eq!(threads_for(&many, &opts(&["--verify"])), Threads::One);
+        for level in ["-O0", "-O2"] {
+            assert_eq!(threads_for(&large, &opts(&[level])), Threads::All, "{level}");
+        }
+    }
 }

@@ -405,7 +405,7 @@ fn validate(f: &Function, context: Option<&Module>, ctx: &ModuleContext) -> Resu
 /// Statements below which a module's functions are optimized on the calling
 /// thread: handing a few small functions to other threads costs more than
 /// it saves (generated fuzz kernels, small JIT modules).
-const PARALLEL_MIN_STATEMENTS: usize = 2_000;
+pub const PARALLEL_MIN_STATEMENTS: usize = 2_000;
 
 /// Should the functions of `module` be optimized on all threads: more than
 /// one body and enough statements in all.

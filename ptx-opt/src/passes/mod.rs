@@ -28,7 +28,7 @@ pub mod store_elim;
 pub mod vectorize;
 
 pub use analyses::{Analyses, Preserves};
-pub use manager::{Observer, PassFailure, PassTiming, Pipeline};
+pub use manager::{Observer, PassFailure, PassTiming, Pipeline, PARALLEL_MIN_STATEMENTS};
 
 use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::Function;
