@@ -23,9 +23,9 @@ pub fn cli_command() -> clap::Command {
     Cli::command().after_help(AFTER_HELP).mut_subcommand("opt", |c| c.after_help(AFTER_HELP)).mut_subcommand("run", |c| c.after_help(RUN_AFTER_HELP)).mut_subcommand("reduce", |c| c.after_help(REDUCE_AFTER_HELP)).mut_subcommand("check", |c| c.after_help(CHECK_AFTER_HELP))
 }
 
-/// Runs the command line `args` (without the program name); returns the exit status.
-/// Work runs on rayon's global pool as it is (the binary sizes it first,
-/// [`run`]).
+/// Runs the command line `args` (without the program name); returns the
+/// exit status. The work runs on rayon's global pool as it is: the binary
+/// calls [`parse`] and [`run`] itself, to size the pool.
 pub fn main_with(args: &[std::ffi::OsString], stdin: &mut dyn Read, stdout: &mut dyn Write, stderr: &mut dyn Write) -> i32 {
     match parse(args, stdout, stderr) {
         Ok(cli) => run(cli, &|_| {}, stdin, stdout, stderr),

@@ -1,5 +1,6 @@
 //! The `ptx-opt` command as a library: what the binary (`src/main.rs`) runs
-//! ([`command::main_with`]), and what the spec tests (`ptx-tests`) call to
+//! ([`command::parse`], then [`command::run`]; [`command::main_with`] is
+//! both, for tests), and what the spec tests (`ptx-tests`) call to
 //! run a kernel as `ptx-opt run` does ([`run_cmd::run_text`]). Compilers
 //! that optimize PTX depend on the `ptx-opt` library instead, which
 //! compiles none of this (no clap, terminal output, JSON or allocator).

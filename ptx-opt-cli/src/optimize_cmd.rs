@@ -6,10 +6,10 @@
 
 use crate::args::{OptimizeArgs, StatsFormat};
 use crate::batch_inputs::{plan, Plan, PlanError};
+use crate::command::Threads;
 use crate::diagnostics::Reporter;
 use crate::input::Input;
 use crate::optimize_one::{optimize_verified, pipeline, verify_text, Outcome, Output};
-use crate::command::Threads;
 use crate::usage_error::usage_line;
 use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use ptx_ir::source::Severity;
