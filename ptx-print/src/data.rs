@@ -72,11 +72,48 @@ fn write_initializer(out: &mut String, init: &Initializer) {
     match init {
         Initializer::Expr(e) => return write_expr(out, e),
         Initializer::Ints(l) => return write_int_list(out, l),
+        Initializer::List(items) if write_expr_list(out, items) => return,
         Initializer::List(_) | Initializer::Fields(_) => {}
     }
+    write_initializer_by_layout(out, init);
+}
+
+/// [`write_initializer`] through `pretty`'s layout of [`init_doc`].
+fn write_initializer_by_layout(out: &mut String, init: &Initializer) {
     let arena: Arena<()> = Arena::new();
     let doc = init_doc(&arena, init);
     let _ = doc.into_doc().render_fmt(WIDTH, out);
+}
+
+/// A list of expressions only (`{0x2F, 0x68, ...}`, the bytes of a string
+/// kept in hexadecimal) as [`init_doc`]'s layout writes it, directly: on
+/// one line when it fits in [`WIDTH`] columns, else one value a line,
+/// continuation lines indented by two. `false` (nothing written) for a
+/// list holding another list or fields. Through `pretty` such a list cost
+/// about 600 host instructions a value (complex.ptx's 75 string tables:
+/// 5 M of 48 M at -O0).
+fn write_expr_list(out: &mut String, items: &[Initializer]) -> bool {
+    let mut texts = String::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(items.len());
+    for item in items {
+        let Initializer::Expr(e) = item else { return false };
+        write_expr(&mut texts, e);
+        ends.push(texts.len());
+    }
+    // `{`, the values with `, ` between them, and `}`.
+    let flat = 2 + texts.len() + 2 * items.len().saturating_sub(1);
+    let between = if flat <= WIDTH { ", " } else { ",\n  " };
+    out.push('{');
+    let mut start = 0;
+    for (k, &end) in ends.iter().enumerate() {
+        if k > 0 {
+            out.push_str(between);
+        }
+        out.push_str(&texts[start..end]);
+        start = end;
+    }
+    out.push('}');
+    true
 }
 
 fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Arena<'a>> {
@@ -322,6 +359,46 @@ fn write_expr_prec(out: &mut String, e: &ConstExpr, min: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A list of expressions written directly is written as `pretty` lays
+    /// it out: lists whose one-line form is around [`WIDTH`] columns (one
+    /// column short, at it, one over), of values of every length, empty,
+    /// and of one value; a list holding a list goes to `pretty`.
+    #[test]
+    fn expression_lists_are_laid_out_as_pretty_lays_them_out() {
+        use ptx_ir::ir::{IntLit, Radix};
+        let hex = |v: u64| Initializer::Expr(ConstExpr::Int(IntLit { value: v, radix: Radix::Hex, unsigned: false, suffix: false }));
+        let mut lists: Vec<Vec<Initializer>> = vec![Vec::new(), vec![hex(1)]];
+        for count in 1..40u64 {
+            for scale in [1u64, 0x100, 0x10000, 0x1000_0000] {
+                lists.push((0..count).map(|k| hex(k * scale + k)).collect());
+            }
+        }
+        // One-line forms of exactly WIDTH - 1, WIDTH and WIDTH + 1 columns:
+        // `0x1` values (5 columns each with `, `, 2 for the braces) and a
+        // last value longer by the rest.
+        for target in [WIDTH - 1, WIDTH, WIDTH + 1] {
+            for count in 2..=target / 5 {
+                let rest = target - 5 * count;
+                if rest <= 12 {
+                    lists.push((0..count as u64).map(|k| hex(if k + 1 == count as u64 { 1 << (4 * rest) } else { 1 })).collect());
+                }
+            }
+        }
+        let mut at_width = 0;
+        for items in &lists {
+            let init = Initializer::List(items.clone());
+            let (mut direct, mut by_layout) = (String::from("x = "), String::from("x = "));
+            write_initializer(&mut direct, &init);
+            write_initializer_by_layout(&mut by_layout, &init);
+            assert_eq!(direct, by_layout, "{} values", items.len());
+            let flat = direct.replace(",\n  ", ", ");
+            at_width += usize::from((WIDTH - 1..=WIDTH + 1).contains(&(flat.len() - 4)));
+        }
+        assert!(at_width > 3, "too few lists near the width: {at_width}");
+        let nested = Initializer::List(vec![hex(1), Initializer::List(vec![hex(2), hex(3)])]);
+        assert!(!write_expr_list(&mut String::new(), match &nested { Initializer::List(l) => l, _ => unreachable!() }));
+    }
 
     #[test]
     fn lists_are_written_as_format_writes_their_values() {
