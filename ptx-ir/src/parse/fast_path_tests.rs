@@ -130,6 +130,55 @@ fn lone_literals_fail_as_the_general_parser_does() {
     }
 }
 
+/// Parses a whole module both ways and checks the results agree.
+fn same_module(items: &str) {
+    let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{items}\n");
+    let fast = parse_in_one_pass("t.ptx", text.as_bytes());
+    let general = parse_without_fast_paths("t.ptx", text.as_bytes());
+    match (&fast, &general) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{items}"),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{items}"),
+        _ => panic!("one path failed, the other did not, on\n{items}\nfast: {fast:?}\ngeneral: {general:?}"),
+    }
+}
+
+#[test]
+fn literal_values_of_initializers_give_the_general_parsers_ir() {
+    for items in [
+        ".global .b8 s[4] = {0x2f, 0x68, 0x0, 0xFF};",
+        ".global .b8 s[3] = {0x2f,0x68,0x0};",
+        ".global .u32 a[4] = {1, 017, 0b101, 7U};",
+        ".global .u64 a[2] = {18446744073709551615, 0xffffffffffffffff};",
+        ".global .f32 f[3] = {0f3F800000, 1.5, .5};",
+        ".global .f64 d[1] = {0d3FF0000000000000};",
+        ".global .u32 a[2][2] = {{0x1, 0x2}, {0x3, 0x4}};",
+        ".global .b8 s[2] = {0x1 /* c */, 0x2 // c\n};",
+        ".global .u32 a[3] = {0x1, 0x2,};",
+        // Just missing the fast path: expressions, masks, symbols, scalars.
+        ".global .u32 a[3] = {0x1+1, -0x2, (0x3)};",
+        ".global .u32 g;\n.global .u64 p[2] = {g, generic(g)};",
+        ".global .u64 m[1] = {0xFF(0x1234)};",
+        ".global .u32 x = 0x10;",
+        ".global .u32 a[2] = {1 ? 2 : 3, 4};",
+    ] {
+        same_module(items);
+    }
+}
+
+#[test]
+fn literal_values_of_initializers_fail_as_the_general_parser_does() {
+    for items in [
+        ".global .u64 a[2] = {99999999999999999999, 1};",
+        ".global .u64 a[2] = {0x1ffffffffffffffff};",
+        ".global .f32 f[1] = {0f3F80};",
+        ".global .u32 a[2] = {0x1, 0x2",
+        ".global .u32 a[2] = {0x1 0x2};",
+        ".global .u32 a[2] = {0x1,, 0x2};",
+    ] {
+        same_module(items);
+    }
+}
+
 #[test]
 fn plain_locs_give_the_general_parsers_ir() {
     for body in [
