@@ -207,7 +207,11 @@ pub fn write_int(out: &mut String, l: &IntLit) {
             push_u64(out, mag);
             Ok(())
         }
-        Radix::Hex => write!(out, "0x{mag:X}"),
+        Radix::Hex => {
+            out.push_str("0x");
+            push_hex_digits(out, mag, hex_digits(mag));
+            Ok(())
+        }
         Radix::Oct => write!(out, "0{mag:o}"),
         Radix::Bin => write!(out, "0b{mag:b}"),
     };
@@ -232,6 +236,13 @@ pub fn write_float(out: &mut String, f: &FloatLit) {
 
 /// The low `n` (at most 16) hexadecimal digits of `v`, upper case, with
 /// leading zeros: what `{v:08X}` writes for `n` = 8 and a 32-bit `v`.
+/// How many hexadecimal digits `{v:X}` writes (one for 0). Hexadecimal
+/// values went through `write!` (about 300 host instructions each): the
+/// string tables of nvopencc output are lists of them.
+fn hex_digits(v: u64) -> u32 {
+    (64 - v.leading_zeros()).div_ceil(4).max(1)
+}
+
 fn push_hex_digits(out: &mut String, v: u64, n: u32) {
     for k in (0..n.min(16)).rev() {
         out.push(char::from(b"0123456789ABCDEF"[(v >> (4 * k)) as usize & 15]));
@@ -241,6 +252,23 @@ fn push_hex_digits(out: &mut String, v: u64, n: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hexadecimals_as_format_writes_them() {
+        for v in [0u64, 1, 9, 10, 15, 16, 0x2F, 0xFF, 0x100, 0xFFF, 0x1000, u32::MAX as u64, 1 << 32, i64::MAX as u64, u64::MAX] {
+            let l = IntLit { value: v, radix: Radix::Hex, unsigned: true, suffix: false };
+            let mut s = String::new();
+            write_int(&mut s, &l);
+            let neg = v != 0 && v <= i64::MAX as u64;
+            let expected = if neg { format!("-0x{:X}", v.wrapping_neg()) } else { format!("0x{v:X}") };
+            assert_eq!(s, expected, "{v}");
+        }
+        for v in [0u64, 5, 0x2F, 0xABCDEF, u32::MAX as u64] {
+            let mut s = String::new();
+            write_int(&mut s, &IntLit { value: v, radix: Radix::Hex, unsigned: false, suffix: true });
+            assert_eq!(s, format!("0x{v:X}U"));
+        }
+    }
 
     #[test]
     fn decimals_as_format_writes_them() {
