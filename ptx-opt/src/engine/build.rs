@@ -302,21 +302,29 @@ fn rewritable_reads(f: &Function, ins: &Instruction) -> (SmallVec<[RegId; 4]>, S
         let (read, write) = spec.map_or((true, false), |s| (s.read, s.write));
         let mut all: SmallVec<[RegId; 4]> = SmallVec::new();
         op.regs(&mut all);
-        let rewritable: SmallVec<[RegId; 4]> = match op {
-            Operand::Reg(r) if read && !write && r.sel.is_none() && scalar(r.reg) => [r.reg].into_iter().collect(),
-            Operand::Addr(a) if !write => match a.base {
-                ptx_ir::ir::AddrBase::Reg(r) if scalar(r) => [r].into_iter().collect(),
-                _ => SmallVec::new(),
-            },
-            Operand::Vector(v) if read && !write => v
-                .iter()
-                .filter_map(|e| match e {
-                    Operand::Reg(r) if r.sel.is_none() && scalar(r.reg) => Some(r.reg),
-                    _ => None,
-                })
-                .collect(),
-            _ => SmallVec::new(),
-        };
+        // Pushed one by one: collected, each operand's list cost a
+        // `SmallVec::extend` (about 120 host instructions).
+        let mut rewritable: SmallVec<[RegId; 4]> = SmallVec::new();
+        match op {
+            Operand::Reg(r) if read && !write && r.sel.is_none() && scalar(r.reg) => rewritable.push(r.reg),
+            Operand::Addr(a) if !write => {
+                if let ptx_ir::ir::AddrBase::Reg(r) = a.base {
+                    if scalar(r) {
+                        rewritable.push(r);
+                    }
+                }
+            }
+            Operand::Vector(v) if read && !write => {
+                for e in v.iter() {
+                    if let Operand::Reg(r) = e {
+                        if r.sel.is_none() && scalar(r.reg) {
+                            rewritable.push(r.reg);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
         for r in all {
             if rewritable.contains(&r) {
                 ok.push(r);
