@@ -302,21 +302,29 @@ fn rewritable_reads(f: &Function, ins: &Instruction) -> (SmallVec<[RegId; 4]>, S
         let (read, write) = spec.map_or((true, false), |s| (s.read, s.write));
         let mut all: SmallVec<[RegId; 4]> = SmallVec::new();
         op.regs(&mut all);
-        let rewritable: SmallVec<[RegId; 4]> = match op {
-            Operand::Reg(r) if read && !write && r.sel.is_none() && scalar(r.reg) => [r.reg].into_iter().collect(),
-            Operand::Addr(a) if !write => match a.base {
-                ptx_ir::ir::AddrBase::Reg(r) if scalar(r) => [r].into_iter().collect(),
-                _ => SmallVec::new(),
-            },
-            Operand::Vector(v) if read && !write => v
-                .iter()
-                .filter_map(|e| match e {
-                    Operand::Reg(r) if r.sel.is_none() && scalar(r.reg) => Some(r.reg),
-                    _ => None,
-                })
-                .collect(),
-            _ => SmallVec::new(),
-        };
+        // Pushed one by one: collected, each operand's list cost a
+        // `SmallVec::extend` (about 120 host instructions).
+        let mut rewritable: SmallVec<[RegId; 4]> = SmallVec::new();
+        match op {
+            Operand::Reg(r) if read && !write && r.sel.is_none() && scalar(r.reg) => rewritable.push(r.reg),
+            Operand::Addr(a) if !write => {
+                if let ptx_ir::ir::AddrBase::Reg(r) = a.base {
+                    if scalar(r) {
+                        rewritable.push(r);
+                    }
+                }
+            }
+            Operand::Vector(v) if read && !write => {
+                for e in v.iter() {
+                    if let Operand::Reg(r) = e {
+                        if r.sel.is_none() && scalar(r.reg) {
+                            rewritable.push(r.reg);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
         for r in all {
             if rewritable.contains(&r) {
                 ok.push(r);
@@ -458,12 +466,16 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             let Stmt::Instr(ins) = &body[k] else { continue };
             match values[k].take() {
                 Some(ValueStmt { template, dest, srcs }) => {
+                    // Each source's class, and with it the register it was
+                    // read from: pushed together (collecting the pairs from
+                    // two lists afterwards cost matrix_free -O2 2.0 M in
+                    // `SmallVec::extend`).
                     let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
-                    let mut regs: SmallVec<[Option<RegId>; 3]> = SmallVec::new();
+                    let mut sources: SmallVec<[(Id, Option<RegId>); 3]> = SmallVec::new();
                     let mut literals: SmallVec<[(u8, ptx_ir::ir::Imm); 1]> = SmallVec::new();
                     let reads_leaf = matches!(srcs.first(), Some(Src::Leaf(..)));
                     for (j, s) in srcs.into_iter().enumerate() {
-                        regs.push(if let Src::Reg(r) = s { Some(r) } else { None });
+                        let reg = if let Src::Reg(r) = s { Some(r) } else { None };
                         if let Src::Imm(_, i) = s {
                             literals.push((j as u8, i.clone()));
                         }
@@ -482,6 +494,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                             }
                         };
                         kids.push(id);
+                        sources.push((id, reg));
                     }
                     let width = reg_width(dest);
                     // A `mov` of a special register or symbol is that leaf.
@@ -492,7 +505,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                         (kids[0], None)
                     } else {
                         let shape: ShapeId = eg.analysis.shapes.intern_template_of(template, width);
-                        let input = InputNode { shape, sources: kids.iter().copied().zip(regs).collect(), literals };
+                        let input = InputNode { shape, sources, literals };
                         (eg.add(Node::Op(shape, kids)), Some(input))
                     };
                     class_of_stmt[k] = Some(class);
