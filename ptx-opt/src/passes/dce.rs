@@ -75,13 +75,15 @@ enum Rounds {
     /// rule, kept for the test comparing the two).
     #[cfg(test)]
     UntilNothingDiesThatRead,
-    /// Also after a round whose dead statements' reads no remaining
-    /// removable statement writes: a location's liveness depends only on
-    /// the statements that read or write it, and removing a write after
-    /// which the location is dead changes nothing, so only the locations
-    /// the dead statements read can die, and only a statement writing one
-    /// could die next round. On renderer -O2 every one of the 78 repeat
-    /// rounds found nothing (each a liveness computation and a walk).
+    /// Also after a round where no statement could die next round. A
+    /// location's liveness depends only on the statements that read or
+    /// write it, and removing a write after which it is dead changes
+    /// nothing: only the locations the dead statements read (`freed`) can
+    /// die. So the first statement of a block to die next round writes one
+    /// of them, is removable, and writes nothing read further down its
+    /// block by a statement that stays (`local`) nor kept live at the
+    /// exits. On renderer -O2 every one of the 78 repeat rounds found
+    /// nothing (each a liveness computation and a walk).
     UntilNoneCanDie,
 }
 
@@ -112,10 +114,14 @@ fn dead_statements_by(f: &Function, analyses: &mut Analyses, rounds: Rounds) -> 
         let mut found_reads = false;
         // The locations the statements found dead this round read.
         let mut freed = BitSet::new(locs.len());
+        // What the statements that may die next round write.
+        let mut may_die_writes = BitSet::new(locs.len());
         // One set walked back through each block in turn.
         let mut l = BitSet::new(locs.len());
         for &b in &cfg.layout {
             live.live_out.copy_into(b.index(), &mut l);
+            // What a statement that stays reads further down the block.
+            let mut local = BitSet::new(locs.len());
             for k in cfg.block(b).stmts.clone().rev() {
                 let Some(e) = &fx[k] else { continue };
                 let Stmt::Instr(ins) = &body[k] else { continue };
@@ -130,31 +136,29 @@ fn dead_statements_by(f: &Function, analyses: &mut Analyses, rounds: Rounds) -> 
                     fx[k] = None;
                     continue;
                 }
+                if e.defs.iter().all(|d| !local.contains(d.loc.0 as usize) && !kept.contains(d.loc.0 as usize)) && only_writes_results(ins, e) {
+                    for d in &e.defs {
+                        may_die_writes.insert(d.loc.0 as usize);
+                    }
+                }
                 for d in &e.defs {
                     if d.kills {
                         l.remove(d.loc.0 as usize);
+                        local.remove(d.loc.0 as usize);
                     }
                 }
                 for u in &e.uses {
                     l.insert(u.0 as usize);
+                    local.insert(u.0 as usize);
                 }
             }
         }
         any |= found;
-        if !found_reads || (rounds == Rounds::UntilNoneCanDie && !may_die(body, &fx, &freed)) {
+        if !found_reads || (rounds == Rounds::UntilNoneCanDie && !may_die_writes.iter().any(|k| freed.contains(k))) {
             break;
         }
     }
     any.then_some(dead)
-}
-
-/// May a remaining statement die now that the locations in `freed` lost
-/// readers: does a removable one write one of them?
-fn may_die(body: &[Stmt], fx: &[Option<Effects>], freed: &BitSet) -> bool {
-    fx.iter().zip(body).any(|(e, s)| match (e, s) {
-        (Some(e), Stmt::Instr(ins)) => e.defs.iter().any(|d| freed.contains(d.loc.0 as usize)) && only_writes_results(ins, e),
-        _ => false,
-    })
 }
 
 #[cfg(test)]
