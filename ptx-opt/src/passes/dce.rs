@@ -65,6 +65,29 @@ pub fn edit(f: &mut Function, analyses: &mut Analyses, _ctx: &ModuleContext, _le
 
 /// The statements to remove (`None` when there is none).
 fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
+    dead_statements_by(f, analyses, Rounds::UntilNoneCanDie)
+}
+
+/// When [`dead_statements_by`] stops repeating its rounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rounds {
+    /// After a round whose dead statements read nothing (the general
+    /// rule, kept for the test comparing the two).
+    #[cfg(test)]
+    UntilNothingDiesThatRead,
+    /// Also after a round where no statement could die next round. A
+    /// location's liveness depends only on the statements that read or
+    /// write it, and removing a write after which it is dead changes
+    /// nothing: only the locations the dead statements read (`freed`) can
+    /// die. So the first statement of a block to die next round writes one
+    /// of them, is removable, and writes nothing read further down its
+    /// block by a statement that stays (`local`) nor kept live at the
+    /// exits. On renderer -O2 every one of the 78 repeat rounds found
+    /// nothing (each a liveness computation and a walk).
+    UntilNoneCanDie,
+}
+
+fn dead_statements_by(f: &Function, analyses: &mut Analyses, rounds: Rounds) -> Option<Vec<bool>> {
     let body = f.body.as_ref()?;
     let cfg = analyses.cfg(f);
     let locs = LocTable::new(f);
@@ -89,10 +112,18 @@ fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
         // statements that read nothing leaves every location's liveness as
         // it was: another round would find nothing more.
         let mut found_reads = false;
+        // The locations the statements found dead this round read.
+        let mut freed = BitSet::new(locs.len());
+        // What the statements that may die next round write.
+        let mut may_die_writes = BitSet::new(locs.len());
+        // What a statement that stays reads further down the block (emptied
+        // by copying, not allocated, per block: renderer -O2 0.5 M less).
+        let (mut local, none) = (BitSet::new(locs.len()), BitSet::new(locs.len()));
         // One set walked back through each block in turn.
         let mut l = BitSet::new(locs.len());
         for &b in &cfg.layout {
             live.live_out.copy_into(b.index(), &mut l);
+            local.clone_from(&none);
             for k in cfg.block(b).stmts.clone().rev() {
                 let Some(e) = &fx[k] else { continue };
                 let Stmt::Instr(ins) = &body[k] else { continue };
@@ -101,23 +132,69 @@ fn dead_statements(f: &Function, analyses: &mut Analyses) -> Option<Vec<bool>> {
                     dead[k] = true;
                     found = true;
                     found_reads |= !e.uses.is_empty();
+                    for u in &e.uses {
+                        freed.insert(u.0 as usize);
+                    }
                     fx[k] = None;
                     continue;
+                }
+                if e.defs.iter().all(|d| !local.contains(d.loc.0 as usize) && !kept.contains(d.loc.0 as usize)) && only_writes_results(ins, e) {
+                    for d in &e.defs {
+                        may_die_writes.insert(d.loc.0 as usize);
+                    }
                 }
                 for d in &e.defs {
                     if d.kills {
                         l.remove(d.loc.0 as usize);
+                        local.remove(d.loc.0 as usize);
                     }
                 }
                 for u in &e.uses {
                     l.insert(u.0 as usize);
+                    local.insert(u.0 as usize);
                 }
             }
         }
         any |= found;
-        if !found_reads {
+        if !found_reads || (rounds == Rounds::UntilNoneCanDie && !may_die_writes.iter().any(|k| freed.contains(k))) {
             break;
         }
     }
     any.then_some(dead)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_ir::ir::Item;
+
+    /// Stopping once no removable statement writes a location the dead
+    /// ones read finds the same statements as repeating until a round
+    /// kills no reader: chains in a block, across blocks, around a loop
+    /// (where only the full recomputation sees a loop-carried value die),
+    /// and guarded writes.
+    #[test]
+    fn stopping_early_finds_what_repeating_finds() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry chain(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [p];\nld.global.u32 %r1, [%rd1];\nadd.s32 %r2, %r1, 1;\nmul.lo.s32 %r3, %r2, %r2;\n\
+            st.global.u32 [%rd1], %r1;\nret;\n}\n\
+            .visible .entry across(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n.reg .pred %p<3>;\n\
+            ld.param.u64 %rd1, [p];\nld.global.u32 %r1, [%rd1];\nsetp.eq.s32 %p1, %r1, 0;\nadd.s32 %r2, %r1, 3;\n\
+            @%p1 bra L1;\nadd.s32 %r3, %r2, 1;\nL1:\nmov.u32 %r4, %r2;\n@%p1 mov.u32 %r4, 7;\nret;\n}\n\
+            .visible .entry loop(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<3>;\n.reg .pred %p<3>;\n\
+            ld.param.u64 %rd1, [p];\nmov.u32 %r1, 0;\nmov.u32 %r5, 0;\nmov.u32 %r6, 5;\nL1:\nadd.s32 %r5, %r5, 1;\nmov.u32 %r2, %r1;\nmov.u32 %r7, %r6;\n\
+            add.s32 %r1, %r1, 2;\nsetp.lt.s32 %p1, %r5, 10;\n@%p1 bra L1;\nst.global.u32 [%rd1], %r5;\nret;\n}\n";
+        let m = ptx_ir::parse_str(text).unwrap_or_else(|d| panic!("{d}"));
+        let mut functions = 0;
+        for item in &m.items {
+            let Item::Func(f) = item else { continue };
+            functions += 1;
+            let general = dead_statements_by(f, &mut Analyses::default(), Rounds::UntilNothingDiesThatRead);
+            let early = dead_statements_by(f, &mut Analyses::default(), Rounds::UntilNoneCanDie);
+            assert!(general.is_some(), "{}: something dies", f.name);
+            assert_eq!(early, general, "{}", f.name);
+        }
+        assert_eq!(functions, 3);
+    }
 }
