@@ -35,6 +35,18 @@ impl BitSet {
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|w| *w == 0)
     }
+    /// From the locations live after a statement with effects `e` to those
+    /// live before it: what it writes and kills leaves, what it reads joins.
+    pub fn step_back(&mut self, e: &Effects) {
+        for d in &e.defs {
+            if d.kills {
+                self.remove(d.loc.0 as usize);
+            }
+        }
+        for u in &e.uses {
+            self.insert(u.0 as usize);
+        }
+    }
 }
 
 /// Sets bit `i` of a set stored as words; true if it was clear.
@@ -202,14 +214,8 @@ impl Liveness {
             if j == k {
                 break;
             }
-            let Some(e) = &fx[j] else { continue };
-            for d in &e.defs {
-                if d.kills {
-                    live.remove(d.loc.0 as usize);
-                }
-            }
-            for l in &e.uses {
-                live.insert(l.0 as usize);
+            if let Some(e) = &fx[j] {
+                live.step_back(e);
             }
         }
         live

@@ -11,13 +11,18 @@ use crate::ir::Loc;
 
 /// Parses `body` as a kernel body both ways and checks the results agree.
 fn same(body: &str) {
-    let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}\n");
+    same_module(&format!(".visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}"));
+}
+
+/// Parses the module of `items` both ways and checks the results agree.
+fn same_module(items: &str) {
+    let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{items}\n");
     let fast = parse_in_one_pass("t.ptx", text.as_bytes());
     let general = parse_without_fast_paths("t.ptx", text.as_bytes());
     match (&fast, &general) {
-        (Ok(a), Ok(b)) => assert_eq!(a, b, "{body}"),
-        (Err(a), Err(b)) => assert_eq!(a, b, "{body}"),
-        _ => panic!("one path failed, the other did not, on\n{body}\nfast: {fast:?}\ngeneral: {general:?}"),
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{items}"),
+        (Err(a), Err(b)) => assert_eq!(a, b, "{items}"),
+        _ => panic!("one path failed, the other did not, on\n{items}\nfast: {fast:?}\ngeneral: {general:?}"),
     }
 }
 
@@ -127,18 +132,6 @@ fn lone_literals_fail_as_the_general_parser_does() {
         "add.f32 %r1, %r2, 0f3F800000, 1;",
     ] {
         same(&format!(".reg .u32 %r<4>;\n.reg .b64 %rd1;\n{ins}\nret;"));
-    }
-}
-
-/// Parses a whole module both ways and checks the results agree.
-fn same_module(items: &str) {
-    let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n{items}\n");
-    let fast = parse_in_one_pass("t.ptx", text.as_bytes());
-    let general = parse_without_fast_paths("t.ptx", text.as_bytes());
-    match (&fast, &general) {
-        (Ok(a), Ok(b)) => assert_eq!(a, b, "{items}"),
-        (Err(a), Err(b)) => assert_eq!(a, b, "{items}"),
-        _ => panic!("one path failed, the other did not, on\n{items}\nfast: {fast:?}\ngeneral: {general:?}"),
     }
 }
 

@@ -132,14 +132,7 @@ fn dead_statements_by(f: &Function, analyses: &mut Analyses, rounds: Rounds) -> 
                     fx[k] = None;
                     continue;
                 }
-                for d in &e.defs {
-                    if d.kills {
-                        l.remove(d.loc.0 as usize);
-                    }
-                }
-                for u in &e.uses {
-                    l.insert(u.0 as usize);
-                }
+                l.step_back(e);
             }
         }
         any |= found;
@@ -173,14 +166,7 @@ fn may_die_next(body: &[Stmt], cfg: &ptx_ir::cfg::Cfg, fx: &[Option<Effects>], k
             {
                 return true;
             }
-            for d in &e.defs {
-                if d.kills {
-                    local.remove(d.loc.0 as usize);
-                }
-            }
-            for u in &e.uses {
-                local.insert(u.0 as usize);
-            }
+            local.step_back(e);
         }
     }
     false
