@@ -4,7 +4,7 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
-use crate::ir::{Attribute, ConstExpr, Declarator, Declarators, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
+use crate::ir::{Attribute, ConstExpr, Declarator, Declarators, Imm, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::lexer::{Lexer, Token, TokenKind};
 use crate::source::Span;
@@ -268,10 +268,9 @@ impl<'a> Parser<'a> {
         if !self.fast_paths || !matches!(self.peek_at(1).kind, TokenKind::Comma | TokenKind::RBrace) {
             return None;
         }
-        let e = match t.kind {
-            TokenKind::Int => ConstExpr::Int(super::expr::int_literal(self.text(t))?),
-            TokenKind::Float | TokenKind::HexF32 | TokenKind::HexF64 => ConstExpr::Float(super::expr::float_literal(t.kind, self.text(t))?),
-            _ => return None,
+        let e = match self.literal_imm(t)? {
+            Imm::Int(i) => ConstExpr::Int(i),
+            Imm::Float(f) => ConstExpr::Float(f),
         };
         self.bump();
         Some(e)

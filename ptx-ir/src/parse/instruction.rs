@@ -280,7 +280,9 @@ impl<'a> Parser<'a> {
         self.literal_imm(t)
     }
 
-    fn literal_imm(&self, t: Token) -> Option<Imm> {
+    /// The literal token `t` as an immediate; `None` for another token and
+    /// for a literal that does not fit.
+    pub(super) fn literal_imm(&self, t: Token) -> Option<Imm> {
         match t.kind {
             TokenKind::Int => super::expr::int_literal(self.text(t)).map(Imm::Int),
             TokenKind::Float | TokenKind::HexF32 | TokenKind::HexF64 => super::expr::float_literal(t.kind, self.text(t)).map(Imm::Float),
