@@ -93,27 +93,52 @@ fn write_initializer_by_layout(out: &mut String, init: &Initializer) {
 /// about 600 host instructions a value (complex.ptx's 75 string tables:
 /// 5 M of 48 M at -O0).
 fn write_expr_list(out: &mut String, items: &[Initializer]) -> bool {
-    let mut texts = String::new();
-    let mut ends: Vec<usize> = Vec::with_capacity(items.len());
+    let mut pieces = Pieces::with_capacity(items.len(), 6 * items.len());
     for item in items {
         let Initializer::Expr(e) = item else { return false };
-        write_expr(&mut texts, e);
-        ends.push(texts.len());
+        pieces.push(|s| write_expr(s, e));
     }
-    // `{`, the values with `, ` between them, and `}`.
-    let flat = 2 + texts.len() + 2 * items.len().saturating_sub(1);
-    let between = if flat <= WIDTH { ", " } else { ",\n  " };
+    let between = if pieces.one_line_width(2) <= WIDTH { ", " } else { ",\n  " };
     out.push('{');
-    let mut start = 0;
-    for (k, &end) in ends.iter().enumerate() {
+    for (k, piece) in pieces.iter().enumerate() {
         if k > 0 {
             out.push_str(between);
         }
-        out.push_str(&texts[start..end]);
-        start = end;
+        out.push_str(piece);
     }
     out.push('}');
     true
+}
+
+/// Pieces of text written one after another into one buffer, each read
+/// back as a slice (a string each grew by doubling: 0.7 M host
+/// instructions of complex.ptx's 7.5 M print, its parameter lists).
+pub(crate) struct Pieces {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Pieces {
+    /// Room for `pieces` pieces of `bytes` bytes in all.
+    pub(crate) fn with_capacity(pieces: usize, bytes: usize) -> Pieces {
+        Pieces { text: String::with_capacity(bytes), ends: Vec::with_capacity(pieces) }
+    }
+
+    /// Adds the piece `write` writes.
+    pub(crate) fn push(&mut self, write: impl FnOnce(&mut String)) {
+        write(&mut self.text);
+        self.ends.push(self.text.len());
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.ends.iter().scan(0, |start, &end| Some(&self.text[std::mem::replace(start, end)..end]))
+    }
+
+    /// The columns of the pieces on one line with `, ` between them and
+    /// `outer` columns around them (`{` and `}`).
+    pub(crate) fn one_line_width(&self, outer: usize) -> usize {
+        outer + self.text.len() + 2 * self.ends.len().saturating_sub(1)
+    }
 }
 
 fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Arena<'a>> {

@@ -1,6 +1,6 @@
 //! Function headers and bodies.
 
-use crate::data::{write_attribute, write_decl, write_expr};
+use crate::data::{write_attribute, write_decl, write_expr, Pieces};
 use crate::instruction::{write_instruction, write_label};
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator};
@@ -74,15 +74,11 @@ fn write_params(out: &mut String, params: &[VarDecl]) {
         out.push_str("()");
         return;
     }
-    // Every parameter written into one buffer (a string each grew by
-    // doubling: 0.7 M host instructions of complex.ptx's 7.5 M print).
-    let mut text = String::with_capacity(48 * params.len());
-    let mut ends = Vec::with_capacity(params.len());
+    let mut pieces = Pieces::with_capacity(params.len(), 48 * params.len());
     for p in params {
-        write_decl(&mut text, p);
-        ends.push(text.len());
+        pieces.push(|s| write_decl(s, p));
     }
-    let items: Vec<&str> = ends.iter().scan(0, |start, &end| Some(&text[std::mem::replace(start, end)..end])).collect();
+    let items: Vec<&str> = pieces.iter().collect();
     if !write_params_directly(out, &items) {
         write_params_pretty(out, &items);
     }
