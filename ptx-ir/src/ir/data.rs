@@ -204,23 +204,51 @@ pub struct Declarator {
 /// does not end in a number or the number does not fit a `u32` (ptxas
 /// takes `%s4294967301` for `%s5`; that wrap is not followed: such a name
 /// is no member here).
+#[inline]
 pub fn range_member(name: &str) -> Option<(&str, u32)> {
+    let b = name.as_bytes();
+    // The parser splits every use of a range member's name: one pass back
+    // over the digits, summing them, while there are at most 9 (their
+    // value fits a `u32` whatever they are); more go the general way
+    // (iterator adapters and a second pass made it 93 host instructions a
+    // name).
+    let mut start = b.len();
+    let (mut value, mut scale) = (0u32, 1u32);
+    while start > 0 {
+        let d = b[start - 1].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        if b.len() - start == MEMBER_DIGITS_SUMMED {
+            return long_range_member(name);
+        }
+        value += u32::from(d) * scale;
+        scale = scale.wrapping_mul(10);
+        start -= 1;
+    }
+    if start == 0 || start == b.len() {
+        return None;
+    }
+    Some((name.split_at(start).0, value))
+}
+
+/// The digits [`range_member`] sums in its pass: 9 nines fit a `u32`.
+const MEMBER_DIGITS_SUMMED: usize = 9;
+
+/// [`range_member`] for a name ending in more than
+/// [`MEMBER_DIGITS_SUMMED`] digits.
+#[cold]
+fn long_range_member(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
     let count = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
     let start = b.len() - count;
-    if start == 0 || count == 0 {
+    if start == 0 {
         return None;
     }
     let digits = &b[start..];
-    // Leading zeros add nothing to the value: one pass over the digits
-    // when they fit a `u64` (the parser splits every range member's name
-    // on its first use).
-    let value = if count <= DIGITS_THAT_FIT_U64 {
-        digits.iter().fold(0u64, |n, &c| n * 10 + u64::from(c - b'0'))
-    } else {
-        let zeros = digits[..count - 1].iter().take_while(|&&c| c == b'0').count();
-        plain_decimal_u64(&digits[zeros..])?
-    };
+    // Leading zeros add nothing to the value.
+    let zeros = digits[..count - 1].iter().take_while(|&&c| c == b'0').count();
+    let value = plain_decimal_u64(&digits[zeros..])?;
     Some((&name[..start], u32::try_from(value).ok()?))
 }
 

@@ -48,12 +48,139 @@ struct LabelRef<'a> {
     known: Option<LabelId>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Range {
     count: u32,
     ty: ScalarType,
     vector: Option<u8>,
     span: Span,
+    /// The registers of the members used so far, by number: every spelling
+    /// of a member (`%r5`, `%r05`) finds its one register here.
+    members: Members,
+}
+
+/// A range's members that have a register, by member number: a dense
+/// array below [`DENSE_MEMBERS_MAX`] (machine-made PTX numbers its
+/// registers from 0 up to about the count), a map above it (a range
+/// declared `%r<1000000>` and used sparsely stays cheap).
+#[derive(Debug, Default)]
+struct Members {
+    /// Register number plus one; 0 while the member has none.
+    near: Vec<u32>,
+    far: FxHashMap<u32, RegId>,
+}
+
+/// A scope's register ranges by prefix. A function declares a few (one a
+/// register type: `%p`, `%rs`, `%r`, `%rd`, `%f`, `%fd`), and every use of
+/// a member finds its range: among a few, comparing the prefixes one after
+/// another is cheaper than hashing the name's (matrix_free: 44,323 finds,
+/// about 100 host instructions each through a hash table). A scope with
+/// more than [`RANGES_SCANNED_MAX`] is indexed.
+#[derive(Debug, Default)]
+struct Ranges<'a> {
+    /// Each prefix's [`short_key`], apart from the ranges: the scan reads
+    /// only these.
+    keys: Vec<u64>,
+    prefixes: Vec<&'a str>,
+    ranges: Vec<Range>,
+    /// Where each prefix is, once there are more than [`RANGES_SCANNED_MAX`].
+    index: FxHashMap<&'a str, usize>,
+}
+
+/// The ranges of a scope [`Ranges`] finds by comparing prefixes.
+const RANGES_SCANNED_MAX: usize = 16;
+
+/// A prefix of at most 8 bytes as one number (its bytes, little-endian,
+/// zero after its end: no name has a zero byte, so two prefixes have one
+/// key only if they are equal); 0 for a longer one.
+#[inline(always)]
+fn short_key(prefix: &str) -> u64 {
+    let b = prefix.as_bytes();
+    if b.len() > 8 {
+        return 0;
+    }
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < b.len() {
+        key |= u64::from(b[i]) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+impl<'a> Ranges<'a> {
+    fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    #[inline(always)]
+    fn position(&self, prefix: &str) -> Option<usize> {
+        if self.keys.len() > RANGES_SCANNED_MAX {
+            return self.index.get(prefix).copied();
+        }
+        let key = short_key(prefix);
+        if key == 0 {
+            return self.prefixes.iter().position(|p| *p == prefix);
+        }
+        self.keys.iter().position(|&k| k == key)
+    }
+
+    fn get(&self, prefix: &str) -> Option<&Range> {
+        self.position(prefix).map(|k| &self.ranges[k])
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, prefix: &str) -> Option<&mut Range> {
+        self.position(prefix).map(|k| &mut self.ranges[k])
+    }
+
+    /// Declares (or declares again) the range of `prefix`.
+    fn insert(&mut self, prefix: &'a str, range: Range) {
+        if let Some(k) = self.position(prefix) {
+            self.ranges[k] = range;
+            return;
+        }
+        self.keys.push(short_key(prefix));
+        self.prefixes.push(prefix);
+        self.ranges.push(range);
+        if self.keys.len() > RANGES_SCANNED_MAX {
+            if self.index.is_empty() {
+                self.index = self.prefixes.iter().enumerate().map(|(k, p)| (*p, k)).collect();
+            } else {
+                self.index.insert(prefix, self.prefixes.len() - 1);
+            }
+        }
+    }
+}
+
+/// The member numbers [`Members`] keeps in its dense array.
+const DENSE_MEMBERS_MAX: usize = 1 << 16;
+
+impl Members {
+    /// Room for the first `count` members (at most [`MEMBERS_RESERVED_MAX`]).
+    fn with_room(count: u32) -> Members {
+        Members { near: vec![0; count.min(MEMBERS_RESERVED_MAX) as usize], far: FxHashMap::default() }
+    }
+
+    fn get(&self, n: u32) -> Option<RegId> {
+        match self.near.get(n as usize) {
+            Some(&r) => r.checked_sub(1).map(RegId),
+            None => self.far.get(&n).copied(),
+        }
+    }
+
+    fn set(&mut self, n: u32, id: RegId) {
+        let k = n as usize;
+        if k >= self.near.len() && k < DENSE_MEMBERS_MAX {
+            self.near.resize((k + 1).max(2 * self.near.len()).min(DENSE_MEMBERS_MAX), 0);
+        }
+        match self.near.get_mut(k) {
+            Some(r) => *r = id.0 + 1,
+            None => {
+                self.far.insert(n, id);
+            }
+        }
+    }
 }
 
 /// A name with its hash, computed once: a lookup probes the tables of
@@ -112,12 +239,16 @@ type Table<'a, V> = HashMap<Key<'a>, V, BuildHasherDefault<KeyHasher>>;
 /// Within one scope, ptxas looks a name up among the registers and
 /// variables first (range members included) and among the labels last: a
 /// label may be named like a member of a range of its own block (`%r1:`
-/// beside `%r<4>`), and then the name still means the register.
+/// beside `%r<4>`), and then the name still means the register. A scope
+/// never has both a member of one of its ranges and a name of its own
+/// spelled like it ([`FuncState::declare_range`], [`FuncState::bind_decl`]),
+/// so which of the two tables is asked first does not matter.
 #[derive(Default)]
 struct Scope<'a> {
-    /// Declared registers and variables, and the range members used so far.
+    /// Declared registers and variables (not range members: their
+    /// registers are in [`Range::members`]).
     names: Table<'a, (Binding, Span)>,
-    ranges: FxHashMap<&'a str, Range>,
+    ranges: Ranges<'a>,
     /// It defines labels (in [`FuncState::label_ids`]).
     has_labels: bool,
     /// Where its `{` is (none for the function body itself).
@@ -129,9 +260,6 @@ struct Scope<'a> {
     first_reg: u32,
     /// The variables it declares whose names end in a digit.
     digit_ended_vars: Vec<Key<'a>>,
-    /// The entries `names` was given room for: what it held when the last
-    /// range was declared plus every range's members ([`room_for`]).
-    names_room: usize,
 }
 
 /// Whether `name` ends in a digit, as a range's members do.
@@ -150,12 +278,18 @@ impl<'a> Scope<'a> {
 
     /// The range of this scope that has `name` as a member.
     fn range_of(&self, name: &str) -> Option<&Range> {
+        self.member(name).map(|(r, _)| &*r)
+    }
+
+    /// The range of this scope that has `name` as a member, and the
+    /// member's number.
+    fn member(&self, name: &str) -> Option<(&Range, u32)> {
         // Most scopes declare no range: no need to split the name then.
         if self.ranges.is_empty() {
             return None;
         }
         let (prefix, n) = range_member(name)?;
-        self.ranges.get(prefix).filter(|r| n < r.count)
+        self.ranges.get(prefix).filter(|r| n < r.count).map(|r| (r, n))
     }
 }
 
@@ -171,14 +305,6 @@ const MEMBERS_RESERVED_MAX: u32 = 1 << 12;
 /// and grew by doubling from there).
 fn room_for(room: usize, len: usize, members: usize) -> usize {
     room.max(len) + members
-}
-
-/// What a name means where it is used ([`FuncState::meaning_past_innermost_names`]).
-enum Meaning {
-    Bound(Binding),
-    /// A member of the range of scope `scope` that has no register yet
-    /// under this spelling; its number's digits start at `digits`.
-    NewMember { scope: usize, range: Range, digits: usize },
 }
 
 /// Per-function parser state.
@@ -200,10 +326,6 @@ pub struct FuncState<'a> {
     /// Label references in order; `Operand::Label` holds an index into
     /// this list until [`FuncState::resolve_labels`].
     refs: Vec<LabelRef<'a>>,
-    /// A range member was used spelled with leading zeros (`%r05` for
-    /// `%r5`): from then on, a member's first use under one spelling looks
-    /// for its register under the others ([`FuncState::bound_member`]).
-    members_spelled_twice: bool,
 }
 
 /// A parsed function's tables that grow as its body is read, emptied,
@@ -252,7 +374,6 @@ impl<'a> FuncState<'a> {
             label_defs: Vec::new(),
             label_ids: spare.label_ids,
             refs: spare.refs,
-            members_spelled_twice: false,
         }
     }
 
@@ -310,6 +431,8 @@ impl<'a> FuncState<'a> {
         s.names
             .get(&key)
             .map(|(_, sp)| *sp)
+            // A member used so far is found first, as a name would be.
+            .or_else(|| s.member(key.name).filter(|(r, n)| r.members.get(*n).is_some()).map(|(r, _)| r.span))
             .or_else(|| s.ranges.get(key.name).map(|r| r.span))
             .or_else(|| self.label_of(s, key.name).map(|(id, _)| self.label_defs[id.0 as usize]))
             .or_else(|| s.range_of(key.name).map(|r| r.span))
@@ -373,7 +496,7 @@ impl<'a> FuncState<'a> {
 
     /// Declares `prefix<count>`; registers are created on first use.
     /// Room is made for the members at once (machine-made PTX declares
-    /// as many as it uses): the name table does not grow by rehashing.
+    /// as many as it uses): the register list does not grow by copying.
     ///
     /// A name of the scope that is one of the members ([`is_member_of`]):
     /// spelled as the member (`%r5` before `%r<9>`), `Err` with where it is
@@ -399,9 +522,7 @@ impl<'a> FuncState<'a> {
         self.regs_room = room_for(self.regs_room, self.regs.len(), members);
         self.regs.reserve_exact(self.regs_room - self.regs.len());
         let scope = self.scopes.last_mut().unwrap();
-        scope.names_room = room_for(scope.names_room, scope.names.len(), members);
-        scope.names.reserve(scope.names_room - scope.names.len());
-        scope.ranges.insert(prefix, Range { count, ty, vector, span });
+        scope.ranges.insert(prefix, Range { count, ty, vector, span, members: Members::with_room(count) });
         Ok(())
     }
 
@@ -413,102 +534,77 @@ impl<'a> FuncState<'a> {
     /// range gets its register on its first use.
     #[inline]
     pub fn lookup(&mut self, name: &'a str) -> Option<Binding> {
+        // Most names are declared in the innermost scope, or members of
+        // one of its ranges (in machine-made PTX), and found there without
+        // the walk's call and frame.
+        let innermost = self.scopes.last().unwrap();
+        if !innermost.ranges.is_empty() {
+            return self.lookup_among_ranges(name);
+        }
         let key = Key::new(name);
-        // Most names are found declared (or as a member used before) in
-        // the innermost scope's table, the walk's first probe: found there
-        // without the walk's call and frame (renderer: 156k lookups, all
-        // but a few found here; parse 275.7 -> 271.0 M).
+        if let Some(&(b, _)) = innermost.names.get(&key) {
+            return Some(b);
+        }
+        self.lookup_walk(key)
+    }
+
+    /// [`FuncState::lookup`] when the innermost scope has ranges: a member
+    /// is found by its number, not by hashing its name (matrix_free:
+    /// 40,894 lookups, half of them a member's first use).
+    #[inline(never)]
+    fn lookup_among_ranges(&mut self, name: &'a str) -> Option<Binding> {
+        if let Some(id) = self.member_of(self.scopes.len() - 1, name) {
+            return Some(Binding::Reg(id));
+        }
+        let key = Key::new(name);
         if let Some(&(b, _)) = self.scopes.last().unwrap().names.get(&key) {
             return Some(b);
         }
         self.lookup_walk(key)
     }
 
-    /// [`FuncState::lookup`] past the innermost scope's table (not probed
-    /// again: a range member's first use, half of matrix_free's lookups,
-    /// misses it).
+    /// [`FuncState::lookup`] past the innermost scope's names and ranges
+    /// (not asked again): its labels, then the enclosing scopes.
     #[inline(never)]
     fn lookup_walk(&mut self, key: Key<'a>) -> Option<Binding> {
-        match self.meaning_past_innermost_names(key)? {
-            Meaning::Bound(b) => Some(b),
-            Meaning::NewMember { scope, range, digits } => {
-                // Spelled with leading zeros: `0` followed by more digits.
-                let zero_led = key.name.as_bytes().get(digits..).is_some_and(|d| d.len() > 1 && d[0] == b'0');
-                Some(Binding::Reg(if self.members_spelled_twice || zero_led { self.bind_member_spelled_twice(scope, range, key, !zero_led) } else { self.bind_member(scope, range, key) }))
-            }
-        }
-    }
-
-    /// What `key`, not in the innermost scope's `names`, means through the
-    /// scopes, innermost first, without binding anything.
-    fn meaning_past_innermost_names(&self, key: Key<'a>) -> Option<Meaning> {
-        // Split into prefix and number only when a scope has ranges: most
-        // names are found declared (or as a member used before) first.
-        let mut split: Option<Option<(&'a str, u32)>> = None;
         let innermost = self.scopes.len() - 1;
-        for (k, scope) in self.scopes.iter().enumerate().rev() {
+        for k in (0..=innermost).rev() {
             if k != innermost {
-                if let Some(&(b, _)) = scope.names.get(&key) {
-                    return Some(Meaning::Bound(b));
+                if let Some(&(b, _)) = self.scopes[k].names.get(&key) {
+                    return Some(b);
+                }
+                if let Some(id) = self.member_of(k, key.name) {
+                    return Some(Binding::Reg(id));
                 }
             }
-            let member = if scope.ranges.is_empty() { None } else { *split.get_or_insert_with(|| range_member(key.name)) };
-            if let Some((prefix, n)) = member {
-                if let Some(r) = scope.ranges.get(prefix).filter(|r| n < r.count) {
-                    return Some(Meaning::NewMember { scope: k, range: r.clone(), digits: prefix.len() });
-                }
-            }
-            if let Some((id, code)) = self.label_of(scope, key.name) {
-                return Some(Meaning::Bound(Binding::Label { id, code }));
+            if let Some((id, code)) = self.label_of(&self.scopes[k], key.name) {
+                return Some(Binding::Label { id, code });
             }
         }
         None
     }
 
-    /// Makes the register of a range's member used for the first time and
-    /// binds it in the range's scope.
-    fn bind_member(&mut self, scope: usize, range: Range, key: Key<'a>) -> RegId {
-        let id = RegId(self.regs.len() as u32);
-        self.regs.push(Reg { name: key.name.into(), ty: range.ty, vector: range.vector, space: StateSpace::Reg });
-        self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
-        id
-    }
-
-    /// [`FuncState::bind_member`] once a member was spelled with leading
-    /// zeros (`%r05` for `%r5`; `plain`: not this time): binds the spelling
-    /// `key` to the member's register if another spelling made it
-    /// ([`FuncState::bound_member`]), else to a new one named as the member.
-    #[cold]
-    fn bind_member_spelled_twice(&mut self, scope: usize, range: Range, key: Key<'a>, plain: bool) -> RegId {
-        self.members_spelled_twice = true;
-        if let Some(id) = self.bound_member(scope, key.name) {
-            self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
-            return id;
+    /// The register of `name` as a member of a range of scope `k`, made
+    /// on the member's first use under any spelling and named as the
+    /// member (`%r5` for `%r05` too).
+    #[inline(always)]
+    fn member_of(&mut self, k: usize, name: &'a str) -> Option<RegId> {
+        let scope = &mut self.scopes[k];
+        if scope.ranges.is_empty() {
+            return None;
         }
-        let name = if plain {
-            key.name.into()
-        } else {
-            let (prefix, n) = range_member(key.name).expect("a member");
-            member_name(prefix, n)
-        };
+        let (prefix, n) = range_member(name)?;
+        let range = scope.ranges.get_mut(prefix).filter(|r| n < r.count)?;
+        if let Some(id) = range.members.get(n) {
+            return Some(id);
+        }
         let id = RegId(self.regs.len() as u32);
+        // Spelled with leading zeros: `0` followed by more digits.
+        let digits = &name.as_bytes()[prefix.len()..];
+        let name = if digits.len() > 1 && digits[0] == b'0' { member_name(prefix, n) } else { name.into() };
         self.regs.push(Reg { name, ty: range.ty, vector: range.vector, space: StateSpace::Reg });
-        self.scopes[scope].names.insert(key, (Binding::Reg(id), range.span));
-        id
-    }
-
-    /// The register of the range member `name` of scope `scope` if it was
-    /// used already under another spelling: the scope's names that split
-    /// into the same prefix and number are its members' spellings (the
-    /// range's declaration dropped the others, [`FuncState::declare_range`]).
-    /// A walk of the scope's table, only in functions that spell a member
-    /// with leading zeros.
-    fn bound_member(&self, scope: usize, name: &str) -> Option<RegId> {
-        let member = range_member(name);
-        self.scopes[scope].names.iter().find_map(|(k, &(b, _))| match b {
-            Binding::Reg(id) if range_member(k.name) == member => Some(id),
-            _ => None,
-        })
+        range.members.set(n, id);
+        Some(id)
     }
 
     /// Defines a label in the innermost scope. `Err` with the earlier
@@ -614,6 +710,73 @@ mod tests {
         assert_eq!(f.lookup("%r10"), None);
         let a = f.lookup("%r3");
         assert_eq!(a, f.lookup("%r3"));
+    }
+
+    /// [`range_member`]'s one pass over at most nine digits splits as the
+    /// definition does: the longest run of digits at the end, after a
+    /// nonempty prefix, read in decimal without its leading zeros, when
+    /// the value fits a `u32`.
+    #[test]
+    fn members_split_as_defined() {
+        fn defined(name: &str) -> Option<(&str, u32)> {
+            let start = name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+            let digits = name[start..].trim_start_matches('0');
+            if start == 0 || start == name.len() {
+                return None;
+            }
+            let value = if digits.is_empty() { 0 } else if digits.len() > 10 { return None } else { digits.parse::<u64>().ok()? };
+            Some((&name[..start], u32::try_from(value).ok()?))
+        }
+        let prefixes = ["", "%", "%r", "%rd", "a1b", "x_9z", "%é", "_"];
+        let numbers = ["", "0", "00", "5", "05", "42", "123456789", "999999999", "0999999999", "1000000000", "4294967295", "4294967296", "0004294967295", "9999999999", "00000000000000000000001", "99999999999999999999999", "18446744073709551616"];
+        for p in prefixes {
+            for n in numbers {
+                let name = format!("{p}{n}");
+                assert_eq!(range_member(&name), defined(&name), "{name}");
+            }
+        }
+    }
+
+    /// Ranges are found by prefix whether a scope has a few (compared one
+    /// after another, prefixes of up to 8 bytes as numbers, longer ones as
+    /// text) or many (indexed), and members by number whether they are
+    /// near (an array) or far (a map): each member gets one register, made
+    /// on its first use, of its range's type.
+    #[test]
+    fn members_are_found_among_few_and_many_ranges() {
+        for ranges in [1usize, 3, RANGES_SCANNED_MAX, RANGES_SCANNED_MAX + 1, 40] {
+            let mut f = FuncState::new();
+            // Prefixes that differ in their last byte only, in length only,
+            // past their eighth byte only; then more.
+            let tricky = ["%rd", "%r", "%rs", "%fd", "%f", "%p", "%rdd", "%abcdefgh", "%abcdefgi", "%abcdefg", "%abcdefghij_", "%abcdefghik_"];
+            let more = (0..).map(|k: usize| &*Box::leak(format!("%{}x{}_", "p".repeat(k % 12), char::from(b'a' + (k / 12) as u8)).into_boxed_str()));
+            let prefixes: Vec<&'static str> = tricky.into_iter().chain(more).take(ranges).collect();
+            for (k, p) in prefixes.iter().enumerate() {
+                let ty = if k % 2 == 0 { ScalarType::B32 } else { ScalarType::F64 };
+                f.declare_range(p, 1 << 20, ty, None, Span::default()).unwrap();
+            }
+            let numbers = [0u32, 7, MEMBERS_RESERVED_MAX, DENSE_MEMBERS_MAX as u32 - 1, DENSE_MEMBERS_MAX as u32, (1 << 20) - 1];
+            let mut seen = std::collections::HashMap::new();
+            for round in 0..2 {
+                for (k, p) in prefixes.iter().enumerate().rev() {
+                    for n in numbers {
+                        let name: &'static str = Box::leak(format!("{p}{n}").into_boxed_str());
+                        let Some(Binding::Reg(id)) = f.lookup(name) else { panic!("{name}: no register") };
+                        let reg = &f.regs[id.0 as usize];
+                        assert_eq!((&*reg.name, reg.ty), (name, if k % 2 == 0 { ScalarType::B32 } else { ScalarType::F64 }));
+                        if round == 0 {
+                            assert_eq!(seen.insert(name, id), None, "{name}: a register made twice");
+                        } else {
+                            assert_eq!(seen.get(name), Some(&id), "{name}: another register on its second use");
+                        }
+                    }
+                    let outside: &'static str = Box::leak(format!("{p}{}", 1u32 << 20).into_boxed_str());
+                    assert_eq!(f.lookup(outside), None);
+                }
+            }
+            assert_eq!(f.regs.len(), ranges * numbers.len());
+            assert_eq!(f.lookup("%q_1"), None);
+        }
     }
 
     /// A member spelled with leading zeros is the member (ptxas 12.9):
