@@ -780,54 +780,70 @@ fn iterate<'v>(f: &Function, body: &[Stmt], cfg: &Cfg, view: &ValueView, ctx: &M
     let mut live_end: Vec<u32> = steps.of_block.iter().map(|r| r.end).collect();
     loop {
         let mut changed = false;
-        for &b in &order {
-            if !sol.executable[b.index()] {
-                continue;
-            }
-            let mut open = std::mem::take(&mut open_phis[b.index()]);
-            open.retain(|phi| {
-                let mut merged = Lattice::Unknown;
-                for &(p, v) in &phi_in[phi.inputs.0 as usize..phi.inputs.1 as usize] {
-                    if edges[b.index()].contains(&p) {
-                        merged = merged.meet(sol.get(v));
+        // The blocks a later round must look at again, in order: `order[..still]`.
+        let mut still = 0;
+        for i in 0..order.len() {
+            let b = order[i];
+            'look: {
+                if !sol.executable[b.index()] {
+                    break 'look;
+                }
+                let mut open = std::mem::take(&mut open_phis[b.index()]);
+                open.retain(|phi| {
+                    let mut merged = Lattice::Unknown;
+                    for &(p, v) in &phi_in[phi.inputs.0 as usize..phi.inputs.1 as usize] {
+                        if edges[b.index()].contains(&p) {
+                            merged = merged.meet(sol.get(v));
+                        }
+                    }
+                    changed |= sol.lower(phi.id, merged);
+                    sol.get(phi.id) != Lattice::Varies
+                });
+                open_phis[b.index()] = open;
+                let mut kept = steps.of_block[b.index()].start;
+                for i in steps.of_block[b.index()].start..live_end[b.index()] {
+                    let step = &steps.list[live[i as usize] as usize];
+                    changed |= look_at(f, body, view, ctx, steps, step, &mut sol);
+                    if !step.settled(&sol) {
+                        live[kept as usize] = live[i as usize];
+                        kept += 1;
                     }
                 }
-                changed |= sol.lower(phi.id, merged);
-                sol.get(phi.id) != Lattice::Varies
-            });
-            open_phis[b.index()] = open;
-            let mut kept = steps.of_block[b.index()].start;
-            for i in steps.of_block[b.index()].start..live_end[b.index()] {
-                let step = &steps.list[live[i as usize] as usize];
-                changed |= look_at(f, body, view, ctx, steps, step, &mut sol);
-                if !step.settled(&sol) {
-                    live[kept as usize] = live[i as usize];
-                    kept += 1;
+                live_end[b.index()] = kept;
+                // The edges out of `b` this round makes executable.
+                if all_out_executable[b.index()] {
+                    break 'look;
                 }
-            }
-            live_end[b.index()] = kept;
-            // The edges out of `b` this round makes executable.
-            if all_out_executable[b.index()] {
-                continue;
-            }
-            let taken = match deciding[b.index()] {
-                Some((id, negated)) => guard_of(sol.get(id), negated),
-                None => Lattice::Varies,
-            };
-            for e in cfg.graph.edges(b) {
-                let go = match (taken, *e.weight()) {
-                    (Lattice::Unknown, _) => false,
-                    (Lattice::Varies, _) => true,
-                    (Lattice::Const(t), kind) => (t == 1) == (kind == EdgeKind::Taken),
+                let taken = match deciding[b.index()] {
+                    Some((id, negated)) => guard_of(sol.get(id), negated),
+                    None => Lattice::Varies,
                 };
-                if go && !edges[e.target().index()].contains(&b) {
-                    edges[e.target().index()].push(b);
-                    changed = true;
-                    sol.executable[e.target().index()] = true;
+                for e in cfg.graph.edges(b) {
+                    let go = match (taken, *e.weight()) {
+                        (Lattice::Unknown, _) => false,
+                        (Lattice::Varies, _) => true,
+                        (Lattice::Const(t), kind) => (t == 1) == (kind == EdgeKind::Taken),
+                    };
+                    if go && !edges[e.target().index()].contains(&b) {
+                        edges[e.target().index()].push(b);
+                        changed = true;
+                        sol.executable[e.target().index()] = true;
+                    }
                 }
+                all_out_executable[b.index()] = taken == Lattice::Varies;
             }
-            all_out_executable[b.index()] = taken == Lattice::Varies;
+            // A block with no φ nor step left to look at and every out edge
+            // executable is done: looking at it again changes nothing, and it
+            // never has any again (φs and steps are only dropped, edges only
+            // made executable). The rounds after this one skip it
+            // (matrix_free -O2: 7,900 blocks, up to 6 rounds).
+            let done = sol.executable[b.index()] && open_phis[b.index()].is_empty() && live_end[b.index()] == steps.of_block[b.index()].start && all_out_executable[b.index()];
+            if !done {
+                order[still] = b;
+                still += 1;
+            }
         }
+        order.truncate(still);
         if !changed {
             // Debug builds check that no step, dropped or not, would
             // change anything at the fixed point.
