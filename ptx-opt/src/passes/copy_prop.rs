@@ -27,6 +27,7 @@ use crate::{ModuleContext, OptLevel};
 use ptx_ir::ir::{Function, RegId, Stmt};
 use ptx_ir::isa::Opcode;
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 pub const PASS: Pass = Pass {
     name: "copy-prop",
@@ -79,6 +80,34 @@ fn apply(g: &mut Function, analyses: &mut Analyses, renames: &Renames) {
     analyses.reads_renamed(g, &changed);
 }
 
+/// The versions a chain of copies went through. Most chains are a copy or
+/// two: the first few are kept in a short list, not in a hash set made for
+/// every read followed (renderer: 18,000 sets, about 200 host instructions
+/// each); a long chain keeps the rest in a set.
+#[derive(Default)]
+struct Visited {
+    few: SmallVec<[Version; VISITED_LISTED]>,
+    many: FxHashSet<Version>,
+}
+
+/// The versions [`Visited`] keeps in its list.
+const VISITED_LISTED: usize = 8;
+
+impl Visited {
+    /// Adds `v`; whether it was not there yet.
+    fn first_visit(&mut self, v: Version) -> bool {
+        if self.few.contains(&v) || (!self.many.is_empty() && self.many.contains(&v)) {
+            return false;
+        }
+        if self.few.len() < VISITED_LISTED {
+            self.few.push(v);
+        } else {
+            self.many.insert(v);
+        }
+        true
+    }
+}
+
 /// What [`run`] renames in `f`.
 fn renames(f: &Function, analyses: &mut Analyses) -> Renames {
     let Some(body) = f.body.as_ref() else { return Vec::new() };
@@ -104,17 +133,27 @@ fn renames(f: &Function, analyses: &mut Analyses) -> Renames {
     if copies.is_empty() {
         return Vec::new();
     }
+    // The registers some copy writes: a read of any other starts no chain,
+    // and is passed over without a lookup in `copies` (renderer: most of
+    // 140,000 reads).
+    let mut copied = vec![false; f.regs.len()];
+    for v in copies.keys() {
+        copied[v.reg.0 as usize] = true;
+    }
     let mut out: Renames = Vec::new();
     for (j, s) in body.iter().enumerate() {
         let Stmt::Instr(_) = s else { continue };
         let mut renames: Vec<(RegId, RegId)> = Vec::new();
         for (r, v) in view.reads(j) {
+            if copied.get(v.reg.0 as usize) == Some(&false) {
+                continue;
+            }
             // Follow the chain while the source still holds its version here.
             let mut to: Option<RegId> = None;
             let mut cur = *v;
-            let mut seen: FxHashSet<Version> = FxHashSet::default();
+            let mut seen = Visited::default();
             while let Some(src) = copies.get(&cur) {
-                if !seen.insert(cur) || view.version_at(src.reg, j) != src.def {
+                if !seen.first_visit(cur) || view.version_at(src.reg, j) != src.def {
                     break;
                 }
                 to = Some(src.reg);
@@ -129,4 +168,24 @@ fn renames(f: &Function, analyses: &mut Analyses) -> Renames {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::VersionDef;
+
+    /// [`Visited`] answers as a set does, below and past the versions its
+    /// list keeps.
+    #[test]
+    fn visited_versions_are_a_set() {
+        let v = |k: usize| Version { reg: RegId((k % 3) as u32), def: VersionDef::Def(k) };
+        for n in [1, VISITED_LISTED - 1, VISITED_LISTED, VISITED_LISTED + 1, 3 * VISITED_LISTED] {
+            let mut seen = Visited::default();
+            let mut set = FxHashSet::default();
+            for k in (0..n).chain((0..n).rev()).chain(n..n + 2) {
+                assert_eq!(seen.first_visit(v(k)), set.insert(v(k)), "{n} versions, then {k}");
+            }
+        }
+    }
 }
