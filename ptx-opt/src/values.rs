@@ -33,7 +33,7 @@
 //! at once, of which 47,918 are of registers read across blocks; `build`
 //! 76.5 -> 55.2 M).
 
-use ptx_ir::analysis::{dominance_frontiers, DomTree};
+use ptx_ir::analysis::{dominance_frontiers, DomTree, Frontiers};
 use ptx_ir::cfg::Cfg;
 use ptx_ir::ir::{Function, Instruction, RegId, Stmt};
 use ptx_ir::isa::Opcode;
@@ -99,7 +99,7 @@ pub struct ValueView {
     /// about (sorted), found when first asked.
     phis_when_asked: RefCell<FxHashMap<RegId, Box<[NodeIndex]>>>,
     /// Each reachable block's dominance frontier, for the φs placed when asked.
-    frontiers: Vec<Vec<NodeIndex>>,
+    frontiers: Frontiers,
     /// The placement's marks, kept from `build` for the φs placed when asked.
     placement: RefCell<PhiPlacement>,
     /// The end of each block's statement range (the last write of a
@@ -615,7 +615,7 @@ fn operands_all_read_by_walk(ins: &Instruction) -> bool {
 /// φ placement: per block, the registers of `placed` with a φ at its entry
 /// (in register order).
 #[inline(never)]
-fn place_phis(cfg: &Cfg, frontiers: &[Vec<NodeIndex>], regs: &[RegInfo], placed: &[bool], placement: &mut PhiPlacement) -> Vec<Vec<RegId>> {
+fn place_phis(cfg: &Cfg, frontiers: &Frontiers, regs: &[RegInfo], placed: &[bool], placement: &mut PhiPlacement) -> Vec<Vec<RegId>> {
     let mut phi_blocks_of: Vec<Vec<RegId>> = vec![Vec::new(); cfg.node_bound()];
     for (ri, info) in regs.iter().enumerate() {
         if placed[ri] {
@@ -645,7 +645,7 @@ impl PhiPlacement {
     }
 
     /// Gives `phi_at` each block with a φ of the register `info` describes, once.
-    fn place(&mut self, frontiers: &[Vec<NodeIndex>], block_of_stmt: &[NodeIndex], info: &RegInfo, mut phi_at: impl FnMut(NodeIndex)) {
+    fn place(&mut self, frontiers: &Frontiers, block_of_stmt: &[NodeIndex], info: &RegInfo, mut phi_at: impl FnMut(NodeIndex)) {
         if info.defs.is_empty() || info.vector {
             return;
         }
@@ -661,7 +661,7 @@ impl PhiPlacement {
             }
         }
         while let Some(b) = work.pop() {
-            for &d in &frontiers[b.index()] {
+            for &d in frontiers.of(b) {
                 if placed[d.index()] != mark {
                     placed[d.index()] = mark;
                     phi_at(d);
