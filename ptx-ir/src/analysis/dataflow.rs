@@ -387,13 +387,17 @@ impl<T: Copy> Groups<T> {
     /// The values of key `k`.
     #[inline]
     pub fn get(&self, k: usize) -> &[T] {
-        &self.values[self.start[k] as usize..self.start[k + 1] as usize]
+        // Both ends under one bounds check (two indexings cost renderer
+        // -O2's φ placement 1.1 M more than a `Vec` per key).
+        let ends = &self.start[k..k + 2];
+        &self.values[ends[0] as usize..ends[1] as usize]
     }
 
     /// The values of key `k`, to change in place.
     #[inline]
     pub fn get_mut(&mut self, k: usize) -> &mut [T] {
-        &mut self.values[self.start[k] as usize..self.start[k + 1] as usize]
+        let ends = &self.start[k..k + 2];
+        &mut self.values[ends[0] as usize..ends[1] as usize]
     }
 
     /// How many keys.
