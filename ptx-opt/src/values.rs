@@ -685,7 +685,11 @@ fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>
     // al. keep one), and a log of the versions a block's definitions
     // replaced, put back on leaving the block.
     let mut current: Vec<VersionDef> = vec![VersionDef::Entry; regs.len()];
-    let mut replaced: Vec<(RegId, VersionDef)> = Vec::new();
+    // Sized for every write of the function at once (it holds the
+    // writes and read φs of the blocks on the walk's current path, so it
+    // rarely grows past that): growing it from empty cost matrix_free
+    // -O2's `rename` 0.26 M.
+    let mut replaced: Vec<(RegId, VersionDef)> = Vec::with_capacity(scan.def_regs.len());
     let mut read_defs = vec![false; scan.reads.len()];
     let mut span = vec![(u32::MAX, 0u32); cfg.node_bound()];
     let mut clock = 0u32;
