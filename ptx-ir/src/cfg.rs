@@ -99,39 +99,36 @@ impl Cfg {
             layout.push(n);
             n
         };
-        let mut k = 0;
-        while k < body.len() {
-            if let Stmt::Label(l) = &body[k] {
-                if k > start || label.is_some() {
-                    let n = close(&mut graph, &mut layout, start, k, label);
-                    block_of_stmt.resize(k, n);
-                    start = k;
+        // `.branchtargets` tables by their name, found on the same walk.
+        let mut tables: Vec<Option<&[LabelId]>> = vec![None; f.labels.len()];
+        for (k, s) in body.iter().enumerate() {
+            match s {
+                Stmt::Label(l) => {
+                    if k > start || label.is_some() {
+                        let n = close(&mut graph, &mut layout, start, k, label);
+                        block_of_stmt.resize(k, n);
+                        start = k;
+                    }
+                    label = Some(*l);
+                    label_block[l.0 as usize] = Some(layout.len());
                 }
-                label = Some(*l);
-                label_block[l.0 as usize] = Some(layout.len());
-            }
-            let ends = matches!(&body[k], Stmt::Instr(i) if is_terminator(i.opcode));
-            k += 1;
-            if ends {
-                let n = close(&mut graph, &mut layout, start, k, label);
-                block_of_stmt.resize(k, n);
-                start = k;
-                label = None;
+                Stmt::BranchTargets(name, targets) => tables[name.0 as usize] = Some(targets),
+                Stmt::Instr(i) if is_terminator(i.opcode) => {
+                    let n = close(&mut graph, &mut layout, start, k + 1, label);
+                    block_of_stmt.resize(k + 1, n);
+                    start = k + 1;
+                    label = None;
+                }
+                _ => {}
             }
         }
+        let k = body.len();
         if k > start || label.is_some() || layout.is_empty() {
             let n = close(&mut graph, &mut layout, start, k, label);
             block_of_stmt.resize(k, n);
         }
         // Labels map to the block they start.
         let label_node = |l: LabelId| label_block[l.0 as usize].map(|i| layout[i]);
-        // `.branchtargets` tables by their name.
-        let mut tables: Vec<Option<Vec<LabelId>>> = vec![None; f.labels.len()];
-        for s in body {
-            if let Stmt::BranchTargets(name, targets) = s {
-                tables[name.0 as usize] = Some(targets.clone());
-            }
-        }
         let mut exit_blocks = Vec::new();
         for (i, &n) in layout.iter().enumerate() {
             let next = layout.get(i + 1).copied();
@@ -161,7 +158,7 @@ impl Cfg {
                     }
                 } else if ins.opcode == Opcode::BRX_IDX {
                     if let Some(Operand::Label(t)) = ins.operands.get(1) {
-                        tables[t.0 as usize].iter().flatten().filter_map(|l| label_node(*l)).for_each(&mut add_taken);
+                        tables[t.0 as usize].into_iter().flatten().filter_map(|l| label_node(*l)).for_each(&mut add_taken);
                     }
                 }
                 falls = guarded;
