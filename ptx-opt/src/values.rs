@@ -506,7 +506,8 @@ impl ValueView {
 /// renderer -O2, `build` 79.3 M inlined, 76.7 M as three calls).
 struct Scan {
     /// Per statement: the scalar registers it reads, each once, in operand
-    /// order, their versions `Entry` until [`rename`] sets them.
+    /// order, with their versions when an earlier statement of the block
+    /// writes them, else `Entry` until [`rename`] sets them.
     reads: Vec<SmallVec<[(RegId, Version); 3]>>,
     /// The scalar registers each statement writes, all statements' in one
     /// list: statement `k`'s are `def_regs[def_start[k]..def_start[k + 1]]`
@@ -565,8 +566,17 @@ fn scan(body: &[Stmt], cfg: &Cfg, reachable: &[bool], regs: &mut [RegInfo]) -> S
                 return;
             }
             if access.read && !stmt_reads.iter().any(|&(x, _)| x == r) {
-                stmt_reads.push((r, Version { reg: r, def: VersionDef::Entry }));
-                read_across[r.0 as usize] |= written_in[r.0 as usize] != mark;
+                // A register an earlier statement of this block writes: the
+                // read sees the last such write (this statement's own, if it
+                // writes it too, is on `defs` already when the write came
+                // first), what the renaming walk would give it.
+                let def = if written_in[r.0 as usize] == mark {
+                    VersionDef::Def(*info.defs.iter().rev().find(|&&d| d != k).expect("a write earlier in the block"))
+                } else {
+                    read_across[r.0 as usize] = true;
+                    VersionDef::Entry
+                };
+                stmt_reads.push((r, Version { reg: r, def }));
             }
             if access.write {
                 if guarded || access.merges() {
@@ -715,14 +725,20 @@ fn rename(cfg: &Cfg, dom: &DomTree, scan: &mut Scan, phi_blocks_of: &[Vec<RegId>
         }
         for k in cfg.block(b).stmts.clone() {
             for (r, v) in scan.reads[k].iter_mut() {
-                v.def = current[r.0 as usize];
+                // `scan` set the reads of a write earlier in the block.
+                if v.def == VersionDef::Entry {
+                    v.def = current[r.0 as usize];
+                }
                 match v.def {
                     VersionDef::Phi(_) => regs[r.0 as usize].read_at_phi = true,
                     VersionDef::Def(d) => read_defs[d] = true,
                     VersionDef::Entry => {}
                 }
             }
-            for &r in scan.defs(k) {
+            // Only the registers some block reads before writing them are
+            // read through `current`: the others' reads were all set by
+            // `scan` (renderer -O2: `rename` 13.9 -> 11.8 M).
+            for &r in scan.defs(k).iter().filter(|r| scan.read_across[r.0 as usize]) {
                 define(&mut current, &mut replaced, r, VersionDef::Def(k));
             }
         }
