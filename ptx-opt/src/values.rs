@@ -934,13 +934,16 @@ mod tests {
         assert_eq!(v.read(8, r1).unwrap().def, VersionDef::Def(7));
     }
 
-    /// The renaming walk (one pass over the dominator tree, which fills the
-    /// reads `scan` lists) agrees with the general query, `version_at`, for
-    /// every read, and `is_read` with the reads.
+    /// The versions of the reads, set by the scan (a write earlier in the
+    /// block; `UNREAD_PHI`'s `add.u32 %r4, %r4, 1` also writes what it
+    /// reads) or by the renaming walk (one pass over the dominator tree),
+    /// agree with the general query, `version_at`, for every read, and
+    /// `is_read` with the reads.
     #[test]
     fn reads_agree_with_version_at() {
         let sources = [
             LOOP_INSIDE_IF,
+            UNREAD_PHI,
             ".entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .pred %p1; .reg .b64 %rd1;
             ld.param.u64 %rd1, [p];
             ld.global.u32 %r2, [%rd1];
