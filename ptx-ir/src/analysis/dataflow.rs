@@ -384,6 +384,19 @@ impl<T: Copy> Groups<T> {
         Groups { start, values }
     }
 
+    /// Groups filled key by key, in key order: `fill(k, values)` pushes
+    /// the values of key `k` (`values` holds at most `capacity`).
+    pub fn by_key(n: usize, capacity: usize, mut fill: impl FnMut(usize, &mut Vec<T>)) -> Groups<T> {
+        let mut start = Vec::with_capacity(n + 1);
+        let mut values = Vec::with_capacity(capacity);
+        for k in 0..n {
+            start.push(values.len() as u32);
+            fill(k, &mut values);
+        }
+        start.push(values.len() as u32);
+        Groups { start, values }
+    }
+
     /// The values of key `k`.
     #[inline]
     pub fn get(&self, k: usize) -> &[T] {

@@ -25,6 +25,17 @@ impl Adjacency {
         Adjacency { succ: Groups::of(n, &forward), pred: Groups::of(n, &backward) }
     }
 
+    /// The CFG's blocks and edges, each block's successors and
+    /// predecessors read from the graph block by block (in the graph's
+    /// order, not the edges': the immediate dominators are the same), not
+    /// sorted out of a list of edges (renderer -O2: `dominators` 5.10 -> 4.78 M).
+    fn of_cfg(cfg: &Cfg) -> Adjacency {
+        let (n, edges) = (cfg.node_bound(), cfg.graph.edge_count());
+        let succ = Groups::by_key(n, edges, |v, list| list.extend(cfg.successors(NodeIndex::new(v)).map(|w| w.index() as u32)));
+        let pred = Groups::by_key(n, edges, |v, list| list.extend(cfg.predecessors(NodeIndex::new(v)).map(|w| w.index() as u32)));
+        Adjacency { succ, pred }
+    }
+
     /// The immediate dominator of every node `root` reaches (the root is
     /// its own); `None` for the nodes it does not reach.
     fn immediate_dominators(&self, root: usize) -> Vec<Option<u32>> {
@@ -132,8 +143,7 @@ impl DomTree {
     /// The dominator tree of `cfg` rooted at its entry.
     pub fn dominators(cfg: &Cfg) -> DomTree {
         let n = cfg.node_bound();
-        let graph = Adjacency::new(n, cfg.edges().map(|(a, b, _)| (a.index(), b.index())));
-        let found = graph.immediate_dominators(cfg.entry.index());
+        let found = Adjacency::of_cfg(cfg).immediate_dominators(cfg.entry.index());
         let reached: Vec<bool> = found.iter().map(Option::is_some).collect();
         let idom = found.iter().enumerate().map(|(b, d)| d.filter(|&d| d as usize != b).map(|d| NodeIndex::new(d as usize))).collect();
         DomTree::from_idoms(n, idom, &[cfg.entry], reached)
@@ -277,6 +287,41 @@ mod tests {
             let ours = Adjacency::new(n, edges.iter().copied()).immediate_dominators(root);
             assert_eq!(ours, reference(n, &edges, root), "case {case}: {n} nodes, root {root}, edges {edges:?}");
         }
+    }
+
+    /// The adjacency read block by block from a CFG gives the immediate
+    /// dominators the one sorted out of the CFG's edges gives.
+    #[test]
+    fn adjacency_of_a_cfg_gives_the_dominators_of_its_edges() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.entry k(.param .u64 p) { .reg .b32 %r<5>; .reg .pred %p<3>; .reg .b64 %rd1;
+            ld.param.u64 %rd1, [p];
+            ld.global.u32 %r1, [%rd1];
+            setp.eq.u32 %p1, %r1, 0;
+            @%p1 bra ELSE;
+            mov.u32 %r2, 1;
+            bra JOIN;
+        ELSE:
+            mov.u32 %r2, 2;
+        JOIN:
+            mov.u32 %r3, 4;
+        L:
+            add.u32 %r3, %r3, 1;
+            setp.eq.u32 %p2, %r3, 7;
+            @%p2 bra SKIP;
+            setp.ne.u32 %p2, %r3, 9;
+            @%p2 bra L;
+        SKIP:
+            @%p1 bra JOIN;
+            ret;
+        DEAD:
+            bra L; }";
+        let m = crate::parse_str(text).unwrap();
+        let crate::ir::Item::Func(f) = &m.items[0] else { panic!("a function") };
+        let cfg = crate::cfg::Cfg::build(f);
+        let by_edges = Adjacency::new(cfg.node_bound(), cfg.edges().map(|(a, b, _)| (a.index(), b.index())));
+        let want = by_edges.immediate_dominators(cfg.entry.index());
+        assert!(want.iter().filter(|d| d.is_some()).count() > 5 && want.contains(&None), "a test with joins, loops and an unreachable block");
+        assert_eq!(Adjacency::of_cfg(&cfg).immediate_dominators(cfg.entry.index()), want);
     }
 
     #[test]
