@@ -72,7 +72,7 @@ pub fn describe_function(out: &mut String, f: &Function) {
             "    idom {}  ipdom {}  frontier [{}]  loop depth {}",
             a.dom.idom(n).map(bn).unwrap_or("-".into()),
             a.post_dom.idom(n).map(bn).unwrap_or("-".into()),
-            df[n.index()].iter().map(|b| bn(*b)).collect::<Vec<_>>().join(" "),
+            df.of(n).iter().map(|b| bn(*b)).collect::<Vec<_>>().join(" "),
             a.loops.depth[n.index()]
         );
         let (mut live_in, mut live_out) = (Vec::new(), Vec::new());

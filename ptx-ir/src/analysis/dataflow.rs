@@ -361,32 +361,65 @@ fn solve_dense(cfg: &Cfg, m: usize, fx: &[Option<Effects>]) -> (BitRows, BitRows
 /// Values grouped by a key below some `n`, each group in the order given
 /// (a counting sort of (key, value) pairs), stored together.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Groups {
+pub struct Groups<T = u32> {
     start: Vec<u32>,
-    values: Vec<u32>,
+    values: Vec<T>,
 }
 
-impl Groups {
-    pub fn of(n: usize, pairs: &[(u32, u32)]) -> Groups {
+impl<T: Copy> Groups<T> {
+    pub fn of(n: usize, pairs: &[(u32, T)]) -> Groups<T> {
+        // `start[k]` counts the values of keys up to `k`, then, as each
+        // group is filled from its end (the pairs taken from the last),
+        // falls to the group's first slot.
         let mut start = vec![0u32; n + 1];
         for &(k, _) in pairs {
-            start[k as usize + 1] += 1;
+            start[k as usize] += 1;
         }
-        for i in 0..n {
-            start[i + 1] += start[i];
+        for i in 1..n {
+            start[i] += start[i - 1];
         }
-        let mut next = start.clone();
-        let mut values = vec![0u32; pairs.len()];
-        for &(k, v) in pairs {
-            values[next[k as usize] as usize] = v;
-            next[k as usize] += 1;
+        start[n] = pairs.len() as u32;
+        // Every slot is written below; the values in the pairs' order only fill it first.
+        let mut values: Vec<T> = pairs.iter().map(|&(_, v)| v).collect();
+        for &(k, v) in pairs.iter().rev() {
+            start[k as usize] -= 1;
+            values[start[k as usize] as usize] = v;
         }
         Groups { start, values }
     }
 
+    /// Groups filled key by key, in key order: `fill(k, values)` pushes
+    /// the values of key `k` (`values` holds at most `capacity`).
+    pub fn by_key(n: usize, capacity: usize, mut fill: impl FnMut(usize, &mut Vec<T>)) -> Groups<T> {
+        let mut start = Vec::with_capacity(n + 1);
+        let mut values = Vec::with_capacity(capacity);
+        for k in 0..n {
+            start.push(values.len() as u32);
+            fill(k, &mut values);
+        }
+        start.push(values.len() as u32);
+        Groups { start, values }
+    }
+
     /// The values of key `k`.
-    pub fn get(&self, k: usize) -> &[u32] {
-        &self.values[self.start[k] as usize..self.start[k + 1] as usize]
+    #[inline]
+    pub fn get(&self, k: usize) -> &[T] {
+        // Both ends under one bounds check (two indexings cost renderer
+        // -O2's φ placement 1.1 M more than a `Vec` per key).
+        let ends = &self.start[k..k + 2];
+        &self.values[ends[0] as usize..ends[1] as usize]
+    }
+
+    /// The values of key `k`, to change in place.
+    #[inline]
+    pub fn get_mut(&mut self, k: usize) -> &mut [T] {
+        let ends = &self.start[k..k + 2];
+        &mut self.values[ends[0] as usize..ends[1] as usize]
+    }
+
+    /// How many keys.
+    pub fn keys(&self) -> usize {
+        self.start.len() - 1
     }
 }
 

@@ -9,7 +9,7 @@ pub mod effects;
 pub mod loops;
 
 pub use dataflow::{statement_effects, BitRows, BitSet, BlockSets, DefSite, DefUse, Groups, Liveness, LivenessSolver, UseSite};
-pub use dom::{dominance_frontiers, DomTree};
+pub use dom::{dominance_frontiers, DomTree, Frontiers};
 pub use effects::{effects, Def, Effects, Loc, LocTable};
 pub use loops::{Loop, LoopForest};
 
