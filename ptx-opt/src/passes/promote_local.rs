@@ -159,6 +159,12 @@ fn promotion(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: 
             vars[o.var].escaped = true;
         }
     }
+    // An escape is never taken back: once every candidate has escaped, no
+    // slot can be promoted, so the walk below would find nothing (renderer
+    // -O2: each function's one candidate escapes about halfway through it).
+    if all_escaped(&vars) {
+        return None;
+    }
 
     // Every use of an address or a symbol: an access, a producer, or an escape.
     let mut accesses: Vec<Access> = Vec::new();
@@ -167,14 +173,21 @@ fn promotion(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: 
         if !view.reachable(k) {
             // Never executed; an unreachable use of a symbol still keeps
             // it (the statement stays in the text).
+            let mut escaped = false;
             for_each_symbol(ins, |n| {
                 if let Some(&i) = index.get(n) {
                     vars[i].escaped = true;
+                    escaped = true;
                 }
             });
+            if escaped && all_escaped(&vars) {
+                return None;
+            }
             continue;
         }
-        classify(f, &view, &origins, &index, k, ins, width, &mut vars, &mut accesses);
+        if classify(f, &view, &origins, &index, k, ins, width, &mut vars, &mut accesses) && all_escaped(&vars) {
+            return None;
+        }
     }
 
     // Slots: accesses grouped by overlapping byte ranges, per variable.
@@ -252,6 +265,11 @@ fn loops_touched(cfg: &ptx_ir::cfg::Cfg, dom: &ptx_ir::analysis::DomTree, body: 
     }
     at.sort_unstable();
     at
+}
+
+/// Has every candidate escaped (nothing left to promote)?
+fn all_escaped(vars: &[Var]) -> bool {
+    vars.iter().all(|v| v.escaped)
 }
 
 /// The `.local` variables declared once, at the outermost scope of `body`,
@@ -344,9 +362,10 @@ fn produced(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
 }
 
 /// Records what instruction `k` does with the variables: an access (pushed
-/// to `accesses`), a producer (nothing to record), or an escape.
+/// to `accesses`), a producer (nothing to record), or an escape (then it
+/// returns true).
 #[allow(clippy::too_many_arguments)]
-fn classify(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, index: &FxHashMap<Name, usize>, k: usize, ins: &Instruction, width: u32, vars: &mut [Var], accesses: &mut Vec<Access>) {
+fn classify(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>, index: &FxHashMap<Name, usize>, k: usize, ins: &Instruction, width: u32, vars: &mut [Var], accesses: &mut Vec<Access>) -> bool {
     // The registers read that hold addresses, and the symbols named.
     let held: Vec<(RegId, Origin)> = view.reads(k).iter().filter_map(|(r, v)| origins.get(v).map(|o| (*r, *o))).collect();
     let mut syms: Vec<usize> = Vec::new();
@@ -356,7 +375,7 @@ fn classify(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
         }
     });
     if held.is_empty() && syms.is_empty() {
-        return;
+        return false;
     }
     let reads_of = |r: RegId| {
         let mut n = 0;
@@ -365,7 +384,7 @@ fn classify(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
     };
     // A producer reads one address once, in its source slot.
     if produced(f, view, origins, index, k, ins, width).is_some() && held.len() + syms.len() == 1 && held.iter().all(|(r, _)| reads_of(*r) == 1) {
-        return;
+        return false;
     }
     // A load or a store through one address, read once.
     if let Some(acc) = access(f, view, origins, index, k, ins) {
@@ -373,7 +392,7 @@ fn classify(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
         let through_sym = held.is_empty() && syms.len() == 1;
         if through_reg || through_sym {
             accesses.push(acc);
-            return;
+            return false;
         }
     }
     for (_, o) in held {
@@ -382,6 +401,7 @@ fn classify(f: &Function, view: &ValueView, origins: &FxHashMap<Version, Origin>
     for v in syms {
         vars[v].escaped = true;
     }
+    true
 }
 
 /// A `ld`/`st` of a variable at a known offset.
