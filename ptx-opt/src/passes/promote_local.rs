@@ -99,6 +99,7 @@ struct Access {
 /// What the pass changes in a function: a register per promoted slot, the
 /// accesses' replacements (by statement of the input), and the statements
 /// (of the input) a `nounroll` pragma goes before.
+#[derive(Debug, PartialEq)]
 struct Promotion {
     slot_types: Vec<ScalarType>,
     /// The registers [`apply`] declares, in order ([`Function::new_reg`]
@@ -141,6 +142,21 @@ fn apply(g: &mut Function, p: Promotion) {
 
 /// The slots of `f` to promote and how, if any.
 fn promotion(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel) -> Option<Promotion> {
+    promotion_by(f, analyses, ctx, level, Holders::Marked)
+}
+
+/// How [`promotion_by`] tells the registers that may hold an address.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Holders {
+    /// Those an address was made into: the others are let go unlooked.
+    Marked,
+    /// Every register is looked up (the general path, for tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    All,
+}
+
+/// [`promotion`], with the registers that may hold an address told as `holders` says.
+fn promotion_by(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLevel, holders_by: Holders) -> Option<Promotion> {
     let body = f.body.as_ref()?;
     let mut vars = candidates(body);
     if vars.is_empty() {
@@ -155,7 +171,7 @@ fn promotion(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: 
     // fact `propagate` keeps is one `produced` returned), so an operand in
     // no holder is no address without a hash lookup (renderer -O2:
     // `propagate` 14.3 -> 10.6 M, the walk's lookups and symbol walks with it).
-    let mut holders = vec![false; f.regs.len()];
+    let mut holders = vec![holders_by == Holders::All; f.regs.len()];
     let origins = view.propagate(body, PRODUCERS, |k, ins, origins| {
         let made = produced(f, &view, origins, &holders, &index, k, ins, width);
         if let Some((dest, _)) = made {
@@ -553,4 +569,38 @@ fn replacement(f: &Function, ins: &Instruction, slot: RegId, bits: u32, slot_ty:
     };
     new.guard = ins.guard;
     Some(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_ir::ir::Item;
+
+    /// Letting go of the registers no address was made into finds what
+    /// looking every register up finds: promoted slots, escapes through
+    /// stores, register offsets, overlaps, guards and depots.
+    #[test]
+    fn marked_holders_find_what_looking_up_all_finds() {
+        let texts = [
+            include_str!("../../../tests/spec/opt/promote-local/escapes-and-overlaps.ptx"),
+            include_str!("../../../tests/spec/opt/promote-local/depot-slots.ptx"),
+            include_str!("../../../tests/spec/opt/promote-local/types-and-guards.ptx"),
+        ];
+        let (mut functions, mut promoted) = (0, 0);
+        for text in texts {
+            // A case is its input, then the expected output (from the second `.version`).
+            let second = text.match_indices(".version").nth(1).map_or(text.len(), |(i, _)| i);
+            let m = ptx_ir::parse_str(&text[..second]).unwrap_or_else(|d| panic!("{d}"));
+            let ctx = ModuleContext::of_module(&m);
+            for item in &m.items {
+                let Item::Func(f) = item else { continue };
+                functions += 1;
+                let all = promotion_by(f, &mut Analyses::default(), &ctx, OptLevel::O2, Holders::All);
+                let marked = promotion_by(f, &mut Analyses::default(), &ctx, OptLevel::O2, Holders::Marked);
+                promoted += usize::from(all.is_some());
+                assert_eq!(marked, all, "{}", f.name);
+            }
+        }
+        assert!(functions >= 3 && promoted >= 3, "{functions} functions, {promoted} promoting");
+    }
 }
