@@ -60,14 +60,17 @@ struct Range {
 }
 
 /// A range's members that have a register, by member number: a dense
-/// array below [`DENSE_MEMBERS_MAX`] (machine-made PTX numbers its
-/// registers from 0 up to about the count), a map above it (a range
-/// declared `%r<1000000>` and used sparsely stays cheap).
+/// array while the members used fill a good part of it (machine-made PTX
+/// numbers its registers from 0 up), a map for the others (a range
+/// declared `%r<1000000>` and used sparsely stays cheap, and so do many
+/// ranges declared and little used).
 #[derive(Debug, Default)]
 struct Members {
-    /// Register number plus one; 0 while the member has none.
+    /// Register number plus one; 0 while the member has none there.
     near: Vec<u32>,
     far: FxHashMap<u32, RegId>,
+    /// How many members have a register.
+    used: u32,
 }
 
 /// A scope's register ranges by prefix. A function declares a few (one a
@@ -153,26 +156,40 @@ impl<'a> Ranges<'a> {
     }
 }
 
-/// The member numbers [`Members`] keeps in its dense array.
+/// The member numbers [`Members`] keeps in its dense array at most.
 const DENSE_MEMBERS_MAX: usize = 1 << 16;
 
+/// The dense array [`Members`] starts with (at most the range's count).
+const DENSE_MEMBERS_FIRST: u32 = 64;
+
 impl Members {
-    /// Room for the first `count` members (at most [`MEMBERS_RESERVED_MAX`]).
+    /// Room for the first members of a range of `count`.
     fn with_room(count: u32) -> Members {
-        Members { near: vec![0; count.min(MEMBERS_RESERVED_MAX) as usize], far: FxHashMap::default() }
+        Members { near: vec![0; count.min(DENSE_MEMBERS_FIRST) as usize], ..Members::default() }
+    }
+
+    /// How long the dense array may grow with `used` members in it: a few
+    /// times what they fill (64 KiB of text declaring 2,000 ranges of
+    /// 100,000 and using one member of each made 32 MB of arrays at their
+    /// declared room).
+    fn dense_room(used: u32) -> usize {
+        (4 * (used as usize + DENSE_MEMBERS_FIRST as usize)).min(DENSE_MEMBERS_MAX)
     }
 
     fn get(&self, n: u32) -> Option<RegId> {
         match self.near.get(n as usize) {
-            Some(&r) => r.checked_sub(1).map(RegId),
-            None => self.far.get(&n).copied(),
+            Some(&r) if r != 0 => Some(RegId(r - 1)),
+            _ if self.far.is_empty() => None,
+            _ => self.far.get(&n).copied(),
         }
     }
 
+    /// Gives member `n`, which has none yet, register `id`.
     fn set(&mut self, n: u32, id: RegId) {
         let k = n as usize;
-        if k >= self.near.len() && k < DENSE_MEMBERS_MAX {
-            self.near.resize((k + 1).max(2 * self.near.len()).min(DENSE_MEMBERS_MAX), 0);
+        let room = Members::dense_room(self.used);
+        if k >= self.near.len() && k < room {
+            self.near.resize((k + 1).max(2 * self.near.len()).min(room), 0);
         }
         match self.near.get_mut(k) {
             Some(r) => *r = id.0 + 1,
@@ -180,6 +197,7 @@ impl Members {
                 self.far.insert(n, id);
             }
         }
+        self.used += 1;
     }
 }
 
@@ -296,6 +314,11 @@ impl<'a> Scope<'a> {
 /// The most members of one range the tables make room for ahead (a
 /// declared count is no promise of use: `%r<1000000>` stays cheap).
 const MEMBERS_RESERVED_MAX: u32 = 1 << 12;
+
+/// The most registers a function makes room for ahead, beyond those it
+/// has: many large ranges declared and little used stay cheap (2,000
+/// ranges of 100,000 made room for 8 million registers, 0.5 GB).
+const REGS_RESERVED_MAX: usize = 1 << 15;
 
 /// The room a table needs for `members` more entries of a new range, when
 /// it was given `room` and holds `len`: a table's `reserve` counts from its
@@ -519,7 +542,7 @@ impl<'a> FuncState<'a> {
             scope.digit_ended_vars.retain(|k| !is_member_of(k.name, prefix, count));
         }
         let members = count.min(MEMBERS_RESERVED_MAX) as usize;
-        self.regs_room = room_for(self.regs_room, self.regs.len(), members);
+        self.regs_room = room_for(self.regs_room, self.regs.len(), members).min(self.regs.len() + REGS_RESERVED_MAX);
         self.regs.reserve_exact(self.regs_room - self.regs.len());
         let scope = self.scopes.last_mut().unwrap();
         scope.ranges.insert(prefix, Range { count, ty, vector, span, members: Members::with_room(count) });
@@ -845,6 +868,35 @@ mod tests {
         // ahead: the table never grew by doubling.
         assert_eq!(f.regs.len(), 64);
         assert_eq!(f.regs.capacity(), 64);
+    }
+
+    /// Many large ranges declared and little used make little room: the
+    /// registers made room for ahead and the members' arrays stay bounded,
+    /// while each member still finds its one register.
+    #[test]
+    fn room_for_many_large_ranges_is_bounded() {
+        let mut f = FuncState::new();
+        let prefixes: Vec<&'static str> = (0..2000).map(|k| &*Box::leak(format!("%a{k}x").into_boxed_str())).collect();
+        for p in &prefixes {
+            f.declare_range(p, 100_000, ScalarType::B32, None, Span::default()).unwrap();
+        }
+        assert!(f.regs.capacity() <= REGS_RESERVED_MAX, "room for {} registers", f.regs.capacity());
+        let dense: usize = f.scopes[0].ranges.ranges.iter().map(|r| r.members.near.len()).sum();
+        assert!(dense <= 2000 * DENSE_MEMBERS_FIRST as usize, "{dense} array entries");
+        let mut made = Vec::new();
+        for p in &prefixes {
+            for n in [99_999u32, 1, 65_000] {
+                let name: &'static str = Box::leak(format!("{p}{n}").into_boxed_str());
+                let Some(Binding::Reg(id)) = f.lookup(name) else { panic!("{name}") };
+                made.push((name, id));
+            }
+        }
+        let dense: usize = f.scopes[0].ranges.ranges.iter().map(|r| r.members.near.len()).sum();
+        assert!(dense <= 2000 * Members::dense_room(3), "{dense} array entries");
+        for (name, id) in made {
+            assert_eq!(f.lookup(name), Some(Binding::Reg(id)), "{name}");
+        }
+        assert_eq!(f.regs.len(), 6000);
     }
 
     #[test]
