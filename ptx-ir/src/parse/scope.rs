@@ -169,9 +169,9 @@ impl Members {
     }
 
     /// How long the dense array may grow with `used` members in it: a few
-    /// times what they fill (64 KiB of text declaring 2,000 ranges of
-    /// 100,000 and using one member of each made 32 MB of arrays at their
-    /// declared room).
+    /// times what they fill (158 KB of text declaring 2,000 ranges of
+    /// 100,000 and using one member of each made 32 MB of arrays at the
+    /// room of 4,096 members a range).
     fn dense_room(used: u32) -> usize {
         (4 * (used as usize + DENSE_MEMBERS_FIRST as usize)).min(DENSE_MEMBERS_MAX)
     }
