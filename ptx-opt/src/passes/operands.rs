@@ -69,3 +69,56 @@ pub fn block_declared_names(body: &[Stmt]) -> rustc_hash::FxHashSet<String> {
     }
     names
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx_ir::ir::Item;
+
+    /// The names a walk of every operand, nested ones included, finds
+    /// (what [`for_each_symbol`] gives without looking into registers and
+    /// immediates, which name nothing).
+    fn every_symbol(ins: &Instruction) -> Vec<String> {
+        let mut out = Vec::new();
+        for op in &ins.operands {
+            op.for_each_operand(&mut |o| match o {
+                Operand::Sym(s) => out.push(s.name.to_string()),
+                Operand::Addr(a) => {
+                    if let AddrBase::Sym(n) = &a.base {
+                        out.push(n.to_string());
+                    }
+                }
+                Operand::ArrayElem(e) => out.push(e.name.to_string()),
+                _ => {}
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn symbols_are_those_a_walk_of_every_operand_finds() {
+        let text = ".version 8.0\n.target sm_80\n.address_size 64\n.global .u32 g[4];\n.global .u32 h;\n.func (.param .b32 r) f(.param .b32 a) { ret; }\n.entry k(.param .u64 p) { .reg .b32 %r<4>; .reg .b64 %rd<4>; .local .b32 v[2];
+            mov.u64 %rd1, g;
+            mov.u64 %rd2, g+8;
+            cvta.local.u64 %rd3, v;
+            ld.global.u32 %r1, [h+4];
+            st.global.u32 [g], %r1;
+            ld.global.v2.u32 {%r2, %r3}, [g];
+            add.u32 %r1, %r2, 7;
+            { .param .b32 x; .param .b32 y; st.param.b32 [x], %r1; call (y), f, (x); ld.param.b32 %r3, [y]; }
+            ret; }";
+        let m = ptx_ir::parse("t.ptx", text.as_bytes()).unwrap().module;
+        let mut seen = Vec::new();
+        for item in &m.items {
+            let Item::Func(f) = item else { continue };
+            for s in f.body.iter().flatten() {
+                let Stmt::Instr(ins) = s else { continue };
+                let mut ours = Vec::new();
+                for_each_symbol(ins, |n| ours.push(n.to_string()));
+                assert_eq!(ours, every_symbol(ins), "{ins:?}");
+                seen.extend(ours);
+            }
+        }
+        assert_eq!(seen, ["g", "g", "v", "h", "g", "g", "x", "y", "f", "x", "y"]);
+    }
+}
