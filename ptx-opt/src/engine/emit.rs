@@ -515,7 +515,11 @@ impl<'a> Emitter<'a> {
 
     /// An input node with canonical children.
     fn canonical_input(&self, i: &InputNode) -> Node {
-        Node::Op(i.shape, i.sources.iter().map(|(k, _)| self.find(*k)).collect())
+        let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
+        for &(k, _) in &i.sources {
+            kids.push(self.find(k));
+        }
+        Node::Op(i.shape, kids)
     }
 
     /// A register holding `class` here, and the block it was written in
@@ -700,10 +704,18 @@ impl<'a> Emitter<'a> {
     fn elaborate_as_input(&mut self, class: Id, input: Option<&InputNode>, into: Option<RegId>) -> Option<RegId> {
         let input = input?;
         let class = self.find(class);
-        let kids: SmallVec<[Id; 3]> = input.sources.iter().map(|(k, _)| self.find(*k)).collect();
-        // (Nothing the walk writes here goes into an input register: what
-        // an input register holds stays so for the whole statement.)
-        let held: SmallVec<[Option<RegId>; 3]> = kids.iter().zip(&input.sources).map(|(k, (_, r))| r.filter(|r| self.holds(*r, *k))).collect();
+        // Each source's canonical class, and the input's register for it
+        // when that register holds it here. (Nothing the walk writes here
+        // goes into an input register: what an input register holds stays
+        // so for the whole statement.) Pushed one by one: collected, each
+        // list cost a `SmallVec::extend`.
+        let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
+        let mut held: SmallVec<[Option<RegId>; 3]> = SmallVec::new();
+        for &(k, r) in &input.sources {
+            let k = self.find(k);
+            kids.push(k);
+            held.push(r.filter(|r| self.holds(*r, k)));
+        }
         // A source its register holds can be had (`can` says so, the
         // register holding it being available).
         debug_assert!(kids.iter().zip(&held).all(|(k, h)| h.is_none() || self.available(*k).is_some()), "a source held in its register is not available");
