@@ -285,7 +285,9 @@ pub struct Emitter<'a> {
     view: &'a ValueView,
     cfg: &'a Cfg,
     dom: &'a DomTree,
-    demanded: FxHashSet<Id>,
+    /// By canonical class id, whether the skeleton needs the class
+    /// (`demanded_classes`, from the roots it is given).
+    demanded: Vec<bool>,
     /// Where each class's value is.
     avail: ByClass<Avail>,
     out: Vec<Out>,
@@ -303,7 +305,11 @@ pub struct Emitter<'a> {
     /// Equal nodes are in one class (the e-graph is rebuilt), so a node is
     /// looked for among its class's only: a set of every node hashed each
     /// one written (renderer at -O2: 7.7 M host instructions).
-    emitted_inputs: ByClass<Node>,
+    ///
+    /// Each is kept as its statement's [`InputNode`], compared by its node
+    /// ([`Self::same_input`]) when a duplicate is looked for: moving the
+    /// node in cost the walk on renderer at -O2 3.5 M host instructions.
+    emitted_inputs: ByClass<&'a InputNode>,
     /// The e-graph's classes by id ([`super::facts::classes_by_id`]): egg
     /// finds a class in a hash map, 3.7 M of the walk's 35.6 M host
     /// instructions on matrix_free at -O2.
@@ -324,8 +330,9 @@ struct AsInput<'i> {
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
+    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, roots: &[Id]) -> Emitter<'a> {
         let classes = super::facts::classes_by_id(&built.egraph);
+        let demanded = super::demanded_classes(&built.egraph, choice, roots, &classes);
         Emitter {
             f,
             costs,
@@ -435,7 +442,7 @@ impl<'a> Emitter<'a> {
         if self.rewritten_as_input(class) {
             return false;
         }
-        let duplicate = input.is_some_and(|i| self.emitted_inputs.of(class).contains(&self.canonical_input(i)));
+        let duplicate = input.is_some_and(|i| self.emitted_inputs.of(class).iter().any(|e| self.same_input(e, i)));
         if !duplicate {
             // A copy (a `mov`, free in SASS) stays as the input wrote it:
             // propagating it gains nothing after ptxas and only moves its
@@ -511,6 +518,12 @@ impl<'a> Emitter<'a> {
     /// read the register; ptxas folds it either way).
     fn kept_constant_copy(&self, k: usize, class: Id, input: Option<&InputNode>) -> bool {
         self.class(class).data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
+    }
+
+    /// Are two input nodes one node (their [`Self::canonical_input`]s
+    /// equal)? Compared without making them.
+    fn same_input(&self, a: &InputNode, b: &InputNode) -> bool {
+        a.shape == b.shape && a.sources.len() == b.sources.len() && a.sources.iter().zip(&b.sources).all(|((x, _), (y, _))| self.find(*x) == self.find(*y))
     }
 
     /// An input node with canonical children.
@@ -701,7 +714,7 @@ impl<'a> Emitter<'a> {
     /// Writes the input's own instruction for `class` into `into` when it
     /// can be had here and costs no more than the chosen node: equal cost
     /// keeps the input as it was. Gives the register written.
-    fn elaborate_as_input(&mut self, class: Id, input: Option<&InputNode>, into: Option<RegId>) -> Option<RegId> {
+    fn elaborate_as_input(&mut self, class: Id, input: Option<&'a InputNode>, into: Option<RegId>) -> Option<RegId> {
         let input = input?;
         let class = self.find(class);
         // Each source's canonical class, and the input's register for it
@@ -735,7 +748,7 @@ impl<'a> Emitter<'a> {
         let r = self.emit_op_with(input.shape, egg::Language::children(&mine), into, width, Some(&AsInput { input, held }));
         if r.is_some() {
             debug_assert_eq!(self.eg().lookup(mine.clone()).map(|c| self.find(c)), Some(class), "an input's node is not in its statement's class");
-            self.emitted_inputs.push(class, mine);
+            self.emitted_inputs.push(class, input);
         }
         r
     }
@@ -781,7 +794,8 @@ impl<'a> Emitter<'a> {
         let mut srcs: Operands = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
-            let kd = self.class(*kid).data;
+            // (A reference: the facts are a hundred bytes.)
+            let kd = &self.class(*kid).data;
             let own = as_input.and_then(|w| w.held[k]);
             if let Some(r) = own {
                 let coerced = self.coerce(r, src.ty, kd.width)?;
@@ -941,7 +955,7 @@ impl<'a> Emitter<'a> {
                             }
                             // The register holds this version from here on.
                             self.record_after(class, dest, VersionDef::Def(k));
-                        } else if (self.demanded.contains(&self.find(class)) || self.kept_constant_copy(k, class, input.as_ref())) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
+                        } else if (self.demanded[usize::from(self.find(class))] || self.kept_constant_copy(k, class, input.as_ref())) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
                             // A value the input computes again here is computed
                             // again (see `worth_reusing`).
                             // The value goes into the input's register, written
