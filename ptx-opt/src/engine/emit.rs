@@ -497,7 +497,11 @@ impl<'a> Emitter<'a> {
     fn holds(&self, r: RegId, class: Id) -> bool {
         let class = self.find(class);
         let valid = |a: &Avail| a.reg == r && self.dominates(a.at, self.point) && a.version.is_none_or(|v| self.version_here(a.reg) == v);
-        if self.avail.of(class).iter().any(valid) {
+        // Latest first: a class computed again and again (a constant kept
+        // in many registers) has a long list, and the register a statement
+        // reads was mostly written last (renderer at -O2: 10.2 M host
+        // instructions of 14.9 M in this scan, front to back).
+        if self.avail.of(class).iter().rev().any(valid) {
             return true;
         }
         self.class(class).nodes.iter().any(|n| match n {
