@@ -798,11 +798,9 @@ impl<'a> Emitter<'a> {
         let mut srcs: Operands = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
-            // (A reference: the facts are a hundred bytes.)
-            let kd = &self.class(*kid).data;
             let own = as_input.and_then(|w| w.held[k]);
             if let Some(r) = own {
-                let coerced = self.coerce(r, src.ty, kd.width)?;
+                let coerced = self.coerce(r, src.ty, *kid)?;
                 same &= coerced == r;
                 if !same {
                     input_sources(&mut srcs, shape, as_input, k);
@@ -810,6 +808,8 @@ impl<'a> Emitter<'a> {
                 }
                 continue;
             }
+            // (A reference: the facts are a hundred bytes.)
+            let kd = &self.class(*kid).data;
             // Asked only where it decides something: a constant operand.
             let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
             let imm = match (kd.constant, src.prefix) {
@@ -830,7 +830,7 @@ impl<'a> Emitter<'a> {
                 (None, _) => {
                     same = false;
                     let r = self.elaborate(*kid, None)?;
-                    let r = self.coerce(r, src.ty, kd.width)?;
+                    let r = self.coerce(r, src.ty, *kid)?;
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
                 }
             };
@@ -883,15 +883,17 @@ impl<'a> Emitter<'a> {
     }
 
     /// A register of a type acceptable for operand type `want`; bit-casts
-    /// through a `mov` when the register's type is not.
-    fn coerce(&mut self, r: RegId, want: Option<ScalarType>, width: u8) -> Option<RegId> {
+    /// through a `mov` when the register's type is not (into a register of
+    /// the width of `class`, the value's class: looked up only then, most
+    /// registers being acceptable as they are).
+    fn coerce(&mut self, r: RegId, want: Option<ScalarType>, class: Id) -> Option<RegId> {
         let have = self.reg_type(r);
         let Some(want) = want else { return Some(r) };
         // A register wider than the operand type is read as the input read it.
         if compatible(have, want) || want.bits() != have.bits() {
             return Some(r);
         }
-        let t = self.new_reg(temp_type(width));
+        let t = self.new_reg(temp_type(self.class(class).data.width));
         self.copy(t, r);
         Some(t)
     }
