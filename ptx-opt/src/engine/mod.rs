@@ -353,8 +353,15 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id], 
             continue;
         }
         if let Some(k) = choice.index(c) {
-            // A constant operand is an immediate: it needs no register of its own.
-            stack.extend(egg::Language::children(&class(c).nodes[k]).iter().map(|k| eg.find(*k)).filter(|k| class(*k).data.constant.is_none()));
+            // Pushed one by one: a filtered `extend` cost renderer at -O2
+            // 2.7 M host instructions.
+            for &kid in egg::Language::children(&class(c).nodes[k]) {
+                let kid = eg.find(kid);
+                // A constant operand is an immediate: it needs no register of its own.
+                if class(kid).data.constant.is_none() {
+                    stack.push(kid);
+                }
+            }
         }
     }
     seen
