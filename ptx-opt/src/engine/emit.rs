@@ -238,20 +238,30 @@ pub fn takes_immediates(ins: &Instruction) -> bool {
     !ins.form.syntax().contains("sel}")
 }
 
-/// An immediate for operand type `ty`, when PTX takes one there.
-pub fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
-    let ty = ty?;
+/// Does PTX take an immediate for a `width`-bit value of operand type
+/// `ty`? [`immediate`] gives one exactly then, whatever the value: the walk
+/// asks this where the input's own literal is written back, without
+/// making an immediate to drop.
+pub fn takes_immediate_of(width: u8, ty: Option<ScalarType>) -> bool {
+    let Some(ty) = ty else { return false };
     match ty.class() {
-        TypeClass::Float => match ty {
-            ScalarType::F32 if width == 32 => Some(Operand::Imm(Imm::Float(FloatLit::F32(bits as u32)))),
-            ScalarType::F64 if width == 64 => Some(Operand::Imm(Imm::Float(FloatLit::F64(bits as u64)))),
-            _ => None,
-        },
-        TypeClass::Bits | TypeClass::Signed | TypeClass::Unsigned if (8..=64).contains(&ty.bits()) && width > 1 && !matches!(ty, ScalarType::U16x2 | ScalarType::S16x2 | ScalarType::S8x4 | ScalarType::U8x4) => {
-            Some(Operand::Imm(Imm::Int(int_lit(bits, width))))
+        TypeClass::Float => matches!((ty, width), (ScalarType::F32, 32) | (ScalarType::F64, 64)),
+        TypeClass::Bits | TypeClass::Signed | TypeClass::Unsigned => {
+            (8..=64).contains(&ty.bits()) && width > 1 && !matches!(ty, ScalarType::U16x2 | ScalarType::S16x2 | ScalarType::S8x4 | ScalarType::U8x4)
         }
-        _ => None,
+        _ => false,
     }
+}
+
+/// An immediate for operand type `ty`, when PTX takes one there
+/// ([`takes_immediate_of`]).
+pub fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
+    let ty = ty.filter(|_| takes_immediate_of(width, ty))?;
+    Some(Operand::Imm(match ty {
+        ScalarType::F32 => Imm::Float(FloatLit::F32(bits as u32)),
+        ScalarType::F64 => Imm::Float(FloatLit::F64(bits as u64)),
+        _ => Imm::Int(int_lit(bits, width)),
+    }))
 }
 
 /// An integer literal for `bits` of a `width`-bit value: small values in
@@ -814,9 +824,11 @@ impl<'a> Emitter<'a> {
             let kd = &self.class(*kid).data;
             // Asked only where it decides something: a constant operand.
             let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
+            // Whether the constant is written as an immediate (made only
+            // when it is not the input's own literal).
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
-                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) => immediate(c, kd.width, src.ty),
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) && takes_immediate_of(kd.width, src.ty) => Some(c),
                 _ => None,
             };
             // The input's literal as written (an operand the input wrote as
@@ -825,9 +837,9 @@ impl<'a> Emitter<'a> {
             let op = match (imm, literal) {
                 (Some(_), Some(_)) if same => continue,
                 (Some(_), Some(l)) => Operand::Imm(l.clone()),
-                (Some(i), None) => {
+                (Some(c), None) => {
                     same = false;
-                    i
+                    immediate(c, kd.width, src.ty).expect("an immediate where PTX takes one")
                 }
                 (None, _) => {
                     same = false;
