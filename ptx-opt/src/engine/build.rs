@@ -91,9 +91,10 @@ pub struct Built {
 }
 
 /// How a source of a value statement feeds it (borrowed from the statement).
-/// Sixteen bytes: the build holds one value statement per statement of the
-/// function at once (with the bits in place, 32 bytes, and 64 more per
-/// statement of the largest matrix_free function at peak memory).
+/// Sixteen bytes: the build holds one value statement per value statement
+/// of the function at once (with the bits in place, 32 bytes, and 64 more
+/// per statement of the largest matrix_free function at peak memory).
+#[derive(Clone, Copy)]
 enum Src<'a> {
     Reg(RegId),
     /// The literal as written and the operand's type ([`Src::imm_const`]
@@ -130,6 +131,19 @@ enum LeafKey {
     Version(Version),
     Special(SpecialReg, Option<Selector>, ScalarType),
     Symbol(Box<str>, i64, ScalarType),
+}
+
+/// What the first pass of [`build`] found a statement to be: a value
+/// statement or a skeleton instruction, with its place in the list of
+/// those, or neither (not an instruction). Eight bytes a statement, where
+/// a value statement's or a skeleton's reads were held for every statement
+/// (declarations and labels too: renderer's bodies are half declarations),
+/// and written, moved and dropped with it.
+#[derive(Clone, Copy)]
+enum Found {
+    Other,
+    Value(u32),
+    Skeleton(u32),
 }
 
 /// A value statement: its template (seen in the statement), destination and sources.
@@ -382,7 +396,14 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             && block_vars.get_or_insert_with(|| ptx_ir::ir::scopes::block_variable_users(f)).get(k).copied().unwrap_or(true)
     };
     // First pass: which statements are values, and which registers are physical.
-    let mut values: Vec<Option<ValueStmt>> = Vec::with_capacity(body.len());
+    let mut found: Vec<Found> = Vec::with_capacity(body.len());
+    // Room for every instruction in each list: grown as they filled, the
+    // copies cost renderer at -O2 7.4 M host instructions (the room left
+    // unused is never written).
+    let instructions = body.iter().filter(|s| matches!(s, Stmt::Instr(_))).count();
+    let mut values: Vec<ValueStmt> = Vec::with_capacity(instructions);
+    // The rewritable reads of each skeleton instruction.
+    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = Vec::with_capacity(instructions);
     // By register: are its writes all kept in place?
     let mut physical = vec![false; f.regs.len()];
     let mut mark_physical = |r: RegId| {
@@ -390,20 +411,27 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             *p = true;
         }
     };
-    let mut skeleton_reads: Vec<SmallVec<[RegId; 4]>> = std::iter::repeat_with(SmallVec::new).take(body.len()).collect();
     for (k, s) in body.iter().enumerate() {
-        let v = match s {
-            Stmt::Instr(ins) if view.reachable(k) && !pinned.get(k).copied().unwrap_or(false) => as_value(f, ins).filter(|_| !names_block_var(k, ins)),
-            _ => None,
+        let Stmt::Instr(ins) = s else {
+            found.push(Found::Other);
+            continue;
         };
-        if v.is_none() {
-            if let Stmt::Instr(ins) = s {
+        let v = match view.reachable(k) && !pinned.get(k).copied().unwrap_or(false) {
+            true => as_value(f, ins).filter(|_| !names_block_var(k, ins)),
+            false => None,
+        };
+        match v {
+            Some(v) => {
+                found.push(Found::Value(values.len() as u32));
+                values.push(v);
+            }
+            None => {
                 let (ok, fixed) = rewritable_reads(f, ins);
                 fixed.into_iter().for_each(&mut mark_physical);
-                skeleton_reads[k] = ok;
+                found.push(Found::Skeleton(skeleton_reads.len() as u32));
+                skeleton_reads.push(ok);
             }
         }
-        values.push(v);
     }
     for r in 0..f.regs.len() {
         let r = RegId(r as u32);
@@ -463,9 +491,11 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     }
     for b in order {
         for k in cfg.block(b).stmts.clone() {
-            let Stmt::Instr(ins) = &body[k] else { continue };
-            match values[k].take() {
-                Some(ValueStmt { template, dest, srcs }) => {
+            match found[k] {
+                Found::Other => {}
+                Found::Value(i) => {
+                    let ValueStmt { template, dest, ref srcs } = values[i as usize];
+                    let ins = template.ins;
                     // Each source's class, and with it the register it was
                     // read from: pushed together (collecting the pairs from
                     // two lists afterwards cost matrix_free -O2 2.0 M in
@@ -474,7 +504,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     let mut sources: SmallVec<[(Id, Option<RegId>); 3]> = SmallVec::new();
                     let mut literals: SmallVec<[(u8, ptx_ir::ir::Imm); 1]> = SmallVec::new();
                     let reads_leaf = matches!(srcs.first(), Some(Src::Leaf(..)));
-                    for (j, s) in srcs.into_iter().enumerate() {
+                    for (j, &s) in srcs.iter().enumerate() {
                         let reg = if let Src::Reg(r) = s { Some(r) } else { None };
                         if let Src::Imm(_, i) = s {
                             literals.push((j as u8, i.clone()));
@@ -512,9 +542,9 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     n_values += 1;
                     plans[k] = Plan::Value { class, dest, physical: physical[dest.0 as usize], input };
                 }
-                None => {
+                Found::Skeleton(i) => {
                     let mut reads: SmallVec<[(RegId, Id); 4]> = SmallVec::new();
-                    for &r in &skeleton_reads[k] {
+                    for &r in &skeleton_reads[i as usize] {
                         if reads.iter().any(|(x, _)| *x == r) {
                             continue;
                         }
@@ -537,11 +567,13 @@ mod tests {
     use crate::engine::lang::ShapeTable;
     use crate::engine::tests::kernel;
 
-    /// The build holds a value statement and a plan per statement of the
-    /// function at once, at the run's peak memory: they stay this small.
+    /// The build holds a value statement per value statement, and a plan
+    /// and what it found per statement of the function at once, at the
+    /// run's peak memory: they stay this small.
     #[test]
     fn per_statement_sizes_are_pinned() {
-        assert_eq!(size_of::<Option<ValueStmt>>(), 80);
+        assert_eq!(size_of::<ValueStmt>(), 80);
+        assert_eq!(size_of::<Found>(), 8);
         assert_eq!(size_of::<Plan>(), 120);
     }
 

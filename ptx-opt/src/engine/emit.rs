@@ -167,40 +167,42 @@ struct Avail {
     version: Option<VersionDef>,
 }
 
-/// Items recorded per class, by canonical class id, in the order
-/// recorded: an array index instead of a hash map keyed by class, which
-/// hashed and probed for every question about a source (the walk on
-/// renderer at -O2: 120.2 -> 116.5 M host instructions).
+/// Items recorded per class, by canonical class id, read latest first:
+/// an array index instead of a hash map keyed by class, which hashed and
+/// probed for every question about a source (the walk on renderer at -O2:
+/// 120.2 -> 116.5 M host instructions). Each class's items are a list
+/// through one array, the latest first (a list per class, grown in place,
+/// cost renderer at -O2 about 3 M more host instructions to record into).
 struct ByClass<T> {
-    /// Per class id, its entry in `at`; [`ByClass::NONE`] when nothing
-    /// was recorded.
-    slot: Vec<u32>,
-    at: Vec<SmallVec<[T; 2]>>,
+    /// Per class id, its latest item in `items`; [`ByClass::NONE`] when
+    /// nothing was recorded.
+    latest: Vec<u32>,
+    /// Every item, with the one recorded before it for its class.
+    items: Vec<(T, u32)>,
 }
 
 impl<T> ByClass<T> {
     const NONE: u32 = u32::MAX;
 
-    /// For class ids below `bound`, with room for `expected` recorded classes.
+    /// For class ids below `bound`, with room for `expected` items.
     fn new(bound: usize, expected: usize) -> ByClass<T> {
-        ByClass { slot: vec![Self::NONE; bound], at: Vec::with_capacity(expected) }
+        ByClass { latest: vec![Self::NONE; bound], items: Vec::with_capacity(expected) }
     }
 
-    /// What was recorded for the canonical class `class`.
-    fn of(&self, class: Id) -> &[T] {
-        match self.slot[usize::from(class)] {
-            Self::NONE => &[],
-            k => &self.at[k as usize],
-        }
+    /// What was recorded for the canonical class `class`, the latest first.
+    fn latest_first(&self, class: Id) -> impl Iterator<Item = &T> + '_ {
+        let mut k = self.latest[usize::from(class)];
+        std::iter::from_fn(move || {
+            let (item, before) = self.items.get(k as usize)?;
+            k = *before;
+            Some(item)
+        })
     }
 
     fn push(&mut self, class: Id, item: T) {
-        let slot = &mut self.slot[usize::from(class)];
-        if *slot == Self::NONE {
-            *slot = self.at.len() as u32;
-            self.at.push(SmallVec::new());
-        }
-        self.at[*slot as usize].push(item);
+        let latest = &mut self.latest[usize::from(class)];
+        self.items.push((item, *latest));
+        *latest = (self.items.len() - 1) as u32;
     }
 }
 
@@ -236,20 +238,30 @@ pub fn takes_immediates(ins: &Instruction) -> bool {
     !ins.form.syntax().contains("sel}")
 }
 
-/// An immediate for operand type `ty`, when PTX takes one there.
-pub fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
-    let ty = ty?;
+/// Does PTX take an immediate for a `width`-bit value of operand type
+/// `ty`? [`immediate`] gives one exactly then, whatever the value: the walk
+/// asks this where the input's own literal is written back, without
+/// making an immediate to drop.
+pub fn takes_immediate_of(width: u8, ty: Option<ScalarType>) -> bool {
+    let Some(ty) = ty else { return false };
     match ty.class() {
-        TypeClass::Float => match ty {
-            ScalarType::F32 if width == 32 => Some(Operand::Imm(Imm::Float(FloatLit::F32(bits as u32)))),
-            ScalarType::F64 if width == 64 => Some(Operand::Imm(Imm::Float(FloatLit::F64(bits as u64)))),
-            _ => None,
-        },
-        TypeClass::Bits | TypeClass::Signed | TypeClass::Unsigned if (8..=64).contains(&ty.bits()) && width > 1 && !matches!(ty, ScalarType::U16x2 | ScalarType::S16x2 | ScalarType::S8x4 | ScalarType::U8x4) => {
-            Some(Operand::Imm(Imm::Int(int_lit(bits, width))))
+        TypeClass::Float => matches!((ty, width), (ScalarType::F32, 32) | (ScalarType::F64, 64)),
+        TypeClass::Bits | TypeClass::Signed | TypeClass::Unsigned => {
+            (8..=64).contains(&ty.bits()) && width > 1 && !matches!(ty, ScalarType::U16x2 | ScalarType::S16x2 | ScalarType::S8x4 | ScalarType::U8x4)
         }
-        _ => None,
+        _ => false,
     }
+}
+
+/// An immediate for operand type `ty`, when PTX takes one there
+/// ([`takes_immediate_of`]).
+pub fn immediate(bits: u128, width: u8, ty: Option<ScalarType>) -> Option<Operand> {
+    let ty = ty.filter(|_| takes_immediate_of(width, ty))?;
+    Some(Operand::Imm(match ty {
+        ScalarType::F32 => Imm::Float(FloatLit::F32(bits as u32)),
+        ScalarType::F64 => Imm::Float(FloatLit::F64(bits as u64)),
+        _ => Imm::Int(int_lit(bits, width)),
+    }))
 }
 
 /// An integer literal for `bits` of a `width`-bit value: small values in
@@ -285,7 +297,9 @@ pub struct Emitter<'a> {
     view: &'a ValueView,
     cfg: &'a Cfg,
     dom: &'a DomTree,
-    demanded: FxHashSet<Id>,
+    /// By canonical class id, whether the skeleton needs the class
+    /// (`demanded_classes`, from the roots it is given).
+    demanded: Vec<bool>,
     /// Where each class's value is.
     avail: ByClass<Avail>,
     out: Vec<Out>,
@@ -303,7 +317,11 @@ pub struct Emitter<'a> {
     /// Equal nodes are in one class (the e-graph is rebuilt), so a node is
     /// looked for among its class's only: a set of every node hashed each
     /// one written (renderer at -O2: 7.7 M host instructions).
-    emitted_inputs: ByClass<Node>,
+    ///
+    /// Each is kept as its statement's [`InputNode`], compared by its node
+    /// ([`Self::same_input`]) when a duplicate is looked for: moving the
+    /// node in cost the walk on renderer at -O2 3.5 M host instructions.
+    emitted_inputs: ByClass<&'a InputNode>,
     /// The e-graph's classes by id ([`super::facts::classes_by_id`]): egg
     /// finds a class in a hash map, 3.7 M of the walk's 35.6 M host
     /// instructions on matrix_free at -O2.
@@ -324,8 +342,9 @@ struct AsInput<'i> {
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, demanded: FxHashSet<Id>) -> Emitter<'a> {
+    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, roots: &[Id]) -> Emitter<'a> {
         let classes = super::facts::classes_by_id(&built.egraph);
+        let demanded = super::demanded_classes(&built.egraph, choice, roots, &classes);
         Emitter {
             f,
             costs,
@@ -435,7 +454,7 @@ impl<'a> Emitter<'a> {
         if self.rewritten_as_input(class) {
             return false;
         }
-        let duplicate = input.is_some_and(|i| self.emitted_inputs.of(class).contains(&self.canonical_input(i)));
+        let duplicate = input.is_some_and(|i| self.emitted_inputs.latest_first(class).any(|e| self.same_input(e, i)));
         if !duplicate {
             // A copy (a `mov`, free in SASS) stays as the input wrote it:
             // propagating it gains nothing after ptxas and only moves its
@@ -490,7 +509,11 @@ impl<'a> Emitter<'a> {
     fn holds(&self, r: RegId, class: Id) -> bool {
         let class = self.find(class);
         let valid = |a: &Avail| a.reg == r && self.dominates(a.at, self.point) && a.version.is_none_or(|v| self.version_here(a.reg) == v);
-        if self.avail.of(class).iter().any(valid) {
+        // Latest first: a class computed again and again (a constant kept
+        // in many registers) has a long list, and the register a statement
+        // reads was mostly written last (renderer at -O2: 10.2 M host
+        // instructions of 14.9 M in this scan, front to back).
+        if self.avail.latest_first(class).any(valid) {
             return true;
         }
         self.class(class).nodes.iter().any(|n| match n {
@@ -513,16 +536,26 @@ impl<'a> Emitter<'a> {
         self.class(class).data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
     }
 
+    /// Are two input nodes one node (their [`Self::canonical_input`]s
+    /// equal)? Compared without making them.
+    fn same_input(&self, a: &InputNode, b: &InputNode) -> bool {
+        a.shape == b.shape && a.sources.len() == b.sources.len() && a.sources.iter().zip(&b.sources).all(|((x, _), (y, _))| self.find(*x) == self.find(*y))
+    }
+
     /// An input node with canonical children.
     fn canonical_input(&self, i: &InputNode) -> Node {
-        Node::Op(i.shape, i.sources.iter().map(|(k, _)| self.find(*k)).collect())
+        let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
+        for &(k, _) in &i.sources {
+            kids.push(self.find(k));
+        }
+        Node::Op(i.shape, kids)
     }
 
     /// A register holding `class` here, and the block it was written in
     /// (`None` for a leaf at home).
     fn available_from(&self, class: Id) -> Option<(RegId, Option<NodeIndex>)> {
         let class = self.find(class);
-        for a in self.avail.of(class).iter().rev() {
+        for a in self.avail.latest_first(class) {
             if !self.dominates(a.at, self.point) {
                 continue;
             }
@@ -697,13 +730,21 @@ impl<'a> Emitter<'a> {
     /// Writes the input's own instruction for `class` into `into` when it
     /// can be had here and costs no more than the chosen node: equal cost
     /// keeps the input as it was. Gives the register written.
-    fn elaborate_as_input(&mut self, class: Id, input: Option<&InputNode>, into: Option<RegId>) -> Option<RegId> {
+    fn elaborate_as_input(&mut self, class: Id, input: Option<&'a InputNode>, into: Option<RegId>) -> Option<RegId> {
         let input = input?;
         let class = self.find(class);
-        let kids: SmallVec<[Id; 3]> = input.sources.iter().map(|(k, _)| self.find(*k)).collect();
-        // (Nothing the walk writes here goes into an input register: what
-        // an input register holds stays so for the whole statement.)
-        let held: SmallVec<[Option<RegId>; 3]> = kids.iter().zip(&input.sources).map(|(k, (_, r))| r.filter(|r| self.holds(*r, *k))).collect();
+        // Each source's canonical class, and the input's register for it
+        // when that register holds it here. (Nothing the walk writes here
+        // goes into an input register: what an input register holds stays
+        // so for the whole statement.) Pushed one by one: collected, each
+        // list cost a `SmallVec::extend`.
+        let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
+        let mut held: SmallVec<[Option<RegId>; 3]> = SmallVec::new();
+        for &(k, r) in &input.sources {
+            let k = self.find(k);
+            kids.push(k);
+            held.push(r.filter(|r| self.holds(*r, k)));
+        }
         // A source its register holds can be had (`can` says so, the
         // register holding it being available).
         debug_assert!(kids.iter().zip(&held).all(|(k, h)| h.is_none() || self.available(*k).is_some()), "a source held in its register is not available");
@@ -723,7 +764,7 @@ impl<'a> Emitter<'a> {
         let r = self.emit_op_with(input.shape, egg::Language::children(&mine), into, width, Some(&AsInput { input, held }));
         if r.is_some() {
             debug_assert_eq!(self.eg().lookup(mine.clone()).map(|c| self.find(c)), Some(class), "an input's node is not in its statement's class");
-            self.emitted_inputs.push(class, mine);
+            self.emitted_inputs.push(class, input);
         }
         r
     }
@@ -769,10 +810,9 @@ impl<'a> Emitter<'a> {
         let mut srcs: Operands = SmallVec::new();
         for (k, kid) in kids.iter().enumerate() {
             let src = shape.sources[k];
-            let kd = self.class(*kid).data;
             let own = as_input.and_then(|w| w.held[k]);
             if let Some(r) = own {
-                let coerced = self.coerce(r, src.ty, kd.width)?;
+                let coerced = self.coerce(r, src.ty, *kid)?;
                 same &= coerced == r;
                 if !same {
                     input_sources(&mut srcs, shape, as_input, k);
@@ -780,11 +820,15 @@ impl<'a> Emitter<'a> {
                 }
                 continue;
             }
+            // (A reference: the facts are a hundred bytes.)
+            let kd = &self.class(*kid).data;
             // Asked only where it decides something: a constant operand.
             let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
+            // Whether the constant is written as an immediate (made only
+            // when it is not the input's own literal).
             let imm = match (kd.constant, src.prefix) {
                 _ if from_register => None,
-                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) => immediate(c, kd.width, src.ty),
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) && takes_immediate_of(kd.width, src.ty) => Some(c),
                 _ => None,
             };
             // The input's literal as written (an operand the input wrote as
@@ -793,14 +837,14 @@ impl<'a> Emitter<'a> {
             let op = match (imm, literal) {
                 (Some(_), Some(_)) if same => continue,
                 (Some(_), Some(l)) => Operand::Imm(l.clone()),
-                (Some(i), None) => {
+                (Some(c), None) => {
                     same = false;
-                    i
+                    immediate(c, kd.width, src.ty).expect("an immediate where PTX takes one")
                 }
                 (None, _) => {
                     same = false;
                     let r = self.elaborate(*kid, None)?;
-                    let r = self.coerce(r, src.ty, kd.width)?;
+                    let r = self.coerce(r, src.ty, *kid)?;
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
                 }
             };
@@ -853,15 +897,17 @@ impl<'a> Emitter<'a> {
     }
 
     /// A register of a type acceptable for operand type `want`; bit-casts
-    /// through a `mov` when the register's type is not.
-    fn coerce(&mut self, r: RegId, want: Option<ScalarType>, width: u8) -> Option<RegId> {
+    /// through a `mov` when the register's type is not (into a register of
+    /// the width of `class`, the value's class: looked up only then, most
+    /// registers being acceptable as they are).
+    fn coerce(&mut self, r: RegId, want: Option<ScalarType>, class: Id) -> Option<RegId> {
         let have = self.reg_type(r);
         let Some(want) = want else { return Some(r) };
         // A register wider than the operand type is read as the input read it.
         if compatible(have, want) || want.bits() != have.bits() {
             return Some(r);
         }
-        let t = self.new_reg(temp_type(width));
+        let t = self.new_reg(temp_type(self.class(class).data.width));
         self.copy(t, r);
         Some(t)
     }
@@ -929,7 +975,7 @@ impl<'a> Emitter<'a> {
                             }
                             // The register holds this version from here on.
                             self.record_after(class, dest, VersionDef::Def(k));
-                        } else if (self.demanded.contains(&self.find(class)) || self.kept_constant_copy(k, class, input.as_ref())) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
+                        } else if (self.demanded[usize::from(self.find(class))] || self.kept_constant_copy(k, class, input.as_ref())) && !self.worth_reusing(class, input.as_ref()) && !self.folded_away(class, input.as_ref()) {
                             // A value the input computes again here is computed
                             // again (see `worth_reusing`).
                             // The value goes into the input's register, written

@@ -247,7 +247,34 @@ pub struct ShapeTable {
     by_text: FxHashMap<(&'static str, u8), ShapeId>,
     /// Whether each shape was first made by a rule (not taken from the input).
     by_rule: Vec<bool>,
+    /// The shapes of plain templates ([`PlainKey`]) found so far: most
+    /// value statements have one, and this key is cheaper to make and to
+    /// compare than the template's (renderer at -O2: 58,549 lookups, all
+    /// but 2,613 of them found).
+    plain: FxHashMap<PlainKey, ShapeId>,
 }
+
+/// What fixes a *plain* template, one whose operands are scalar with no
+/// prefix or selector (a register read or written as such, an immediate,
+/// a special register, a symbol): its destination is [`DEST`] at `dest`
+/// and its k-th other operand the placeholder `RegId(k)`, so the
+/// instruction's head, the destination's position and the number of
+/// operands give the whole template.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct PlainKey {
+    opcode: Opcode,
+    form: ptx_ir::isa::FormId,
+    /// The slots' modifiers, [`Mod::NONE`] past `n_mods`.
+    mods: [Mod; PLAIN_MODS],
+    n_mods: u8,
+    operands: u8,
+    dest: u8,
+    width: u8,
+}
+
+/// The most modifier slots a [`PlainKey`] holds (an instruction's own
+/// list holds eight in place).
+const PLAIN_MODS: usize = 8;
 
 impl ShapeTable {
     fn lookup_keyed(&self, key: u64, ins: &Instruction, width: u8) -> Option<ShapeId> {
@@ -262,6 +289,18 @@ impl ShapeTable {
     /// and finds most (matrix_free: 1,676 new of 12,981), and making the
     /// template to compare and then drop it cost 700 instructions a lookup.
     pub fn intern_template_of(&mut self, view: TemplateView<'_>, width: u8) -> ShapeId {
+        let Some(plain) = view.plain_key(width) else { return self.intern_template_of_any(view, width) };
+        if let Some(&s) = self.plain.get(&plain) {
+            return s;
+        }
+        let s = self.intern_template_of_any(view, width);
+        self.plain.insert(plain, s);
+        s
+    }
+
+    /// [`Self::intern_template_of`] by the template's own key and
+    /// comparison (plain or not).
+    fn intern_template_of_any(&mut self, view: TemplateView<'_>, width: u8) -> ShapeId {
         let key = view.key(width);
         let found = self.index.get(&key).and_then(|ids| {
             ids.iter().copied().find(|s| {
@@ -451,6 +490,31 @@ impl<'a> TemplateView<'a> {
             })
             .collect();
         Instruction { guard: None, opcode: self.ins.opcode, form: self.ins.form, mods: self.ins.mods.clone(), operands }
+    }
+
+    /// The [`PlainKey`] of [`Self::template`] at `width`, when it is plain
+    /// (and its modifiers fit).
+    fn plain_key(self, width: u8) -> Option<PlainKey> {
+        let ins = self.ins;
+        let plain = |o: &Operand| match o {
+            Operand::Reg(r) => r.prefix == Prefix::None && r.sel.is_none(),
+            Operand::Vector(_) => false,
+            _ => true,
+        };
+        if ins.mods.len() > PLAIN_MODS || ins.operands.len() > usize::from(u8::MAX) || !ins.operands.iter().all(plain) {
+            return None;
+        }
+        let mut mods = [Mod::NONE; PLAIN_MODS];
+        mods[..ins.mods.len()].copy_from_slice(&ins.mods);
+        Some(PlainKey {
+            opcode: ins.opcode,
+            form: ins.form,
+            mods,
+            n_mods: ins.mods.len() as u8,
+            operands: ins.operands.len() as u8,
+            dest: self.dest as u8,
+            width,
+        })
     }
 
     /// [`shape_key`] of [`Self::template`] at `width`.
