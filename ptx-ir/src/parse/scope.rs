@@ -215,30 +215,28 @@ impl Members {
 /// every open scope, and a declaration checks several tables of its scope
 /// before it inserts, all with the one hash.
 ///
-/// A name of at most 8 bytes (most registers: `%r153`, `%p12`) is also
-/// held as its bytes in one number ([`short_key`]): it hashes by mixing
-/// that number and compares as it, with no pass over its bytes and no
-/// `memcmp` (renderer, 142,000 lookups of operands: 118 host instructions
-/// each through the hash of the text and `memcmp`, 85 so).
+/// A name of at most 8 bytes (most registers: `%r153`, `%p12`) is hashed
+/// from its bytes held in one number ([`short_key`]) by a bijection
+/// ([`mix`]): two such names of one length have one hash exactly when they
+/// are equal, so they compare by their hashes, with no pass over their
+/// bytes and no `memcmp` (renderer, 142,000 lookups of operands: 118 host
+/// instructions each through the hash of the text and `memcmp`, 85 so).
 #[derive(Clone, Copy, Debug)]
 struct Key<'a> {
     hash: u64,
-    /// [`short_key`] of the name (0 when it is longer than 8 bytes).
-    word: u64,
     name: &'a str,
 }
 
-/// The most bytes of a name [`Key`] holds as a number.
+/// The most bytes of a name [`Key`] hashes as a number.
 const SHORT_NAME_MAX: usize = 8;
 
 impl<'a> Key<'a> {
     #[inline]
     fn new(name: &'a str) -> Key<'a> {
         if name.len() <= SHORT_NAME_MAX {
-            let word = short_key(name);
-            return Key { hash: mix(word), word, name };
+            return Key { hash: mix(short_key(name)), name };
         }
-        Key { hash: long_name_hash(name), word: 0, name }
+        Key { hash: long_name_hash(name), name }
     }
 }
 
@@ -249,27 +247,22 @@ fn long_name_hash(name: &str) -> u64 {
     FxBuildHasher.hash_one(name)
 }
 
-/// A hash of a short name's bytes held as a number: the two halves of its
-/// product with an odd constant folded together, so every byte moves the
-/// low bits (the table's bucket) and the high ones (its tag).
+/// A hash of a short name's bytes held as a number, and a bijection (each
+/// step is one: an xor with the number shifted right, a product with an
+/// odd constant), so that equal hashes mean equal numbers; it moves every
+/// byte into the low bits (the table's bucket) and the high ones (its tag).
 #[inline(always)]
 fn mix(word: u64) -> u64 {
-    let product = u128::from(word) * 0x9e37_79b9_7f4a_7c15;
-    (product as u64) ^ ((product >> 64) as u64)
+    let h = (word ^ (word >> 32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^ (h >> 29)
 }
 
 impl PartialEq for Key<'_> {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        if self.hash != other.hash || self.name.len() != other.name.len() {
-            return false;
-        }
-        // Two names of one length of at most 8 bytes, zero after their
-        // ends, are equal exactly when their numbers are.
-        if self.name.len() <= SHORT_NAME_MAX {
-            return self.word == other.word;
-        }
-        self.name == other.name
+        // Two names of one length of at most 8 bytes (zero after their
+        // ends in their numbers) are equal exactly when their hashes are.
+        self.hash == other.hash && self.name.len() == other.name.len() && (self.name.len() <= SHORT_NAME_MAX || self.name == other.name)
     }
 }
 
@@ -775,6 +768,34 @@ impl<'a> FuncState<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`mix`] is a bijection, which [`Key`]'s comparison of short names
+    /// by their hashes rests on: undoing its steps gives back every
+    /// number, names' and others.
+    #[test]
+    fn short_name_hash_is_a_bijection() {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        // The inverse of `K` modulo 2^64 (Newton's iteration).
+        let mut k_inv = K;
+        for _ in 0..6 {
+            k_inv = k_inv.wrapping_mul(2u64.wrapping_sub(K.wrapping_mul(k_inv)));
+        }
+        assert_eq!(K.wrapping_mul(k_inv), 1);
+        let unmix = |h: u64| {
+            let h = h ^ (h >> 29) ^ (h >> 58);
+            let x = h.wrapping_mul(k_inv);
+            x ^ (x >> 32)
+        };
+        let mut words: Vec<u64> = ["", "%r", "%r1", "%rd153", "%p12", "%fd9999", "$L__BB0_", "_"].iter().map(|n| short_key(n)).collect();
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..10_000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            words.extend([x, x >> 37, x << 29, x & 0xffff]);
+        }
+        for w in words {
+            assert_eq!(unmix(mix(w)), w, "{w:#x}");
+        }
+    }
 
     /// [`Key`]s compare as their names do, whether held as a number (at
     /// most 8 bytes) or as text, and equal names hash alike: names of every
