@@ -204,7 +204,9 @@ pub struct Declarator {
 /// does not end in a number or the number does not fit a `u32` (ptxas
 /// takes `%s4294967301` for `%s5`; that wrap is not followed: such a name
 /// is no member here).
-#[inline]
+// Always inlined: the parser's member lookups (`FuncState::member_of`)
+// were left calling it once their code grew (matrix_free +1.7 M).
+#[inline(always)]
 pub fn range_member(name: &str) -> Option<(&str, u32)> {
     let b = name.as_bytes();
     // The parser splits every use of a range member's name: one pass back

@@ -48,10 +48,13 @@ pub struct Parser<'a> {
     pub param_spans: Vec<Span>,
     /// The end of the header of the function being parsed.
     pub header_end: Span,
-    /// Instruction heads seen (`ld.global.f32`): opcode, parts it used, modifiers.
-    pub heads: FxHashMap<&'a str, (Opcode, usize, SmallVec<[Mod; 8]>)>,
-    /// Matched forms by head and operand kinds (packed by [`super::instruction::kinds_key`]).
-    pub forms: FxHashMap<(&'a str, u64), (FormId, SlotMods)>,
+    /// Instruction heads seen (`ld.global.f32`), each numbered.
+    pub heads: FxHashMap<&'a str, Head>,
+    /// Matched forms by head number ([`Head::id`]) and operand kinds
+    /// (packed by [`super::instruction::kinds_key`]): two numbers, not the
+    /// head's text again (hashed and compared with `memcmp` a second time
+    /// for every instruction).
+    pub forms: FxHashMap<(u32, u64), (FormId, SlotMods)>,
     /// Take the fast paths for plain declarations and lone literals (off
     /// only in tests, which check they give what the general parser gives).
     pub fast_paths: bool,
@@ -60,6 +63,17 @@ pub struct Parser<'a> {
     pub body_buffers: (Vec<crate::ir::Stmt>, Vec<Span>),
     /// A function's growing tables, kept with their room between functions.
     pub spare_tables: SpareTables<'a>,
+}
+
+/// An instruction head as the parser first read it.
+pub struct Head {
+    pub opcode: Opcode,
+    /// How many of the head's parts the opcode's name took.
+    pub used: usize,
+    /// The modifiers after them.
+    pub mods: SmallVec<[Mod; 8]>,
+    /// Its number among the parser's heads, in order of first use.
+    pub id: u32,
 }
 
 /// How many tokens the parser can look ahead.
@@ -293,6 +307,13 @@ impl<'a> Parser<'a> {
         }
     }
 
+    // Errors end the parse: kept out of line, so the helpers that may fail
+    // (`expect_ident`, `expect`, ...) are a few instructions on their
+    // happy path and inline into their callers (renderer: the error path
+    // inlined into `expect_ident` gave it a 0xe8-byte frame and six saved
+    // registers for each of its 230,000 calls).
+    #[cold]
+    #[inline(never)]
     pub fn error_at<T>(&self, span: Span, msg: impl Into<String>) -> PResult<T> {
         // A lexing error at or before this point is the real cause.
         if let Some(e) = &self.lexer.error {
@@ -304,11 +325,14 @@ impl<'a> Parser<'a> {
     }
 
     /// `found X, expected Y` at the current token.
+    #[cold]
+    #[inline(never)]
     pub fn expected<T>(&self, what: &str) -> PResult<T> {
         let t = self.peek();
         self.error_at(t.span, format!("found {}, expected {what}", self.describe(t)))
     }
 
+    #[inline]
     pub fn expect(&mut self, k: TokenKind, what: &str) -> PResult<Token> {
         if self.at(k) {
             Ok(self.bump())
@@ -317,6 +341,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     pub fn expect_ident(&mut self, what: &str) -> PResult<(Token, &'a str)> {
         if self.at(TokenKind::Ident) {
             let t = self.bump();
