@@ -150,7 +150,8 @@ fn steps_2_and_3(h: &mut Function, first: Option<FirstRound>) -> bool {
 /// statement, and when there is none of those either, the unreachable
 /// instructions (from the cached CFG). Asked to know whether the pass
 /// changes anything; the first round takes it rather than looking again
-/// (renderer -O2: each found twice, 5.8 M host instructions).
+/// (each was found twice: renderer -O2's simplify-cfg 37.2 -> 31.9 M host
+/// instructions).
 struct FirstRound {
     threads: Vec<(usize, LabelId)>,
     to_next: Option<Vec<bool>>,
