@@ -27,7 +27,10 @@
 //! moved, out of a function the caller gives up) only when the output is
 //! made ([`Rewritten::write`]); when every statement is in its place as it was
 //! and no register was made, the walk gives [`Emitted::Unchanged`] and
-//! nothing is copied (most functions the engine sees at `-O2`).
+//! nothing is copied (most functions the engine sees at `-O2`). Whether a
+//! value statement is written back so is decided without the general
+//! work of elaborating it (`Emitter::written_back_as_it_was`, tested
+//! against that work, which debug builds also run and compare at each use).
 
 use super::build::{Built, InputNode, LeafHome, Plan};
 use super::extract::Choice;
