@@ -27,7 +27,10 @@
 //! moved, out of a function the caller gives up) only when the output is
 //! made ([`Rewritten::write`]); when every statement is in its place as it was
 //! and no register was made, the walk gives [`Emitted::Unchanged`] and
-//! nothing is copied (most functions the engine sees at `-O2`).
+//! nothing is copied (most functions the engine sees at `-O2`). Whether a
+//! value statement is written back so is decided without the general
+//! work of elaborating it (`Emitter::written_back_as_it_was`, tested
+//! against that work, which debug builds also run and compare at each use).
 
 use super::build::{Built, InputNode, LeafHome, Plan};
 use super::extract::Choice;
@@ -330,6 +333,10 @@ pub struct Emitter<'a> {
     /// search of the form's syntax, 1.5 M host instructions of the walk on
     /// matrix_free at -O2 when asked per operand).
     takes_immediates: Vec<Option<bool>>,
+    /// Whether [`Self::written_back_as_it_was`] may decide for
+    /// [`Self::elaborate_as_input`]'s general work (off: the reference
+    /// the tests compare it against).
+    fast_paths: bool,
 }
 
 /// The input's instruction of a value statement, to be written back as the
@@ -365,7 +372,16 @@ impl<'a> Emitter<'a> {
             avail: ByClass::new(classes.len(), built.values),
             classes,
             takes_immediates: Vec::new(),
+            fast_paths: true,
         }
+    }
+
+    /// The walk without its fast path ([`Self::written_back_as_it_was`]):
+    /// the general work decides every value statement (the reference the
+    /// fast path is tested against).
+    pub fn without_fast_paths(mut self) -> Emitter<'a> {
+        self.fast_paths = false;
+        self
     }
 
     /// A new register, declared (by [`Function::new_reg`]) at the top of a
@@ -733,6 +749,92 @@ impl<'a> Emitter<'a> {
     fn elaborate_as_input(&mut self, class: Id, input: Option<&'a InputNode>, into: Option<RegId>) -> Option<RegId> {
         let input = input?;
         let class = self.find(class);
+        if let Some(d) = into.filter(|_| self.fast_paths) {
+            if self.written_back_as_it_was(class, input, d) {
+                if cfg!(debug_assertions) {
+                    // The general work, which must come to the same.
+                    let (len, emitted) = (self.out.len(), self.emitted);
+                    let r = self.elaborate_as_input_generally(class, input, into);
+                    let here = self.here;
+                    debug_assert!(r == Some(d) && self.out.len() == len + 1 && matches!(self.out.last(), Some(Out::Input(k)) if *k == here) && self.emitted == emitted + 1, "the fast path writes back statement {here} as it was, the general work does not");
+                    return r;
+                }
+                self.push_input(self.here);
+                self.emitted += 1;
+                self.emitted_inputs.push(class, input);
+                return Some(d);
+            }
+        }
+        self.elaborate_as_input_generally(class, input, into)
+    }
+
+    /// Does [`Self::elaborate_as_input`] write the input's instruction of
+    /// the statement being walked back as it was, into its own register
+    /// `dest` (most value statements)? Decided without its general work
+    /// (the sources' nodes and registers collected, `can`, the instruction
+    /// rebuilt source by source in `emit_op_with`); `false` leaves the
+    /// decision to it. `class` is canonical.
+    ///
+    /// It is that statement exactly when every source is either read from
+    /// a register that holds it here and that the operand takes as it is
+    /// (`coerce` keeps it), or the input's literal of a constant that PTX
+    /// takes as an immediate there; the destination register takes the
+    /// written type; and the chosen node is the input's own, or costs no
+    /// less than it (`costs_more_here` with every source at hand).
+    fn written_back_as_it_was(&mut self, class: Id, input: &'a InputNode, dest: RegId) -> bool {
+        let shape = self.eg().analysis.shapes.get(input.shape);
+        if shape.dest_ty.is_some_and(|t| !(compatible(self.reg_type(dest), t) || t.bits() < self.reg_type(dest).bits())) {
+            return false;
+        }
+        let chosen = self.choice.index(class).map(|k| &self.class(class).nodes[k]);
+        // Whether the chosen node is the input's own (its children are
+        // canonical: the e-graph is rebuilt).
+        let mut chosen_is_mine = match chosen {
+            None => true,
+            Some(Node::Op(s, kids)) => *s == input.shape && kids.len() == input.sources.len(),
+            Some(_) => false,
+        };
+        for (k, &(kid, r)) in input.sources.iter().enumerate() {
+            let kid = self.find(kid);
+            if let Some(Node::Op(_, kids)) = chosen {
+                chosen_is_mine &= kids.get(k) == Some(&kid);
+            }
+            let src = &shape.sources[k];
+            let as_it_was = match r {
+                // Read from its register, taken as it is (see `coerce`).
+                Some(r) => self.holds(r, kid) && src.ty.is_none_or(|want| {
+                    let have = self.reg_type(r);
+                    compatible(have, want) || want.bits() != have.bits()
+                }),
+                // The input's literal of a constant, an immediate there.
+                None => {
+                    let kd = &self.class(kid).data;
+                    kd.constant.is_some()
+                        && input.literal(k).is_some()
+                        && matches!(src.prefix, ptx_ir::ir::Prefix::None)
+                        && !src.in_vector
+                        && src.sel.is_none()
+                        && takes_immediate_of(kd.width, src.ty)
+                        && self.shape_takes_immediates(input.shape)
+                }
+            };
+            if !as_it_was {
+                return false;
+            }
+        }
+        match chosen {
+            Some(c) if !chosen_is_mine => {
+                // Every source at hand: the input's node costs its own node
+                // only; dearer than the chosen node, the general work decides.
+                let mine = Node::Op(input.shape, input.sources.iter().map(|(kid, _)| self.find(*kid)).collect());
+                self.costs.node_cost(self.eg(), &mine) <= self.costs.node_cost(self.eg(), c)
+            }
+            _ => true,
+        }
+    }
+
+    /// [`Self::elaborate_as_input`]'s general work (`class` canonical).
+    fn elaborate_as_input_generally(&mut self, class: Id, input: &'a InputNode, into: Option<RegId>) -> Option<RegId> {
         // Each source's canonical class, and the input's register for it
         // when that register holds it here. (Nothing the walk writes here
         // goes into an input register: what an input register holds stays

@@ -119,8 +119,14 @@ pub type GivenAnalyses<'a> = (&'a Cfg, &'a DomTree, &'a ValueView);
 /// them; the engine builds its own otherwise, and whenever it renames
 /// registers first (blocks that declare registers).
 pub fn optimize_with(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (Option<Function>, Report) {
+    optimize_emitting(f, config, given, true)
+}
+
+/// [`optimize_with`]; with `emit_fast_paths` off, as the emitter's general
+/// work alone gives it (see `run`).
+fn optimize_emitting(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>, emit_fast_paths: bool) -> (Option<Function>, Report) {
     let mut report = Report::default();
-    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
+    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report, emit_fast_paths));
     let g = rewrite.map(|r| match r {
         Rewrite::Whole(g) => g,
         Rewrite::Statements(r) => {
@@ -142,7 +148,7 @@ pub fn optimize_with(f: &Function, config: &Config, given: Option<GivenAnalyses<
 /// gives, else it is left as it was.
 pub fn optimize_in_place(f: &mut Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (bool, Report) {
     let mut report = Report::default();
-    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report));
+    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report, true));
     let changed = match rewrite {
         None => false,
         Some(Rewrite::Whole(g)) => {
@@ -204,7 +210,10 @@ fn egg_clock() -> &'static quanta::Clock {
     CLOCK.get_or_init(|| quanta::Clock::mock().0)
 }
 
-fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report) -> Option<Rewrite> {
+/// The engine's work on `f`; with `emit_fast_paths` off, the emitter
+/// decides every statement by its general work (the reference its fast
+/// path is tested against: `emit::Emitter::without_fast_paths`).
+fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report, emit_fast_paths: bool) -> Option<Rewrite> {
     f.body.as_ref()?;
     // A function without a value statement is left alone before anything
     // is renamed or built (renaming registers makes none).
@@ -294,7 +303,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         return None;
     }
     let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, &roots);
-    let emitted = emitter.run();
+    let emitted = if emit_fast_paths { emitter.run() } else { emitter.without_fast_paths().run() };
     let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {
         // Written back as it was: no copy is made. A function renamed
@@ -466,6 +475,46 @@ mod tests {
         let g = g.expect("renamed");
         assert_ne!(g, f);
         assert_eq!(g.instructions().count(), f.instructions().count());
+    }
+
+    /// The emitter's fast path for a value statement written back as it
+    /// was (`emit::Emitter::written_back_as_it_was`) gives what its general
+    /// work gives: on the functions of a compiler's kernel and of the
+    /// suite's corpus files, at each level's limits.
+    #[test]
+    fn the_emitters_fast_path_gives_what_its_general_work_gives() {
+        let texts = [
+            include_str!("../../tests/data/k_warp.sm_80.lineinfo.ptx"),
+            include_str!("../../../tests/corpus/integer.ptx"),
+            include_str!("../../../tests/corpus/control-flow.ptx"),
+            include_str!("../../../tests/corpus/logic-shift.ptx"),
+            include_str!("../../../tests/corpus/convert.ptx"),
+            include_str!("../../../tests/corpus/compare-select.ptx"),
+            include_str!("../../../tests/corpus/float-f32-f64.ptx"),
+            include_str!("../../../tests/corpus/extended-precision.ptx"),
+            include_str!("../../../tests/corpus/legacy-1x.ptx"),
+            include_str!("../../../tests/corpus/half-bf16.ptx"),
+        ];
+        let (mut functions, mut changed) = (0, 0);
+        for text in texts {
+            let m = ptx_ir::parse_str(text).unwrap();
+            let ctx = crate::ModuleContext::of_module(&m);
+            for limits in [Limits::O1, Limits::O2, Limits::O3] {
+                let config = Config { dialect: ctx.dialect, target: rules::Target { sm: ctx.sm, ptx: (ctx.version.major, ctx.version.minor) }, limits };
+                for f in m.items.iter().filter_map(|i| match i {
+                    ptx_ir::ir::Item::Func(f) if f.body.is_some() => Some(f),
+                    _ => None,
+                }) {
+                    let (fast, fast_report) = optimize_emitting(f, &config, None, true);
+                    let (general, general_report) = optimize_emitting(f, &config, None, false);
+                    assert!(fast == general, "{}: the fast path's output differs from the general work's", f.name);
+                    assert_eq!((fast_report.instructions_emitted, &fast_report.declined), (general_report.instructions_emitted, &general_report.declined), "{}", f.name);
+                    functions += 1;
+                    changed += fast.is_some() as usize;
+                }
+            }
+        }
+        assert!(functions >= 30 && changed >= 5, "{functions} functions, {changed} changed");
     }
 
     /// A lone foldable instruction, a duplicate of an expensive value, and
