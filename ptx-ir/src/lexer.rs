@@ -121,8 +121,8 @@ pub struct LexError {
     pub message: String,
 }
 
-/// What the lexer needs to know of a byte, one table lookup per byte:
-/// whether it may follow the first byte of a name, and whether it is blank.
+/// What the lexer needs to know of a byte inside a name, one table lookup
+/// per byte: whether it may follow the first byte of a name.
 static BYTE_CLASS: [u8; 256] = {
     let mut t = [0; 256];
     let mut c = 0;
@@ -130,9 +130,6 @@ static BYTE_CLASS: [u8; 256] = {
         let b = c as u8;
         if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
             t[c] |= FOLLOW;
-        }
-        if matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c) {
-            t[c] |= BLANK;
         }
         c += 1;
     }
@@ -142,17 +139,55 @@ static BYTE_CLASS: [u8; 256] = {
 /// [`BYTE_CLASS`] bit: letters, digits, `_`, `$` (mangled names run to
 /// hundreds of bytes, scanned byte by byte).
 const FOLLOW: u8 = 1;
-/// [`BYTE_CLASS`] bit: whitespace between tokens.
-const BLANK: u8 = 2;
+
+/// How a token that starts with a byte is read ([`Lexer::next_token`]
+/// dispatches on it, one table lookup, instead of a chain of comparisons).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    /// Whitespace between tokens.
+    Blank,
+    /// A name: `a`-`z`, `A`-`Z`.
+    Letter,
+    /// `_`, `$`, `%`: a name when a name byte follows.
+    Sigil,
+    /// `.`: a dot-word or a float.
+    Dot,
+    /// `0`-`9`: a number.
+    Digit,
+    /// The first byte of an operator ([`operator`]); `/` also of a comment.
+    Operator,
+    /// Strings and the bytes that are no token ([`Lexer::rare_token`]).
+    Rare,
+}
+
+/// [`Start`] by byte.
+static START: [Start; 256] = {
+    let mut t = [Start::Rare; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = start_class(c as u8);
+        c += 1;
+    }
+    t
+};
+
+/// The plain definition [`START`] is a table of.
+const fn start_class(b: u8) -> Start {
+    match b {
+        b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c => Start::Blank,
+        b'a'..=b'z' | b'A'..=b'Z' => Start::Letter,
+        b'_' | b'$' | b'%' => Start::Sigil,
+        b'.' => Start::Dot,
+        b'0'..=b'9' => Start::Digit,
+        b',' | b';' | b':' | b'{' | b'}' | b'[' | b']' | b'(' | b')' | b'+' | b'-' | b'*' | b'/' | b'^' | b'~' | b'?' | b'@' | b'<'
+        | b'>' | b'=' | b'!' | b'&' | b'|' => Start::Operator,
+        _ => Start::Rare,
+    }
+}
 
 #[inline]
 fn is_follow(c: u8) -> bool {
     BYTE_CLASS[c as usize] & FOLLOW != 0
-}
-
-#[inline]
-fn is_blank(c: u8) -> bool {
-    BYTE_CLASS[c as usize] & BLANK != 0
 }
 
 /// The end of the run of name bytes starting at `i`.
@@ -294,60 +329,62 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// Skips the whitespace and comments from byte `i`: where the next token
-    /// starts, or an unterminated `/*` comment's start as the error.
-    #[inline]
-    fn skip_blank(&self, mut i: usize) -> Result<usize, usize> {
-        let src = self.src;
-        let n = src.len();
-        loop {
-            while i < n && is_blank(src[i]) {
-                i += 1;
-            }
-            if i + 1 >= n || src[i] != b'/' || !matches!(src[i + 1], b'/' | b'*') {
-                return Ok(i);
-            }
-            i = comment_end(src, i)?;
-        }
-    }
-
     /// The next token; `Eof` at the end (and again if called after it);
     /// `Error` at bytes that are no token, with the reason in
-    /// [`Lexer::error`], and again at every call after it. Names, dot-words,
-    /// numbers and operators, most of the text, are read here; the rest in
-    /// [`Lexer::rare_token`].
+    /// [`Lexer::error`], and again at every call after it. Whitespace,
+    /// comments, names, dot-words, numbers and operators, most of the text,
+    /// are read here, dispatched on [`START`] by the token's first byte; the
+    /// rest in [`Lexer::rare_token`].
     #[inline(always)]
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
         let n = src.len();
         let from = self.i;
-        let start = match self.skip_blank(from) {
-            Ok(i) => i,
-            Err(open) => return self.fail(open, open + 2, "unterminated comment: `/*` without `*/`".into()),
-        };
-        if start >= n {
-            self.i = n;
-            return self.at_end();
-        }
-        let glued = start == from && start > 0;
-        let c = src[start];
-        let next = if start + 1 < n { src[start + 1] } else { 0 };
-        let (kind, end) = match c {
-            b'a'..=b'z' | b'A'..=b'Z' => (TokenKind::Ident, name_end(src, start + 1)),
-            b'_' | b'$' | b'%' if is_follow(next) => (TokenKind::Ident, name_end(src, start + 1)),
-            b'.' if !next.is_ascii_digit() && is_follow(next) => (TokenKind::DotWord, dot_word_end(src, start + 1)),
-            b'0'..=b'9' => {
-                let mut end = start;
-                match lex_number(src, &mut end) {
-                    Ok(k) => (k, end),
-                    Err(m) => return self.fail(start, end.max(start + 1), m),
+        let mut start = from;
+        let (kind, end) = loop {
+            // Whitespace, one table lookup a byte.
+            let (c, class) = loop {
+                if start >= n {
+                    self.i = n;
+                    return self.at_end();
                 }
-            }
-            _ => match operator(c, next) {
-                Some((k, len)) => (k, start + len),
-                None => return self.rare_token(start, glued),
-            },
+                let c = src[start];
+                match START[c as usize] {
+                    Start::Blank => start += 1,
+                    class => break (c, class),
+                }
+            };
+            let next = if start + 1 < n { src[start + 1] } else { 0 };
+            break match class {
+                Start::Letter => (TokenKind::Ident, name_end(src, start + 1)),
+                Start::Sigil if is_follow(next) => (TokenKind::Ident, name_end(src, start + 1)),
+                Start::Dot if !next.is_ascii_digit() && is_follow(next) => (TokenKind::DotWord, dot_word_end(src, start + 1)),
+                Start::Digit => {
+                    let mut end = start;
+                    match lex_number(src, &mut end) {
+                        Ok(k) => (k, end),
+                        Err(m) => return self.fail(start, end.max(start + 1), m),
+                    }
+                }
+                // A comment: skipped like whitespace (checked here, at a
+                // `/`, not before every token).
+                Start::Operator if c == b'/' && matches!(next, b'/' | b'*') => match comment_end(src, start) {
+                    Ok(end) => {
+                        start = end;
+                        continue;
+                    }
+                    Err(open) => return self.fail(open, open + 2, "unterminated comment: `/*` without `*/`".into()),
+                },
+                Start::Operator => match operator(c, next) {
+                    Some((k, len)) => (k, start + len),
+                    // Never (every byte of the class starts an operator:
+                    // tested), but an error, not a panic, if it did.
+                    None => return self.rare_token(start, start == from && start > 0),
+                },
+                _ => return self.rare_token(start, start == from && start > 0),
+            };
         };
+        let glued = start == from && start > 0;
         if matches!(kind, TokenKind::Ident | TokenKind::DotWord) {
             self.wordish_end = end;
         }
@@ -599,6 +636,59 @@ mod tests {
         assert!(lex(b"/* open").is_err());
         assert!(lex(b"\"open").is_err());
         assert!(lex(b"a \x00 b").is_err());
+    }
+
+    /// [`START`] against what each class means to the lexer, on every byte
+    /// value: whitespace, letters, digits, the sigils and the dot, and the
+    /// first bytes of [`operator`] (whatever byte follows).
+    #[test]
+    fn start_table_agrees_with_the_plain_definitions() {
+        for b in 0..=255u8 {
+            let class = START[b as usize];
+            assert_eq!(class, start_class(b), "byte {b:#04x}");
+            assert_eq!(class == Start::Blank, matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0b | 0x0c), "byte {b:#04x}");
+            assert_eq!(class == Start::Letter, b.is_ascii_alphabetic(), "byte {b:#04x}");
+            assert_eq!(class == Start::Digit, b.is_ascii_digit(), "byte {b:#04x}");
+            assert_eq!(class == Start::Sigil, matches!(b, b'_' | b'$' | b'%'), "byte {b:#04x}");
+            assert_eq!(class == Start::Dot, b == b'.', "byte {b:#04x}");
+            for next in 0..=255u8 {
+                assert_eq!(class == Start::Operator, operator(b, next).is_some(), "bytes {b:#04x} {next:#04x}");
+            }
+            assert_eq!(is_follow(b), b.is_ascii_alphanumeric() || b == b'_' || b == b'$', "byte {b:#04x}");
+        }
+    }
+
+    /// Every byte value alone, after a name and before one lexes as the
+    /// byte's class says (a token, whitespace, or an error at the byte).
+    #[test]
+    fn every_byte_value_between_names() {
+        for b in 0..=255u8 {
+            let text = [b'a', b' ', b, b' ', b'z'];
+            let toks = lex(&text);
+            match START[b as usize] {
+                Start::Blank => assert_eq!(kinds_of(&toks), vec![Ident, Ident, Eof], "byte {b:#04x}"),
+                Start::Rare if b != b'"' => assert_eq!(toks.unwrap_err().span, Span::new(2, 3), "byte {b:#04x}"),
+                Start::Rare => assert!(toks.is_err()),
+                Start::Letter => assert_eq!(kinds_of(&toks), vec![Ident, Ident, Ident, Eof], "byte {b:#04x}"),
+                Start::Sigil if b == b'_' => assert_eq!(kinds_of(&toks), vec![Ident, Ident, Ident, Eof]),
+                Start::Sigil if b == b'%' => assert_eq!(kinds_of(&toks), vec![Ident, Percent, Ident, Eof]),
+                Start::Sigil => assert_eq!(toks.unwrap_err().span, Span::new(2, 3)),
+                Start::Digit => assert_eq!(kinds_of(&toks), vec![Ident, Int, Ident, Eof], "byte {b:#04x}"),
+                Start::Dot => assert!(toks.is_err()),
+                Start::Operator => {
+                    let toks = toks.unwrap();
+                    assert_eq!(toks.len(), 4, "byte {b:#04x}");
+                    assert_eq!(toks[1].span, Span::new(2, 3), "byte {b:#04x}");
+                }
+            }
+        }
+        assert_eq!(kinds("a /* x */ b // y\n c"), vec![Ident, Ident, Ident, Eof]);
+        assert_eq!(kinds("a / b"), vec![Ident, Slash, Ident, Eof]);
+        assert_eq!(lex(b"a /* b").unwrap_err().span, Span::new(2, 4));
+    }
+
+    fn kinds_of(toks: &Result<Vec<Token>, LexError>) -> Vec<TokenKind> {
+        toks.as_ref().unwrap().iter().map(|t| t.kind).collect()
     }
 
     #[test]
