@@ -462,10 +462,14 @@ impl<'a> Lexer<'a> {
 }
 
 /// Whether a token starting at `start`, found by a scan from `from`, is
-/// glued to the token before it.
+/// glued to the token before it: it starts where the scan started
+/// (`start >= from`), past the text's first byte. Written as one
+/// comparison, `start - 1 < from` (wrapping: at 0 it is never less), for
+/// a test made at every token.
 #[inline(always)]
 fn glued(start: usize, from: usize) -> bool {
-    start == from && start > 0
+    debug_assert!(start >= from);
+    start.wrapping_sub(1) < from
 }
 
 /// The token `kind` over `start..end` found by a scan from `from`.
@@ -561,13 +565,11 @@ fn comment_end(src: &[u8], i: usize) -> Result<usize, usize> {
 /// bytes and `::` between them (`.shared::cta`).
 #[inline]
 fn dot_word_end(src: &[u8], mut i: usize) -> usize {
-    let n = src.len();
     loop {
         i = name_end(src, i);
-        if i + 2 < n && src[i] == b':' && src[i + 1] == b':' && is_follow(src[i + 2]) {
-            i += 2;
-        } else {
-            return i;
+        match src.get(i..i + 3) {
+            Some(&[b':', b':', c]) if is_follow(c) => i += 2,
+            _ => return i,
         }
     }
 }
@@ -797,6 +799,18 @@ mod tests {
         assert_eq!(kinds("a /* x */ b // y\n c"), vec![Ident, Ident, Ident, Eof]);
         assert_eq!(kinds("a / b"), vec![Ident, Slash, Ident, Eof]);
         assert_eq!(lex(b"a /* b").unwrap_err().span, Span::new(2, 4));
+    }
+
+    /// [`glued`]'s one comparison against its plain definition.
+    #[test]
+    fn glued_is_a_start_where_the_scan_started_past_the_first_byte() {
+        for start in 0..6 {
+            for from in 0..=start {
+                assert_eq!(glued(start, from), start == from && start > 0, "start {start}, from {from}");
+            }
+        }
+        let t = lex(b"a.b c").unwrap();
+        assert_eq!(t.iter().map(|t| t.glued).collect::<Vec<_>>(), vec![false, true, false, false]);
     }
 
     fn kinds_of(toks: &Result<Vec<Token>, LexError>) -> Vec<TokenKind> {

@@ -139,6 +139,13 @@ impl<'a> Parser<'a> {
         self.current = self.window[0];
     }
 
+    /// A lexer of the text from byte `i` on, apart from the cursor's.
+    pub fn lexer_at(&self, i: usize) -> Lexer<'a> {
+        let mut lexer = self.lexer.clone();
+        lexer.set_pos(i);
+        lexer
+    }
+
     /// Is `name` a module-level variable or function?
     pub fn is_global(&self, name: &str) -> bool {
         self.globals.contains_key(name) || self.known_globals.is_some_and(|g| g.contains_key(name)) || self.declared_ahead(name)
