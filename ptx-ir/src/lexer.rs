@@ -357,10 +357,10 @@ impl<'a> Lexer<'a> {
                     }
                     i = end;
                 }
-                other => {
+                Scan::Unusual(what, at) => {
                     self.i = i;
                     self.wordish_end = wordish_end;
-                    *slot = self.unusual_token(other, i);
+                    *slot = self.unusual_token(what, at, i);
                     i = self.i;
                     wordish_end = self.wordish_end;
                 }
@@ -379,7 +379,7 @@ impl<'a> Lexer<'a> {
         let from = self.i;
         match scan(self.src, from) {
             Scan::Token(kind, start, end) => self.took(kind, start, end, from),
-            other => self.unusual_token(other, from),
+            Scan::Unusual(what, at) => self.unusual_token(what, at, from),
         }
     }
 
@@ -394,18 +394,21 @@ impl<'a> Lexer<'a> {
         scanned_token(kind, start, end, from)
     }
 
-    /// The token for what [`scan`] found from `from` on when it is no
-    /// common token: the end, an error, or a token of [`Lexer::rare_token`].
+    /// The token for what [`scan`] found at `at`, from `from` on, when it
+    /// is no common token: the end, an error, or a token of
+    /// [`Lexer::rare_token`]. Given as numbers, not a [`Scan`], so that
+    /// the call does not make the batch's loop keep a `Scan` in memory.
     #[cold]
     #[inline(never)]
-    fn unusual_token(&mut self, scanned: Scan, from: usize) -> Token {
-        match scanned {
-            Scan::End => {
+    fn unusual_token(&mut self, what: Unusual, at: usize, from: usize) -> Token {
+        match what {
+            Unusual::End => {
                 self.i = self.src.len();
                 self.at_end()
             }
-            Scan::Rare(start) => self.rare_token(start, glued(start, from)),
-            Scan::BadNumber(start) => {
+            Unusual::Rare => self.rare_token(at, glued(at, from)),
+            Unusual::BadNumber => {
+                let start = at;
                 let mut end = start;
                 match lex_number(self.src, &mut end) {
                     Err(m) => self.fail(start, end.max(start + 1), m),
@@ -414,8 +417,7 @@ impl<'a> Lexer<'a> {
                     Ok(kind) => self.took(kind, start, end, from),
                 }
             }
-            Scan::OpenComment(open) => self.fail(open, open + 2, "unterminated comment: `/*` without `*/`".into()),
-            Scan::Token(kind, start, end) => self.took(kind, start, end, from),
+            Unusual::OpenComment => self.fail(at, at + 2, "unterminated comment: `/*` without `*/`".into()),
         }
     }
 
@@ -490,14 +492,21 @@ fn is_wordish(kind: TokenKind) -> bool {
 enum Scan {
     /// A name, dot-word, number or operator: its kind, start and end.
     Token(TokenKind, usize, usize),
+    /// Something else, at this byte.
+    Unusual(Unusual, usize),
+}
+
+/// What [`scan`] leaves to [`Lexer::unusual_token`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unusual {
     /// The end of the text.
     End,
-    /// A token [`Lexer::rare_token`] reads (or a byte that is none) at this byte.
-    Rare(usize),
-    /// A malformed number at this byte.
-    BadNumber(usize),
-    /// A `/*` without `*/` at this byte.
-    OpenComment(usize),
+    /// A token [`Lexer::rare_token`] reads (or a byte that is none).
+    Rare,
+    /// A malformed number.
+    BadNumber,
+    /// A `/*` without `*/`.
+    OpenComment,
 }
 
 /// Skips the whitespace and comments from `from` on and reads the token
@@ -512,7 +521,7 @@ fn scan(src: &[u8], from: usize) -> Scan {
     loop {
         // Whitespace, one table lookup a byte.
         let (c, class) = loop {
-            let Some(&c) = src.get(start) else { return Scan::End };
+            let Some(&c) = src.get(start) else { return Scan::Unusual(Unusual::End, start) };
             match START[c as usize] {
                 Start::Blank => start += 1,
                 class => break (c, class),
@@ -527,7 +536,7 @@ fn scan(src: &[u8], from: usize) -> Scan {
                 let mut end = start;
                 match lex_number(src, &mut end) {
                     Ok(k) => Scan::Token(k, start, end),
-                    Err(_) => Scan::BadNumber(start),
+                    Err(_) => Scan::Unusual(Unusual::BadNumber, start),
                 }
             }
             // A comment: skipped like whitespace (checked here, at a `/`,
@@ -537,15 +546,15 @@ fn scan(src: &[u8], from: usize) -> Scan {
                     start = end;
                     continue;
                 }
-                Err(open) => Scan::OpenComment(open),
+                Err(open) => Scan::Unusual(Unusual::OpenComment, open),
             },
             Start::Operator => match operator(c, next) {
                 Some((k, len)) => Scan::Token(k, start, start + len),
                 // Never (every byte of the class starts an operator:
                 // tested), but an error, not a panic, if it did.
-                None => Scan::Rare(start),
+                None => Scan::Unusual(Unusual::Rare, start),
             },
-            _ => Scan::Rare(start),
+            _ => Scan::Unusual(Unusual::Rare, start),
         };
     }
 }
