@@ -27,8 +27,9 @@ pub struct Parser<'a> {
     read: usize,
     lexed: usize,
     /// The current token, `window[read]`, kept apart: the parser reads it
-    /// about 2.6 times a token, and a field is one load where an element
-    /// of the window is an index computation and a load.
+    /// several times a token, and a field is one load where an element of
+    /// the window is an index computation and a load (renderer -O0 parse
+    /// 226.5 -> 225.2 M host instructions, non-LTO build).
     current: Token,
     /// How many tokens the next refill of the window lexes: few right after
     /// the parser moved the lexer (it may move it again soon, and what was
