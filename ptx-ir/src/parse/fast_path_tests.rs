@@ -1,6 +1,6 @@
 //! The parser's fast paths (runs of plain body declarations in `decl.rs`, lone
-//! literal operands and offsets in `instruction.rs`, plain `.loc` lines in
-//! `function.rs`) against the general
+//! literal and register operands and offsets in `instruction.rs`, plain
+//! `.loc` lines in `function.rs`) against the general
 //! parser: the same module, the same positions, the same first error, on
 //! inputs that take them, that just miss them, and that fail at each point.
 
@@ -132,6 +132,41 @@ fn lone_literals_fail_as_the_general_parser_does() {
         "add.f32 %r1, %r2, 0f3F800000, 1;",
     ] {
         same(&format!(".reg .u32 %r<4>;\n.reg .b64 %rd1;\n{ins}\nret;"));
+    }
+}
+
+/// [`same`], on a body that parses.
+fn same_and_parses(body: &str) {
+    let text = format!(".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{{\n{body}\n}}\n");
+    if let Err(e) = parse_in_one_pass("t.ptx", text.as_bytes()) {
+        panic!("{body}\n{e:?}");
+    }
+    same(body);
+}
+
+#[test]
+fn lone_registers_give_the_general_parsers_ir() {
+    same_and_parses(
+        ".reg .u32 %r<4>;\n.reg .u32 %s;\n.reg .v2 .u32 %v;\n.reg .b64 %rd<3>;\n.reg .pred %p<3>;\n.reg .u32 WARP_SZ;\n.reg .u32 _;\n\
+         add.u32 %r1, %r2, %r3;\nadd.u32 %r1, %r2, %r03;\nmov.u32 %s, %r1 ;\nmov.u32 %r1, %v.x;\nmov.b64 %rd1, {%r1, %r2};\n\
+         mov.u32 %r1, %r2 /* c */;\nmov.u32 %r1, %r2 // c\n;\nsetp.eq.u32 %p1|%p2, %r1, %r2;\nld.global.u32 %r1, [%rd1+4];\n\
+         add.u32 %r1, WARP_SZ, _;\n@%p1 bra $L1;\n@!%p1 bra %L2;\nmov.u32 %r1, -%r2;\nmov.u32 %r1, !%p1;\n$L1:\n%L2:\nret;",
+    );
+    // `%` names that are no register: special registers, variables, labels.
+    same_and_parses(".reg .u32 %r1;\n.local .u32 %x;\nmov.u32 %r1, %tid.x;\nld.local.u32 %r1, [%x];\nmov.u32 %r1, %x;\nret;");
+    same(".reg .u32 %r1;\nmov.u32 %r1, %tid;\nret;");
+    same_and_parses(".reg .u32 %r1;\nbra %r9;\n%r9:\nret;");
+    // Nested operands, as deep as they may be and one deeper.
+    let nested = |depth: usize| format!(".reg .b32 %r<4>;\nmov.b32 %r1, {}%r2, %r3{};\nret;", "{".repeat(depth), "}".repeat(depth));
+    same(&nested(8));
+    same(&nested(9));
+    assert!(parse_in_one_pass("t.ptx", format!(".version 8.0\n.target sm_80\n.entry k()\n{{\n{}\n}}\n", nested(9)).as_bytes()).is_err());
+}
+
+#[test]
+fn lone_registers_fail_as_the_general_parser_does() {
+    for ins in ["add.u32 %r1, %r2, %q;", "add.u32 %r1, %r2, %r9;", "add.u32 %r1, %r2, %r3", "add.u32 %r1, %r2, %r3 %r1;", "add.u32 %r1, %r2;"] {
+        same(&format!(".reg .u32 %r<4>;\n{ins}\nret;"));
     }
 }
 

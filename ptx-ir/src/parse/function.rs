@@ -268,7 +268,7 @@ impl<'a> Parser<'a> {
                     // A run of plain declarations, pushed with their spans.
                     None => continue,
                 },
-                TokenKind::At | TokenKind::Ident => Stmt::Instr(Box::new(self.instruction()?)),
+                TokenKind::At | TokenKind::Ident => Stmt::Instr(self.instruction()?),
                 _ => return self.expected("an instruction, a label, a declaration or `}`"),
             };
             if self.func.as_ref().unwrap().ref_count() > refs {
