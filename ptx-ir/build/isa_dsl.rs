@@ -899,6 +899,7 @@ pub fn emit(table: &Table) -> Result<String, String> {
             .unwrap();
         }
         let mut ops = String::new();
+        let mut accesses_memory = false;
         for spec in &f.operands {
             let has = |set: &BTreeSet<String>| spec.names.iter().any(|n| set.contains(n));
             let write = has(&e.out) || has(&e.inout);
@@ -914,6 +915,7 @@ pub fn emit(table: &Table) -> Result<String, String> {
             } else {
                 "None"
             };
+            accesses_memory |= mem != "None";
             let kind = match spec.kind {
                 OpKind::Value => "OperandKind::Value",
                 OpKind::Address => "OperandKind::Address",
@@ -934,7 +936,7 @@ pub fn emit(table: &Table) -> Result<String, String> {
         let reqs: Vec<String> = e.requires.iter().map(|r| requirement_expr(r, &mod_index)).collect();
         writeln!(
             o,
-            "    FormData {{ opcode: Opcode({opk}), syntax: {:?}, flags: {}, slots: &[{slots}], operands: &[{ops}], requires: &[{}] }},",
+            "    FormData {{ opcode: Opcode({opk}), syntax: {:?}, flags: {}, slots: &[{slots}], operands: &[{ops}], accesses_memory: {accesses_memory}, requires: &[{}] }},",
             f.syntax,
             flags_expr(&e.flags),
             reqs.join(", ")

@@ -1,7 +1,7 @@
 //! Liveness, reaching definitions and def-use chains over register lanes and
 //! the carry flag, block by block on the CFG, then statement by statement.
 
-use super::effects::{effects, Effects, Loc, LocTable};
+use super::effects::{add_effects, Effects, Loc, LocTable};
 use crate::cfg::Cfg;
 use crate::ir::{Function, Stmt};
 use petgraph::stable_graph::NodeIndex;
@@ -114,18 +114,18 @@ impl BitRows {
 
 /// The effects of every statement of a body (`None` for non-instructions).
 pub fn statement_effects(f: &Function, locs: &LocTable) -> Vec<Option<Effects>> {
-    // A slice's map has an exact length: the vector is made at its size
-    // and filled in place (through `Option`'s iterator it grew by doubling,
-    // copying its large elements: a fifth of the function's cost).
-    f.body
-        .as_deref()
-        .unwrap_or_default()
-        .iter()
-        .map(|s| match s {
-            Stmt::Instr(i) => Some(effects(f, locs, i)),
-            _ => None,
-        })
-        .collect()
+    // Made at its size (grown by doubling, it copied its large elements: a
+    // fifth of the function's cost), each instruction's effects made in
+    // its slot ([`add_effects`]).
+    let body = f.body.as_deref().unwrap_or_default();
+    let mut fx: Vec<Option<Effects>> = Vec::with_capacity(body.len());
+    for s in body {
+        match s {
+            Stmt::Instr(i) => add_effects(f, locs, i, fx.push_mut(Some(Effects::default())).as_mut().expect("just pushed")),
+            _ => fx.push(None),
+        }
+    }
+    fx
 }
 
 /// Which locations are live into and out of each block.

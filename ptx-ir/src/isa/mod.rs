@@ -171,6 +171,8 @@ pub(crate) struct FormData {
     pub flags: Flags,
     pub slots: &'static [SlotData],
     pub operands: &'static [OperandData],
+    /// Some operand accesses memory (its `mem`).
+    pub accesses_memory: bool,
     pub requires: &'static [Requirement],
 }
 
@@ -268,6 +270,10 @@ impl FormId {
     pub fn syntax(self) -> &'static str { self.data().syntax }
     pub fn slots(self) -> &'static [SlotData] { self.data().slots }
     pub fn operands(self) -> &'static [OperandData] { self.data().operands }
+    /// Does some operand access memory (has a `mem`)? Read from the table
+    /// made with the forms: the effect analysis asks at every instruction,
+    /// and most forms have none.
+    pub fn accesses_memory(self) -> bool { self.data().accesses_memory }
     /// Effect flags of this form.
     pub fn flags(self) -> Flags { self.data().flags }
     /// Version and target requirements (some apply only with certain modifiers).
@@ -313,5 +319,18 @@ mod tests {
         assert_eq!(Mod::F32.kind(), ModKind::Type(ScalarType::F32));
         assert_eq!(Mod::RN.kind(), ModKind::Rounding(Rounding::Rn));
         assert_eq!(Mod::NONE.text(), "");
+    }
+
+    /// The table's `accesses_memory` is what the operands say, on every
+    /// form (the effect analysis reads the operands only when it is set).
+    #[test]
+    fn accesses_memory_agrees_with_the_operands() {
+        let mut with = 0;
+        for form in FormId::all() {
+            let by_operands = form.operands().iter().any(|o| o.mem.is_some());
+            assert_eq!(form.accesses_memory(), by_operands, "{form:?}");
+            with += by_operands as usize;
+        }
+        assert!(with > 0 && with < FORMS.len(), "{with} of {} forms access memory", FORMS.len());
     }
 }

@@ -42,8 +42,10 @@ pub fn edit(f: &mut Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _l
 }
 
 /// Per outermost-scope declaration with an unused name, in order: its
-/// statement and, per declarator, whether it is used.
-type Unused = Vec<(usize, Vec<bool>)>;
+/// statement and, per declarator, whether it is used (`None` when none
+/// is: the declaration goes whole, without a vector of flags; renderer
+/// -O2 has 14,000 such declarations of one register).
+type Unused = Vec<(usize, Option<Vec<bool>>)>;
 
 /// Removes the unused declarators, and the declarations left with none.
 fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
@@ -53,6 +55,7 @@ fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
         k += 1;
         let Some((_, used)) = next.next_if(|(j, _)| *j == k - 1) else { return true };
         let Stmt::Decl(d) = s else { return true };
+        let Some(used) = used else { return false };
         let mut i = 0;
         d.names.retain(|_| {
             i += 1;
@@ -63,7 +66,24 @@ fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
 }
 
 /// The declarators of `f` nothing uses (`None` when there is none).
-fn unused_declarators<'a>(f: &'a Function) -> Option<Unused> {
+fn unused_declarators(f: &Function) -> Option<Unused> {
+    unused_declarators_by(f, PlainLookup::DeclarationOrder)
+}
+
+/// How [`unused_declarators_by`] asks whether a plain register name is used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PlainLookup {
+    /// By the names of the named registers ([`RegsUsed::used`]) only (the
+    /// general way, kept for the test comparing the two).
+    #[cfg(test)]
+    ByName,
+    /// First by the register the declarator declares, found where the
+    /// table is expected to list it ([`DeclaredInOrder`]): named, it is
+    /// used; else by name, as [`PlainLookup::ByName`].
+    DeclarationOrder,
+}
+
+fn unused_declarators_by(f: &Function, lookup: PlainLookup) -> Option<Unused> {
     let body = f.body.as_ref()?;
     let mut asked = Asked::default();
     // Registers named, by id (their names are gathered after).
@@ -88,14 +108,20 @@ fn unused_declarators<'a>(f: &'a Function) -> Option<Unused> {
             }
             // Initializers of other variables may take a variable's address.
             Stmt::Decl(d) if d.names.iter().any(|n| n.init.is_some()) => return None,
-            Stmt::Decl(d) if depth == 0 => asked.note(d, &body[..k], &mut syms),
+            Stmt::Decl(d) if depth == 0 && asked.notes(d) => asked.note(d, &body[..k], &mut syms),
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
             _ => {}
         }
     }
     let regs = RegsUsed::of(f.regs.iter().zip(&named).filter(|(_, n)| **n).map(|(r, _)| r.name.as_ref()), &asked);
+    let in_order = DeclaredInOrder { regs: &f.regs, next: std::cell::Cell::new(0) };
+    // Few plain names are compared at once ([`PlainUsed::Few`]).
+    let in_order_asked = lookup == PlainLookup::DeclarationOrder && matches!(regs.plain, PlainUsed::Many(_));
     let used = |space: StateSpace, n: &ptx_ir::ir::Declarator| match space {
+        StateSpace::Reg if n.range.is_none() && in_order_asked => {
+            in_order.find(&n.name).is_some_and(|k| named[k]) || regs.used(&n.name, None)
+        }
         StateSpace::Reg => regs.used(&n.name, n.range),
         StateSpace::Local | StateSpace::Shared => syms.contains(n.name.as_ref()),
         _ => true,
@@ -113,13 +139,62 @@ fn unused_declarators<'a>(f: &'a Function) -> Option<Unused> {
                 // one are used (renderer -O2: 14,061 declarations with an
                 // unused name, each asked about twice before).
                 let Some(first) = d.names.iter().position(|n| !used(d.space, n)) else { continue };
-                let flags = d.names.iter().enumerate().map(|(i, n)| i < first || (i > first && used(d.space, n))).collect();
+                let mut rest = d.names.iter().enumerate().skip(first + 1).map(|(i, n)| (i, used(d.space, n))).peekable();
+                let flags = if rest.peek().is_none() && first == 0 {
+                    None
+                } else {
+                    let mut flags = vec![true; d.names.len()];
+                    flags[first] = false;
+                    for (i, u) in rest {
+                        flags[i] = u;
+                    }
+                    Some(flags)
+                };
                 unused.push((k, flags));
+            }
+            // The table lists a block's registers among the outermost
+            // scope's, in the body's order: the walk passes them.
+            Stmt::Decl(d) if d.space == StateSpace::Reg && in_order_asked => {
+                for n in d.names.iter().filter(|n| n.range.is_none()) {
+                    in_order.find(&n.name);
+                }
             }
             _ => {}
         }
     }
     (!unused.is_empty()).then_some(unused)
+}
+
+/// The register a plain `.reg` declarator declares, looked for where the
+/// parser puts it: it adds each such register to the table as it reads
+/// the declaration, in the body's order (a range's members when first
+/// named, passes' fresh registers at the end, in between). So the walk
+/// looks a few entries ahead of the last one found. Only a shortcut:
+/// a register found by name and named means its name is used, and every
+/// other answer is asked of the names ([`RegsUsed::used`]). On renderer
+/// -O2, 14,061 of 62,742 plain declarators are then asked by name (with
+/// [`PlainUsed::Many`] made when first asked and `remove`'s flags made only
+/// for declarations keeping some name, dead-decls 41.7 -> 38.0 M).
+struct DeclaredInOrder<'a> {
+    regs: &'a [ptx_ir::ir::Reg],
+    /// Where the next declarator's register is expected.
+    next: std::cell::Cell<usize>,
+}
+
+/// How many entries of the table past the expected one [`DeclaredInOrder`]
+/// looks at (range members made in between).
+const LOOK_AHEAD: usize = 8;
+
+impl DeclaredInOrder<'_> {
+    /// The index of the register called `name`, when it is at most
+    /// [`LOOK_AHEAD`] entries past the expected one.
+    fn find(&self, name: &str) -> Option<usize> {
+        let next = self.next.get();
+        let end = self.regs.len().min(next + LOOK_AHEAD + 1);
+        let k = (next..end).find(|&k| *self.regs[k].name == *name)?;
+        self.next.set(k + 1);
+        Some(k)
+    }
 }
 
 /// What the outermost scope declares that [`unused_declarators`] asks
@@ -135,6 +210,15 @@ struct Asked<'a> {
 }
 
 impl<'a> Asked<'a> {
+    /// Would [`Asked::note`] note anything of a declaration? Not of plain
+    /// registers once there are more than [`FEW_PLAIN`]: renderer -O2 has
+    /// 62,742 declarations of one plain register, each a call noting
+    /// nothing (dead-decls 38.1 -> 36.3 M without them).
+    #[inline]
+    fn notes(&self, d: &VarDecl) -> bool {
+        d.space != StateSpace::Reg || self.plain.len() <= FEW_PLAIN || d.names.iter().any(|n| n.range.is_some())
+    }
+
     /// Notes a declaration of the outermost scope, which follows the
     /// statements `before`; at its first variable, gathers their symbols.
     /// Not inlined: the loop over the instructions stays small enough for
@@ -178,17 +262,21 @@ fn gather_symbols<'a>(syms: &mut FxHashSet<&'a str>, ins: &'a Instruction) {
 /// index in hash tables (matrix_free -O2: 10.3 M host instructions of
 /// `unused_declarators`' own, for NVRTC bodies that declare two plain
 /// registers and a few ranges).
-struct RegsUsed<'a> {
+struct RegsUsed<'a, I> {
     /// The plain names used; every one asked about when there are few
     /// (looked up by comparing), else those named (looked up by hash).
     plain: PlainUsed<'a>,
     /// Per range asked about (by name), the smallest index named.
     range_min: FxHashMap<&'a str, u32>,
+    /// The named registers' names.
+    named: I,
 }
 
 enum PlainUsed<'a> {
     Few(Vec<(&'a str, bool)>),
-    Many(FxHashSet<&'a str>),
+    /// Made when first asked: with [`DeclaredInOrder`], the functions
+    /// whose plain declarators all declare named registers never ask.
+    Many(std::cell::OnceCell<FxHashSet<&'a str>>),
 }
 
 /// Up to this many plain register names are compared with each named
@@ -199,40 +287,56 @@ const FEW_PLAIN: usize = 8;
 /// by prefix; more go through [`smallest_indices`].
 const FEW_RANGES: usize = 16;
 
-impl<'a> RegsUsed<'a> {
-    fn of(named: impl Iterator<Item = &'a str> + Clone, asked: &Asked<'a>) -> RegsUsed<'a> {
+impl<'a, I: Iterator<Item = &'a str> + Clone> RegsUsed<'a, I> {
+    fn of(named: I, asked: &Asked<'a>) -> RegsUsed<'a, I> {
         let mut plain = if asked.plain.len() <= FEW_PLAIN {
             PlainUsed::Few(asked.plain.iter().map(|&n| (n, false)).collect())
         } else {
-            PlainUsed::Many(FxHashSet::with_capacity_and_hasher(named.clone().count(), Default::default()))
+            PlainUsed::Many(std::cell::OnceCell::new())
         };
-        let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
         let by_prefix = asked.ranges.len() <= FEW_RANGES;
-        for name in named.clone() {
-            match &mut plain {
-                PlainUsed::Few(names) => {
-                    for (n, used) in names.iter_mut() {
-                        *used |= *n == name;
-                    }
-                }
-                PlainUsed::Many(set) => {
-                    set.insert(name);
+        // Per range asked about (in `asked.ranges`' order), the smallest
+        // index named; merged by name at the end, not per member found
+        // (a hash per member).
+        let mut smallest: Vec<Option<u32>> = if by_prefix { vec![None; asked.ranges.len()] } else { Vec::new() };
+        // The walk over the named registers answers nothing for many plain
+        // names (asked later, by hash) and no range asked by prefix.
+        let walk = matches!(&plain, PlainUsed::Few(names) if !names.is_empty()) || !smallest.is_empty();
+        for name in named.clone().take(if walk { usize::MAX } else { 0 }) {
+            if let PlainUsed::Few(names) = &mut plain {
+                for (n, used) in names.iter_mut() {
+                    *used |= *n == name;
                 }
             }
-            if by_prefix {
-                for &(prefix, _) in &asked.ranges {
-                    if let Some(i) = member_index(name, prefix) {
-                        let e = range_min.entry(prefix).or_insert(i);
-                        *e = (*e).min(i);
-                    }
+            if smallest.is_empty() {
+                continue;
+            }
+            // A member's name is its range's name followed by digits: a
+            // name longer than the prefix by at most its trailing digits.
+            // Other prefixes are passed over without comparing.
+            let stem = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+            for (&(prefix, _), min) in asked.ranges.iter().zip(&mut smallest) {
+                if !(stem..name.len()).contains(&prefix.len()) {
+                    continue;
+                }
+                if let Some(i) = member_index(name, prefix) {
+                    *min = Some(min.map_or(i, |m| m.min(i)));
                 }
             }
         }
-        if !by_prefix {
-            let used: FxHashSet<&str> = named.collect();
+        let mut range_min: FxHashMap<&str, u32> = FxHashMap::default();
+        if by_prefix {
+            for (&(prefix, _), min) in asked.ranges.iter().zip(&smallest) {
+                if let Some(i) = *min {
+                    let e = range_min.entry(prefix).or_insert(i);
+                    *e = (*e).min(i);
+                }
+            }
+        } else {
+            let used: FxHashSet<&str> = named.clone().collect();
             range_min = smallest_indices(&used);
         }
-        RegsUsed { plain, range_min }
+        RegsUsed { plain, range_min, named }
     }
 
     #[inline]
@@ -241,7 +345,13 @@ impl<'a> RegsUsed<'a> {
             Some(count) => self.range_min.get(name).is_some_and(|&i| i < count),
             None => match &self.plain {
                 PlainUsed::Few(names) => names.iter().any(|&(n, used)| used && n == name),
-                PlainUsed::Many(set) => set.contains(name),
+                PlainUsed::Many(set) => set
+                    .get_or_init(|| {
+                        let mut set = FxHashSet::with_capacity_and_hasher(self.named.clone().count(), Default::default());
+                        set.extend(self.named.clone());
+                        set
+                    })
+                    .contains(name),
             },
         }
     }
@@ -251,11 +361,16 @@ impl<'a> RegsUsed<'a> {
 /// followed by decimal digits (leading zeros too) whose value fits a `u32`
 /// (what [`smallest_indices`] finds at the split after `prefix`).
 fn member_index(name: &str, prefix: &str) -> Option<u32> {
-    let digits = name.strip_prefix(prefix)?;
-    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+    let (head, digits) = name.as_bytes().split_at_checked(prefix.len())?;
+    // Byte by byte, and the digits read as they are checked: names and
+    // prefixes are a few bytes, and a call of `memcmp` and `parse` cost
+    // more than the work (with the prefixes compared only where the
+    // lengths allow and merged per range: matrix_free -O2's dead-decls
+    // 8.9 -> 6.9 M).
+    if digits.is_empty() || head.iter().zip(prefix.as_bytes()).any(|(a, b)| a != b) {
         return None;
     }
-    digits.parse::<u32>().ok()
+    digits.iter().try_fold(0u32, |n, &c| if c.is_ascii_digit() { n.checked_mul(10)?.checked_add((c - b'0') as u32) } else { None })
 }
 
 /// When a range declarator `%r<9>` is used: when some `%rI` (I < 9, also
@@ -506,13 +621,67 @@ mod tests {
         assert_eq!(names, ["read_by_dead_init", "ptr", "unread", "dead_callee", "dead_caller"]);
     }
 
+    /// Finding a plain declarator's register in the table's order
+    /// ([`PlainLookup::DeclarationOrder`]) finds the unused declarators
+    /// the names alone find: with many and few plain names, a block
+    /// shadowing an unused outer name (kept: names compare as text), range
+    /// members made between declarations, declarations after instructions
+    /// and several names to a declaration; and on the suite's corpus files.
+    #[test]
+    fn declaration_order_finds_what_names_find() {
+        let made = ".version 8.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry many(.param .u64 p)\n{\n.reg .b32 %a;\n.reg .b32 %b;\n.reg .b32 %c, %d, %e;\n.reg .b32 %r<9>;\n\
+            .reg .b64 %rd1;\n.reg .b32 %s;\n.reg .b32 %t;\n.reg .b32 %u;\n.reg .b32 %v;\n.reg .b32 %w;\n\
+            ld.param.u64 %rd1, [p];\nmov.u32 %r3, 1;\nmov.u32 %a, %r3;\nmov.u32 %d, 2;\n\
+            {\n.reg .b32 %b;\n.reg .b32 %x;\nmov.u32 %b, %a;\nmov.u32 %x, %b;\n}\n\
+            .reg .b32 %late;\n.reg .b32 %late2;\nmov.u32 %r5, %late;\nmov.u32 %t, %r5;\nst.global.u32 [%rd1], %t;\nret;\n}\n\
+            .visible .entry few(.param .u64 p)\n{\n.reg .b32 %a;\n.reg .b32 %b;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [p];\n{\n.reg .b32 %a;\nmov.u32 %a, 1;\n}\nst.global.u32 [%rd1], 3;\nret;\n}\n";
+        let texts = [
+            made,
+            include_str!("../../tests/data/k_warp.sm_80.lineinfo.ptx"),
+            include_str!("../../../tests/corpus/block-scoped-names.ptx"),
+            include_str!("../../../tests/corpus/control-flow.ptx"),
+            include_str!("../../../tests/corpus/legacy-1x.ptx"),
+            include_str!("../../../tests/corpus/legacy-dwarf.ptx"),
+            include_str!("../../../tests/corpus/syntax-forms.ptx"),
+            include_str!("../../../tests/corpus/misc.ptx"),
+        ];
+        let (mut functions, mut with_unused) = (0, 0);
+        for text in texts {
+            let m = ptx_ir::parse_str(text).unwrap_or_else(|d| panic!("{d}"));
+            for item in &m.items {
+                let ptx_ir::ir::Item::Func(f) = item else { continue };
+                let by_name = unused_declarators_by(f, PlainLookup::ByName);
+                assert_eq!(unused_declarators_by(f, PlainLookup::DeclarationOrder), by_name, "{}", f.name);
+                functions += 1;
+                with_unused += by_name.is_some() as usize;
+            }
+        }
+        // The made functions: `%b` of `many` stays (a block's `%b` is
+        // named), `%c`, `%e`, `%u`.. and `%late2` go; `few` keeps its `%a`.
+        let m = ptx_ir::parse_str(made).unwrap_or_else(|d| panic!("{d}"));
+        let ptx_ir::ir::Item::Func(many) = &m.items[0] else { panic!() };
+        let unused = unused_declarators(many).expect("unused declarators");
+        let body = many.body.as_ref().unwrap();
+        let gone: Vec<&str> = unused
+            .iter()
+            .flat_map(|(k, keep)| {
+                let Stmt::Decl(d) = &body[*k] else { panic!() };
+                d.names.iter().enumerate().filter(|(i, _)| keep.as_ref().is_none_or(|keep| !keep[*i])).map(|(_, n)| &*n.name).collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(gone, ["%c", "%e", "%s", "%u", "%v", "%w", "%late2"]);
+        assert!(functions > 10 && with_unused > 2, "{functions} functions, {with_unused} with unused declarators");
+    }
+
     /// The per-declarator answers agree with gathering every name: ranges
     /// matched by prefix with [`smallest_indices`], few plain names
     /// compared with a set of the names.
     #[test]
     fn regs_used_agrees_with_gathering_every_name() {
         let named = ["%r5", "%r012", "%t0100", "%rd0", "%rd7", "%f1", "%SP", "%p01x", "%fd4294967296", "%x", "%r"];
-        let ranges = [("%r", 5), ("%r", 6), ("%r", 13), ("%rd", 1), ("%rd", 0), ("%f", 2), ("%fd", 9), ("%p0", 2), ("%", 9), ("%x", 1), ("%q", 4), ("%t", 101), ("%t", 100)];
+        let ranges = [("%r", 5), ("%r", 6), ("%r", 13), ("%rd", 1), ("%rd", 0), ("%f", 2), ("%fd", 9), ("%p0", 2), ("%", 9), ("%x", 1), ("%q", 4), ("%t", 101), ("%t", 100), ("%r0", 13), ("%r01", 3), ("%r012", 1)];
         let plain = ["%SP", "%SPL", "%x", "%r5", "%r05"];
         let asked = Asked { plain: plain.to_vec(), ranges: ranges.to_vec(), variables: false };
         let regs = RegsUsed::of(named.iter().copied(), &asked);
