@@ -77,9 +77,9 @@ pub(super) fn check_finding_sites(f: &Function) -> (Vec<ScopeError>, Vec<Option<
         }
         if let Some((l, _)) = label_def(s) {
             let name = f.label_name(l);
-            if w.label_stmt[l.0 as usize] != Some(k) {
+            if w.label_stmt(l) != Some(k) {
                 c.error(Some(k), format!("label `{name}` (label #{}) is defined twice", l.0));
-            } else if w.block_labels.get(&(scope, name)) != Some(&l) {
+            } else if w.block_label(scope, name) != Some(l) {
                 c.error(Some(k), format!("label `{name}` is defined twice in one block"));
             }
             if let Some((prev, false)) = declared.get(&(scope, name)) {
@@ -159,7 +159,7 @@ impl<'f> Checker<'f> {
                     let name = f.label_name(l);
                     match w.label_operand(name) {
                         Ok(Some(found)) if found == l => {
-                            if let Some(def) = w.label_stmt[l.0 as usize] {
+                            if let Some(def) = w.label_stmt(l) {
                                 let directive = !matches!(f.body.as_ref().unwrap()[def], Stmt::Label(_));
                                 if directive && def > k {
                                     // ptxas: "Unknown symbol" (a table or prototype must come first).
