@@ -1,7 +1,7 @@
 //! The scope-safety check ([`check`]): every name an instruction uses means,
 //! by name, the register, label or variable its id says.
 
-use super::{label_def, names_used, site_decl, Meaning, NameUse, Site, Walk};
+use super::{for_each_name_used, label_def, names_used, site_decl, Meaning, NameUse, Site, Walk};
 use crate::ir::{Function, Instruction, LabelId, RegId, Stmt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -114,13 +114,11 @@ impl<'f> Checker<'f> {
             let mut labels: Vec<LabelId> = Vec::new();
             match s {
                 Stmt::Instr(ins) => {
-                    for u in names_used(ins) {
-                        match u {
-                            NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
-                            NameUse::Label(l) => labels.push(l),
-                            _ => {}
-                        }
-                    }
+                    for_each_name_used(ins, |u| match u {
+                        NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
+                        NameUse::Label(l) => labels.push(l),
+                        _ => {}
+                    });
                 }
                 Stmt::BranchTargets(l, t) => {
                     labels.push(*l);
