@@ -245,6 +245,11 @@ pub struct ShapeTable {
     index: FxHashMap<u64, SmallVec<[ShapeId; 1]>>,
     /// Shapes made from text by rules: (head, number of sources) -> shape.
     by_text: FxHashMap<(&'static str, u8), ShapeId>,
+    /// Per shape, one entry of `by_text` a rule derived from it
+    /// ([`Self::of_text_from`]): the same head asked again from the same
+    /// shape is answered without hashing the text (`unsigned-twin` asks it
+    /// of every signed add, sub and mul.lo at every iteration).
+    from_shape: Vec<Option<TextShape>>,
     /// Whether each shape was first made by a rule (not taken from the input).
     by_rule: Vec<bool>,
     /// The shapes of plain templates ([`PlainKey`]) found so far: most
@@ -364,6 +369,33 @@ impl ShapeTable {
         self.shapes.is_empty()
     }
 
+    /// [`Self::of_text_known`], for a head a rule derives from shape
+    /// `from`: answered from `from`'s entry when it holds this head (the
+    /// same `&'static str`), else by the text.
+    pub fn of_text_known_from(&self, from: ShapeId, head: &'static str, n: u8) -> Option<ShapeId> {
+        match self.from_shape.get(from.0 as usize) {
+            Some(Some(t)) if t.is(head, n) => Some(t.shape),
+            _ => self.of_text_known(head, n),
+        }
+    }
+
+    /// [`Self::of_text`], for a head a rule derives from shape `from`;
+    /// `from` keeps the answer (see [`Self::of_text_known_from`]).
+    pub fn of_text_from(&mut self, from: ShapeId, head: &'static str, n: u8) -> ShapeId {
+        if let Some(Some(t)) = self.from_shape.get(from.0 as usize) {
+            if t.is(head, n) {
+                return t.shape;
+            }
+        }
+        let shape = self.of_text(head, n);
+        let k = from.0 as usize;
+        if self.from_shape.len() <= k {
+            self.from_shape.resize(k + 1, None);
+        }
+        self.from_shape[k] = Some(TextShape { head, n, shape });
+        shape
+    }
+
     /// The shape [`Self::of_text`] gave for `head` with `n` sources; `None`
     /// when it was not asked for yet (a node of that shape may still exist,
     /// taken from the input).
@@ -389,6 +421,23 @@ impl ShapeTable {
         }
         self.by_text.insert((head, n), id);
         id
+    }
+}
+
+/// An entry of [`ShapeTable::by_text`] kept with a shape.
+#[derive(Clone, Copy)]
+struct TextShape {
+    head: &'static str,
+    n: u8,
+    shape: ShapeId,
+}
+
+impl TextShape {
+    /// Is this the entry of `head` with `n` sources? The same text at
+    /// another address is not recognized (the caller then asks by the
+    /// text): comparing the addresses is what makes this cheaper.
+    fn is(&self, head: &'static str, n: u8) -> bool {
+        std::ptr::eq(self.head, head) && self.n == n
     }
 }
 
@@ -572,6 +621,34 @@ pub fn template(head: &str, n: usize) -> Result<Instruction, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shape's kept entry ([`ShapeTable::of_text_from`]) answers as the
+    /// text does ([`ShapeTable::of_text`], [`ShapeTable::of_text_known`]):
+    /// before and after it is made, for the head it holds, another head,
+    /// another number of sources, and the same text at another address.
+    #[test]
+    fn a_text_kept_with_a_shape_answers_as_the_text_does() {
+        let mut t = ShapeTable::default();
+        let (a, b) = (t.of_text("add.s32", 2), t.of_text("sub.s64", 2));
+        // The same text as "add.u32" at an address of its own.
+        let elsewhere: &'static str = Box::leak(String::from("add.u32").into_boxed_str());
+        let heads: [(&'static str, u8); 5] = [("add.u32", 2), ("sub.u64", 2), ("add.u32", 3), (elsewhere, 2), ("mul.lo.u16", 2)];
+        let agree = |t: &ShapeTable| {
+            for from in [a, b] {
+                for (h, n) in heads {
+                    assert_eq!(t.of_text_known_from(from, h, n), t.of_text_known(h, n), "{h} with {n} sources, from {from:?}");
+                }
+            }
+        };
+        agree(&t);
+        // (`add.u32` with 3 sources is no instruction: only asked whether known.)
+        for (from, (h, n)) in [(a, heads[0]), (b, heads[1]), (b, heads[3]), (a, heads[0]), (a, heads[4])] {
+            let kept = t.of_text_from(from, h, n);
+            assert_eq!(kept, t.of_text(h, n), "{h} with {n} sources");
+            agree(&t);
+        }
+        assert_eq!(t.of_text_from(a, elsewhere, 2), t.of_text("add.u32", 2));
+    }
 
     #[test]
     fn shapes_evaluate_with_register_widths() {

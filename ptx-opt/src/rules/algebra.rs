@@ -175,34 +175,49 @@ fn add_head(w: u8) -> &'static str {
 /// Signed and unsigned `add`, `sub`, `mul.lo`, `shl` compute the same bits:
 /// the signed form gets its unsigned twin, so that both meet in one node.
 fn s_unsigned_twin(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
-    let Some((s, kids)) = op(eg, n) else { return };
-    let Some((ty, w)) = plain_int(s) else { return };
-    if ty.class() != TypeClass::Signed || kids.len() != 2 {
+    let Node::Op(sid, kids) = n else { return };
+    let s = eg.analysis.shapes.get(*sid);
+    let Some(head) = unsigned_twin_of(s) else { return };
+    if kids.len() != 2 || !kids.iter().all(|k| width(eg, *k) == s.width) {
         return;
     }
-    let ok = matches!(s.opcode(), Opcode::ADD | Opcode::SUB) || (s.opcode() == Opcode::MUL && s.ins.has(Mod::LO));
-    if ok && kids.iter().all(|k| width(eg, *k) == w) {
-        let code = match s.opcode() {
-            Opcode::ADD => 0,
-            Opcode::SUB => 1,
-            _ => 2,
-        };
-        // Once the twin is in the node's class, applying the rule again
-        // adds nothing: each iteration searches the whole e-graph anew, and
-        // on matrix_free 8,900 of 9,300 applications were such repeats (an
-        // `add` finding the node and a `union` of a class with itself, about
-        // 2,000 host instructions each).
-        if let Some(twin) = eg.analysis.shapes.of_text_known(unsigned_twin_head(code, w), 2) {
-            if eg.lookup(Node::Op(twin, kids.iter().copied().collect())).is_some_and(|c| eg[c].nodes.contains(n)) {
-                return;
-            }
+    // Once the twin is in the node's class, applying the rule again
+    // adds nothing: each iteration searches the whole e-graph anew, and
+    // on matrix_free 8,900 of 9,300 applications were such repeats (an
+    // `add` finding the node and a `union` of a class with itself, about
+    // 2,000 host instructions each).
+    if let Some(twin) = eg.analysis.shapes.of_text_known_from(*sid, head, 2) {
+        if eg.lookup(Node::Op(twin, kids.iter().copied().collect())).is_some_and(|c| eg[c].nodes.contains(n)) {
+            return;
         }
-        out.push([kids[0], kids[1], Id::from(w as usize), Id::from(code)].into_iter().collect());
     }
+    out.push([kids[0], kids[1], shape_id(*sid)].into_iter().collect());
 }
+/// The twin's shape is kept with the signed shape
+/// ([`crate::engine::lang::ShapeTable::of_text_from`]): asked by its text
+/// at every application, matrix_free's -O2 run spent about 1 M host
+/// instructions hashing the text (4,578 applications, 4,752 searches).
 fn a_unsigned_twin(eg: &mut EGraph, m: &Match) -> Option<Id> {
-    let code = usize::from(m[3]);
-    Some(super::mk(eg, unsigned_twin_head(code, usize::from(m[2]) as u8), &[m[0], m[1]]))
+    let signed = unshape(m[2]);
+    let head = unsigned_twin_of(eg.analysis.shapes.get(signed))?;
+    let twin = eg.analysis.shapes.of_text_from(signed, head, 2);
+    Some(eg.add(Node::Op(twin, [m[0], m[1]].into_iter().collect())))
+}
+
+/// The head of the unsigned twin of a signed plain `add`, `sub` or
+/// `mul.lo`; `None` for other shapes.
+fn unsigned_twin_of(s: &Shape) -> Option<&'static str> {
+    let (ty, w) = plain_int(s)?;
+    if ty.class() != TypeClass::Signed {
+        return None;
+    }
+    let code = match s.opcode() {
+        Opcode::ADD => 0,
+        Opcode::SUB => 1,
+        Opcode::MUL if s.ins.has(Mod::LO) => 2,
+        _ => return None,
+    };
+    Some(unsigned_twin_head(code, w))
 }
 
 /// The unsigned form of `add` (`code` 0), `sub` (1) or `mul.lo` (2) of
@@ -421,7 +436,11 @@ mod tests {
         assert_ne!(eg.find(signed), eg.find(twin_elsewhere));
         assert_eq!(matches_at(&eg, signed), 1, "the twin is in another class");
         // Applying finds the twin and the runner merges the classes.
-        let made = a_unsigned_twin(&mut eg, &[leaves[0].unwrap(), leaves[1].unwrap(), Id::from(32usize), Id::from(0usize)].into_iter().collect()).unwrap();
+        let shape = eg[signed].nodes.iter().find_map(|n| match n {
+            Node::Op(s, _) => Some(*s),
+            _ => None,
+        });
+        let made = a_unsigned_twin(&mut eg, &[leaves[0].unwrap(), leaves[1].unwrap(), shape_id(shape.unwrap())].into_iter().collect()).unwrap();
         assert_eq!(made, eg.find(twin_elsewhere));
         eg.union(signed, made);
         eg.rebuild();

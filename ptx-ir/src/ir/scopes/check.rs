@@ -1,7 +1,7 @@
 //! The scope-safety check ([`check`]): every name an instruction uses means,
 //! by name, the register, label or variable its id says.
 
-use super::{label_def, names_used, site_decl, Meaning, NameUse, Site, Walk};
+use super::{for_each_name_used, label_def, names_used, site_decl, Meaning, NameUse, Site, Walk};
 use crate::ir::{Function, Instruction, LabelId, RegId, Stmt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -77,9 +77,9 @@ pub(super) fn check_finding_sites(f: &Function) -> (Vec<ScopeError>, Vec<Option<
         }
         if let Some((l, _)) = label_def(s) {
             let name = f.label_name(l);
-            if w.label_stmt[l.0 as usize] != Some(k) {
+            if w.label_stmt(l) != Some(k) {
                 c.error(Some(k), format!("label `{name}` (label #{}) is defined twice", l.0));
-            } else if w.block_labels.get(&(scope, name)) != Some(&l) {
+            } else if w.block_label(scope, name) != Some(l) {
                 c.error(Some(k), format!("label `{name}` is defined twice in one block"));
             }
             if let Some((prev, false)) = declared.get(&(scope, name)) {
@@ -114,13 +114,11 @@ impl<'f> Checker<'f> {
             let mut labels: Vec<LabelId> = Vec::new();
             match s {
                 Stmt::Instr(ins) => {
-                    for u in names_used(ins) {
-                        match u {
-                            NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
-                            NameUse::Label(l) => labels.push(l),
-                            _ => {}
-                        }
-                    }
+                    for_each_name_used(ins, |u| match u {
+                        NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
+                        NameUse::Label(l) => labels.push(l),
+                        _ => {}
+                    });
                 }
                 Stmt::BranchTargets(l, t) => {
                     labels.push(*l);
@@ -159,7 +157,7 @@ impl<'f> Checker<'f> {
                     let name = f.label_name(l);
                     match w.label_operand(name) {
                         Ok(Some(found)) if found == l => {
-                            if let Some(def) = w.label_stmt[l.0 as usize] {
+                            if let Some(def) = w.label_stmt(l) {
                                 let directive = !matches!(f.body.as_ref().unwrap()[def], Stmt::Label(_));
                                 if directive && def > k {
                                     // ptxas: "Unknown symbol" (a table or prototype must come first).

@@ -2,7 +2,7 @@
 //! every `.reg` declaration at the top of the body.
 
 use super::check::check_finding_sites;
-use super::{label_def, leading_decls, names_used, NameUse, ScopeError, ScopeTree, Site};
+use super::{for_each_name_used, label_def, leading_decls, NameUse, ScopeError, ScopeTree, Site};
 use crate::ir::{range_member, Declarator, Declarators, Function, Name, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -329,13 +329,11 @@ fn for_each_fixed_name(f: &Function, out: &mut dyn FnMut(&str)) {
     for s in f.body.iter().flatten() {
         match s {
             Stmt::Decl(d) => decl(d, out),
-            Stmt::Instr(ins) => {
-                for u in names_used(ins) {
-                    if let NameUse::Var(n) = u {
-                        out(n);
-                    }
+            Stmt::Instr(ins) => for_each_name_used(ins, |u| {
+                if let NameUse::Var(n) = u {
+                    out(n);
                 }
-            }
+            }),
             Stmt::CallTargets(_, fs) => fs.iter().for_each(|n| out(n)),
             Stmt::Loc(l) => {
                 if let Some(e) = l.function_name() {
