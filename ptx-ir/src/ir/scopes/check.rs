@@ -1,7 +1,7 @@
 //! The scope-safety check ([`check`]): every name an instruction uses means,
 //! by name, the register, label or variable its id says.
 
-use super::{for_each_name_used, label_def, names_used, site_decl, Meaning, NameUse, Site, Walk};
+use super::{label_def, site_decl, BodyNames, Meaning, NameUse, Site, Walk};
 use crate::ir::{Function, Instruction, LabelId, RegId, Stmt};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -23,72 +23,91 @@ pub struct ScopeError {
 /// blocks are balanced; no name is declared twice in one block; and every
 /// id is within the function's tables.
 pub fn check(f: &Function) -> Vec<ScopeError> {
-    check_finding_sites(f).0
+    check_finding_sites(f).errors
 }
 
-/// [`check`], and the declaration each register used by an instruction
-/// means (by register id), which a function without errors has one of
-/// wherever it is used: what [`super::flatten_names`] renames by.
-pub(super) fn check_finding_sites(f: &Function) -> (Vec<ScopeError>, Vec<Option<Site>>) {
+/// What [`check_finding_sites`] finds.
+pub(super) struct Findings<'f> {
+    pub errors: Vec<ScopeError>,
+    /// The declaration each register used by an instruction means (by
+    /// register id), which a function without errors has one of wherever
+    /// it is used: what [`super::flatten_names`] renames by.
+    pub reg_site: Vec<Option<Site>>,
+    /// The names each statement uses (empty without a body).
+    pub names: BodyNames<'f>,
+}
+
+/// [`check`], and the sites of the registers and the names the body uses.
+pub(super) fn check_finding_sites(f: &Function) -> Findings<'_> {
     let mut c = Checker { f, out: Vec::new() };
-    let mut reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
-    let Some(body) = &f.body else { return (c.out, reg_site) };
-    if !c.ids_in_range(body) {
-        return (c.out, reg_site);
-    }
-    let mut w = Walk::new(f);
-    if let Some(k) = w.tree.unbalanced {
-        let what = if matches!(body[k], Stmt::ScopeEnd) { "a `}` closes no block" } else { "a `{` is never closed" };
-        c.error(Some(k), what.to_string());
-        return (c.out, reg_site);
-    }
-    // The walk's generation (plus one) at which each register was last
-    // found right: at the same generation it would be found right again.
-    let mut reg_ok: Vec<u32> = vec![0; f.regs.len()];
-    let mut site_reg: FxHashMap<Site, RegId> = FxHashMap::default();
-    // Declared names by block (and whether as a range's prefix); labels so far.
-    let mut declared: FxHashMap<(u32, &str), (usize, bool)> = FxHashMap::default();
-    let mut labels_so_far: FxHashSet<(u32, &str)> = FxHashSet::default();
-    for (k, s) in body.iter().enumerate() {
-        w.step(k);
-        let scope = w.tree.stmt_scope[k];
-        match s {
-            Stmt::Instr(ins) => c.instruction(&w, k, ins, &mut reg_site, &mut site_reg, &mut reg_ok),
-            Stmt::Decl(d) => {
-                for n in d.names.iter().filter(|n| &*n.name != "_") {
-                    if let Some((prev, _)) = declared.insert((scope, &n.name), (k, n.range.is_some())) {
-                        c.error(Some(k), format!("`{}` is declared twice in one block (statements {prev} and {k})", n.name));
-                    } else if labels_so_far.contains(&(scope, &*n.name)) {
-                        c.error(Some(k), format!("`{}` is a label of this block, so it cannot also be declared here", n.name));
+    let reg_site: Vec<Option<Site>> = vec![None; f.regs.len()];
+    let Some(body) = &f.body else { return Findings { errors: c.out, reg_site, names: BodyNames::of(&[]) } };
+    let names = BodyNames::of(body);
+    let reg_site = c.find_sites(body, &names, reg_site);
+    Findings { errors: c.out, reg_site, names }
+}
+
+impl<'f> Checker<'f> {
+    /// The walk of [`check_finding_sites`] over a body whose names are `names`.
+    fn find_sites(&mut self, body: &'f [Stmt], names: &BodyNames<'f>, mut reg_site: Vec<Option<Site>>) -> Vec<Option<Site>> {
+        let (f, c) = (self.f, self);
+        if !c.ids_in_range(body, names) {
+            return reg_site;
+        }
+        let mut w = Walk::new(f);
+        if let Some(k) = w.tree.unbalanced {
+            let what = if matches!(body[k], Stmt::ScopeEnd) { "a `}` closes no block" } else { "a `{` is never closed" };
+            c.error(Some(k), what.to_string());
+            return reg_site;
+        }
+        // The walk's generation (plus one) at which each register was last
+        // found right: at the same generation it would be found right again.
+        let mut reg_ok: Vec<u32> = vec![0; f.regs.len()];
+        let mut site_reg: FxHashMap<Site, RegId> = FxHashMap::default();
+        // Declared names by block (and whether as a range's prefix); labels so far.
+        let mut declared: FxHashMap<(u32, &str), (usize, bool)> = FxHashMap::default();
+        let mut labels_so_far: FxHashSet<(u32, &str)> = FxHashSet::default();
+        for (k, s) in body.iter().enumerate() {
+            w.step(k);
+            let scope = w.tree.stmt_scope[k];
+            match s {
+                Stmt::Instr(ins) => c.instruction(&w, k, ins, names.at(k), &mut reg_site, &mut site_reg, &mut reg_ok),
+                Stmt::Decl(d) => {
+                    for n in d.names.iter().filter(|n| &*n.name != "_") {
+                        if let Some((prev, _)) = declared.insert((scope, &n.name), (k, n.range.is_some())) {
+                            c.error(Some(k), format!("`{}` is declared twice in one block (statements {prev} and {k})", n.name));
+                        } else if labels_so_far.contains(&(scope, &*n.name)) {
+                            c.error(Some(k), format!("`{}` is a label of this block, so it cannot also be declared here", n.name));
+                        }
                     }
                 }
-            }
-            Stmt::BranchTargets(_, targets) => {
-                for t in targets {
-                    let name = f.label_name(*t);
-                    match w.branch_target(name) {
-                        Some(l) if l == *t => {}
-                        Some(_) => c.error(Some(k), format!("the `.branchtargets` label `{name}` here means another label of that name (the printed text would bind it differently)")),
-                        None => c.error(Some(k), format!("the `.branchtargets` label `{name}` is not defined in this block or an enclosing one")),
+                Stmt::BranchTargets(_, targets) => {
+                    for t in targets {
+                        let name = f.label_name(*t);
+                        match w.branch_target(name) {
+                            Some(l) if l == *t => {}
+                            Some(_) => c.error(Some(k), format!("the `.branchtargets` label `{name}` here means another label of that name (the printed text would bind it differently)")),
+                            None => c.error(Some(k), format!("the `.branchtargets` label `{name}` is not defined in this block or an enclosing one")),
+                        }
                     }
                 }
+                _ => {}
             }
-            _ => {}
+            if let Some((l, _)) = label_def(s) {
+                let name = f.label_name(l);
+                if w.label_stmt(l) != Some(k) {
+                    c.error(Some(k), format!("label `{name}` (label #{}) is defined twice", l.0));
+                } else if w.block_label(scope, name) != Some(l) {
+                    c.error(Some(k), format!("label `{name}` is defined twice in one block"));
+                }
+                if let Some((prev, false)) = declared.get(&(scope, name)) {
+                    c.error(Some(k), format!("`{name}` is declared in this block (statement {prev}), so it cannot also be a label here"));
+                }
+                labels_so_far.insert((scope, name));
+            }
         }
-        if let Some((l, _)) = label_def(s) {
-            let name = f.label_name(l);
-            if w.label_stmt(l) != Some(k) {
-                c.error(Some(k), format!("label `{name}` (label #{}) is defined twice", l.0));
-            } else if w.block_label(scope, name) != Some(l) {
-                c.error(Some(k), format!("label `{name}` is defined twice in one block"));
-            }
-            if let Some((prev, false)) = declared.get(&(scope, name)) {
-                c.error(Some(k), format!("`{name}` is declared in this block (statement {prev}), so it cannot also be a label here"));
-            }
-            labels_so_far.insert((scope, name));
-        }
+        reg_site
     }
-    (c.out, reg_site)
 }
 
 struct Checker<'f> {
@@ -107,18 +126,20 @@ impl<'f> Checker<'f> {
     }
 
     /// Every register and label id within the tables; false (with errors) if not.
-    fn ids_in_range(&mut self, body: &[Stmt]) -> bool {
+    fn ids_in_range(&mut self, body: &[Stmt], names: &BodyNames) -> bool {
         let (nregs, nlabels) = (self.f.regs.len(), self.f.labels.len());
         let before = self.out.len();
         for (k, s) in body.iter().enumerate() {
             let mut labels: Vec<LabelId> = Vec::new();
             match s {
-                Stmt::Instr(ins) => {
-                    for_each_name_used(ins, |u| match u {
-                        NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
-                        NameUse::Label(l) => labels.push(l),
-                        _ => {}
-                    });
+                Stmt::Instr(_) => {
+                    for &u in names.at(k) {
+                        match u {
+                            NameUse::Reg(r) if r.0 as usize >= nregs => self.bad_id(k, format!("register #{} is not in the register table ({nregs} registers)", r.0)),
+                            NameUse::Label(l) => labels.push(l),
+                            _ => {}
+                        }
+                    }
                 }
                 Stmt::BranchTargets(l, t) => {
                     labels.push(*l);
@@ -135,9 +156,10 @@ impl<'f> Checker<'f> {
         self.out.len() == before
     }
 
-    fn instruction(&mut self, w: &Walk<'f>, k: usize, ins: &Instruction, reg_site: &mut [Option<Site>], site_reg: &mut FxHashMap<Site, RegId>, reg_ok: &mut [u32]) {
+    /// Instruction `ins` at statement `k`, which uses the names `uses`.
+    #[allow(clippy::too_many_arguments)]
+    fn instruction(&mut self, w: &Walk<'f>, k: usize, ins: &Instruction, uses: &[NameUse], reg_site: &mut [Option<Site>], site_reg: &mut FxHashMap<Site, RegId>, reg_ok: &mut [u32]) {
         let f = self.f;
-        let uses = names_used(ins);
         for (i, &u) in uses.iter().enumerate() {
             if uses[..i].contains(&u) {
                 continue;

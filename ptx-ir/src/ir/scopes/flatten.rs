@@ -2,7 +2,7 @@
 //! every `.reg` declaration at the top of the body.
 
 use super::check::check_finding_sites;
-use super::{for_each_name_used, label_def, leading_decls, NameUse, ScopeError, ScopeTree, Site};
+use super::{label_def, leading_decls, BodyNames, NameUse, ScopeError, ScopeTree, Site};
 use crate::ir::{range_member, Declarator, Declarators, Function, Name, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -24,14 +24,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 ///
 /// Fails, changing nothing, when [`check`] finds a problem.
 pub fn flatten_names(f: &mut Function) -> Result<(), Vec<ScopeError>> {
-    let (errors, reg_site) = check_finding_sites(f);
-    if !errors.is_empty() {
-        return Err(errors);
+    let found = check_finding_sites(f);
+    if !found.errors.is_empty() {
+        return Err(found.errors);
     }
     if f.body.is_none() {
         return Ok(());
     }
-    let plan = Plan::make(f, reg_site);
+    let plan = Plan::make(f, found.reg_site, &found.names);
     plan.apply(f);
     Ok(())
 }
@@ -77,8 +77,9 @@ impl Taken {
 
 impl Plan {
     /// The plan for `f`, whose used registers mean the declarations
-    /// `reg_site` gives (as [`check_finding_sites`] finds them).
-    fn make(f: &Function, mut reg_site: Vec<Option<Site>>) -> Plan {
+    /// `reg_site` gives and whose body uses the names `names` (as
+    /// [`check_finding_sites`] finds them).
+    fn make(f: &Function, mut reg_site: Vec<Option<Site>>, names: &BodyNames) -> Plan {
         let body = f.body.as_ref().unwrap();
         let lead = leading_decls(body);
         // Which declaration each register is: from its uses (`reg_site`),
@@ -117,7 +118,7 @@ impl Plan {
         for l in &f.labels {
             taken.all.insert(l.clone());
         }
-        for_each_fixed_name(f, &mut |n| {
+        for_each_fixed_name(f, names, &mut |n| {
             fixed.insert(n.into());
         });
         taken.all.extend(fixed.iter().cloned());
@@ -311,8 +312,9 @@ fn reg_sites(f: &Function) -> Vec<(Site, &Declarator)> {
 
 /// Every name of `f` that is no register or label: variables declared in
 /// the signature and the body, and every symbol referenced (module
-/// variables and functions, call targets, initializers, `.loc`).
-fn for_each_fixed_name(f: &Function, out: &mut dyn FnMut(&str)) {
+/// variables and functions, call targets, initializers, `.loc`); `names`:
+/// the names the body uses.
+fn for_each_fixed_name(f: &Function, names: &BodyNames, out: &mut dyn FnMut(&str)) {
     let decl = |d: &VarDecl, out: &mut dyn FnMut(&str)| {
         for n in &d.names {
             if d.space != StateSpace::Reg {
@@ -326,14 +328,16 @@ fn for_each_fixed_name(f: &Function, out: &mut dyn FnMut(&str)) {
     for d in f.ret.iter().chain(&f.params).flatten() {
         decl(d, out);
     }
-    for s in f.body.iter().flatten() {
+    for (k, s) in f.body.iter().flatten().enumerate() {
         match s {
             Stmt::Decl(d) => decl(d, out),
-            Stmt::Instr(ins) => for_each_name_used(ins, |u| {
-                if let NameUse::Var(n) = u {
-                    out(n);
+            Stmt::Instr(_) => {
+                for u in names.at(k) {
+                    if let NameUse::Var(n) = u {
+                        out(n);
+                    }
                 }
-            }),
+            }
             Stmt::CallTargets(_, fs) => fs.iter().for_each(|n| out(n)),
             Stmt::Loc(l) => {
                 if let Some(e) = l.function_name() {

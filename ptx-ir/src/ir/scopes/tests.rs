@@ -271,3 +271,27 @@ fn block_register_users_agree_with_looking_up_every_name() {
         assert!(fast.iter().any(|u| *u), "{b}: some instruction names a block register");
     }
 }
+
+#[test]
+fn a_name_the_initials_rule_out_means_no_register() {
+    for b in [
+        "{\n.reg .b32 t;\nmov.u32 t, 1;\n}\nt:\nbra.uni t;\nret;",
+        // A label named as a member of a block's range, and a plain register
+        // without `%` declared late.
+        "{\n.reg .b32 q<3>;\nmov.u32 q1, 1;\n}\nq1:\nadd.u32 %r1, %r2, 1;\n.reg .b32 late;\nmov.u32 late, %r1;\nlate2:\nret;",
+        "$L1:\n{\n.reg .pred %p9;\nsetp.eq.u32 %p9, %r1, 0;\n@%p9 bra.uni $L1;\n}\nret;",
+    ] {
+        let f = func(b);
+        let mut names: Vec<&str> = f.regs.iter().map(|r| &*r.name).chain(f.labels.iter().map(|l| &**l)).collect();
+        names.extend(["q1", "q2", "t", "late", "late2", "%r1", "%p9", "$L1", "x"]);
+        let mut w = Walk::new(&f);
+        for k in 0..body(&f).len() {
+            w.step(k);
+            for n in &names {
+                if matches!(w.lookup(n), Some(Meaning::Reg(_))) {
+                    assert!(w.may_mean_register(n), "{b}: `{n}` means a register at statement {k}");
+                }
+            }
+        }
+    }
+}
