@@ -59,7 +59,7 @@ impl LocTable {
     fn lanes_named(&self, r: RegId, sel: Option<Selector>) -> (u32, u32) {
         let (base, lanes) = (self.base[r.0 as usize], self.lanes[r.0 as usize]);
         match sel.and_then(Selector::lane) {
-            Some(l) if lanes > 1 => (base + l.min(lanes - 1) as u32, 1),
+            Some(l) if lanes > 1 => (self.lane(r, l).0, 1),
             _ => (base, lanes as u32),
         }
     }
