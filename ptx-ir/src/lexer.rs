@@ -217,6 +217,35 @@ fn name_end(src: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Whether the lexer skips byte `c` as whitespace.
+#[inline(always)]
+pub(crate) fn is_blank(c: u8) -> bool {
+    START[c as usize] == Start::Blank
+}
+
+/// Where the whitespace from `i` on ends (comments are not skipped).
+#[inline]
+pub(crate) fn blank_end(src: &[u8], mut i: usize) -> usize {
+    while src.get(i).is_some_and(|&c| is_blank(c)) {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the identifier [`scan`] reads at byte `i` when one of the
+/// common ones starts there: a letter, or `_`, `$` or `%` with a name
+/// byte after it. `None` for anything else (the lone `_` included).
+#[inline]
+pub(crate) fn plain_ident_end(src: &[u8], i: usize) -> Option<usize> {
+    let class = START[*src.get(i)? as usize];
+    let next = src.get(i + 1).copied().unwrap_or(0);
+    match class {
+        Start::Letter => Some(name_end(src, i + 1)),
+        Start::Sigil if is_follow(next) => Some(name_end(src, i + 1)),
+        _ => None,
+    }
+}
+
 /// The token of an operator of one or two bytes starting with `c`, `two`
 /// the byte after it (0 at the end), and its length.
 #[inline(always)]
@@ -825,6 +854,27 @@ mod tests {
         }
         let t = lex(b"a.b c").unwrap();
         assert_eq!(t.iter().map(|t| t.glued).collect::<Vec<_>>(), vec![false, true, false, false]);
+    }
+
+    /// [`plain_ident_end`] and [`blank_end`] against the lexer: after
+    /// every pair of bytes, an identifier is found where the lexer reads one
+    /// that starts with a letter or a sigil, ending where it ends, and the
+    /// whitespace ends where the lexer's next token or comment starts.
+    #[test]
+    fn plain_identifiers_and_blanks_end_as_the_lexer_reads_them() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let text = [a, b, b'x', b';'];
+                let mut lexer = Lexer::new(&text).unwrap();
+                let t = lexer.next_token();
+                let lexed = (t.kind == Ident && t.span.start == 0 && !(a == b'_' && t.span.end == 1)).then_some(t.span.end as usize);
+                assert_eq!(plain_ident_end(&text, 0), lexed, "bytes {a:#04x} {b:#04x}");
+                let blank = [a, b];
+                let end = blank_end(&blank, 0);
+                assert!(blank[..end].iter().all(|&c| is_blank(c)) && blank.get(end).is_none_or(|&c| !is_blank(c)));
+            }
+        }
+        assert_eq!(blank_end(b" \t\n/* */x", 0), 3);
     }
 
     fn kinds_of(toks: &Result<Vec<Token>, LexError>) -> Vec<TokenKind> {

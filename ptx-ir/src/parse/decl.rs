@@ -6,7 +6,7 @@ use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
 use crate::ir::{Attribute, ConstExpr, Declarator, Declarators, Imm, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
-use crate::lexer::{Lexer, Token, TokenKind};
+use crate::lexer::{blank_end, is_blank, plain_ident_end, Lexer, Token, TokenKind};
 use crate::source::Span;
 
 /// Where a declaration appears; decides what it may contain.
@@ -121,26 +121,43 @@ impl<'a> Parser<'a> {
     /// PTX declares each register on a line of its own, tens of thousands
     /// in a kernel): read with a lexer of its own from the current token
     /// on, without the cursor's window or the general loop over modifiers
-    /// and declarator parts. Binds each, pushes its statement and span, and
-    /// moves the cursor past the last. Stops before anything else
+    /// and declarator parts, and where a declaration repeats the bytes of
+    /// the one before up to its name ([`DeclPrefix`]), from the bytes
+    /// without making tokens. Binds each, pushes its statement and span,
+    /// and moves the cursor past the last. Stops before anything else
     /// (another modifier, a vector, `<N>`, an array, an initializer,
     /// several names, `_`), which the general parser reads; reads nothing
     /// then. Says whether it read any. Gives the general parser's IR,
     /// bindings, positions and errors (tested against it).
     pub(super) fn plain_body_decls(&mut self, stmts: &mut Vec<Stmt>, spans: &mut Vec<Span>) -> PResult<bool> {
-        let mut space = self.peek();
+        let first = self.peek();
         let Ok(mut lexer) = Lexer::new(self.src) else { return Ok(false) };
-        lexer.set_pos(space.span.end as usize);
+        lexer.set_pos(first.span.end as usize);
+        let mut prefixes = DeclPrefixes::default();
         let mut last_semi = None;
-        while let Some(d) = self.plain_decl(space, &mut lexer) {
+        loop {
+            let (start, d) = match last_semi.and_then(|semi| prefixes.decl_after(self.src, semi)) {
+                Some(found) => found,
+                None => {
+                    let space = match last_semi {
+                        None => first,
+                        Some(semi) => {
+                            lexer.set_pos(semi.end as usize);
+                            lexer.next_token()
+                        }
+                    };
+                    let Some(d) = self.plain_decl(space, &mut lexer) else { break };
+                    prefixes.remember(self.src, space.span.start as usize, &d);
+                    (space.span.start, d)
+                }
+            };
             let f = self.func.as_mut().expect("body declarations are parsed inside a function");
             if let Err(prev) = f.bind_decl(d.space, d.name, d.ty, None, None, d.name_span) {
                 return self.redeclared(d.name, d.name_span, prev);
             }
             stmts.push(Stmt::Decl(Box::new(VarDecl::new(d.space, d.ty, d.name))));
-            spans.push(space.span.to(d.semi));
+            spans.push(Span { start, end: d.semi.end });
             last_semi = Some(d.semi);
-            space = lexer.next_token();
         }
         let Some(semi) = last_semi else { return Ok(false) };
         self.consume_through(semi);
@@ -330,6 +347,95 @@ struct PlainDecl<'a> {
     name: &'a str,
     name_span: Span,
     semi: Span,
+}
+
+/// The bytes of a plain declaration from its state space to its name
+/// (`.reg .f32 ` of `.reg .f32 %f1;`), which the next declarations of a
+/// run mostly repeat: compared as two words, not lexed again. Kept only
+/// when they are 8 to 16 bytes and end in whitespace: the same bytes at
+/// a token's start are then the same two words and the whitespace, and
+/// the type's word ends before the name whatever the name is.
+#[derive(Clone, Copy)]
+struct DeclPrefix {
+    len: usize,
+    /// Its first and last 8 bytes (the same ones when it has 8).
+    head: u64,
+    tail: u64,
+    space: StateSpace,
+    ty: ScalarType,
+}
+
+/// The 8 bytes at `i`, when there are 8.
+#[inline(always)]
+fn word_at(src: &[u8], i: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(src.get(i..i + 8)?.try_into().ok()?))
+}
+
+impl DeclPrefix {
+    /// The prefix of the plain declaration `d` whose state space starts
+    /// at byte `start`, when it is one to keep.
+    fn new(src: &[u8], start: usize, d: &PlainDecl) -> Option<DeclPrefix> {
+        let len = d.name_span.start as usize - start;
+        if !(8..=16).contains(&len) || !is_blank(src[start + len - 1]) {
+            return None;
+        }
+        Some(DeclPrefix { len, head: word_at(src, start)?, tail: word_at(src, start + len - 8)?, space: d.space, ty: d.ty })
+    }
+
+    /// The plain declaration that starts at byte `start` with these
+    /// bytes: a name the lexer reads as a common identifier and `;` right
+    /// after it. `None` for anything else (other bytes, more after the
+    /// name), which the lexer reads.
+    #[inline]
+    fn decl_at<'a>(&self, src: &'a [u8], start: usize) -> Option<PlainDecl<'a>> {
+        if word_at(src, start)? != self.head || word_at(src, start + self.len - 8)? != self.tail {
+            return None;
+        }
+        let name_start = start + self.len;
+        let name_end = plain_ident_end(src, name_start)?;
+        if src.get(name_end) != Some(&b';') {
+            return None;
+        }
+        // SAFETY: an identifier's bytes are ASCII (`plain_ident_end`).
+        let name = unsafe { std::str::from_utf8_unchecked(&src[name_start..name_end]) };
+        let name_span = Span::new(name_start, name_end);
+        Some(PlainDecl { space: self.space, ty: self.ty, name, name_span, semi: Span::new(name_end, name_end + 1) })
+    }
+}
+
+/// The prefixes ([`DeclPrefix`]) of the last few plain declarations of a
+/// run that had new ones: old-style PTX declares registers of a few types
+/// in turns (renderer: 62,608 declarations, the type changing at 13,555
+/// of them).
+#[derive(Default)]
+struct DeclPrefixes {
+    kept: [Option<DeclPrefix>; DECL_PREFIXES_KEPT],
+    /// Where the next one is kept (over the oldest).
+    next: usize,
+}
+
+/// How many prefixes [`DeclPrefixes`] keeps.
+const DECL_PREFIXES_KEPT: usize = 4;
+
+impl DeclPrefixes {
+    /// Keeps the prefix of the plain declaration `d` whose state space
+    /// starts at byte `start`, when it is one to keep.
+    fn remember(&mut self, src: &[u8], start: usize, d: &PlainDecl) {
+        if let Some(p) = DeclPrefix::new(src, start, d) {
+            self.kept[self.next] = Some(p);
+            self.next = (self.next + 1) % DECL_PREFIXES_KEPT;
+        }
+    }
+
+    /// The plain declaration after the `;` at `semi` that starts with one
+    /// of the prefixes after whitespace ([`DeclPrefix::decl_at`]), and where
+    /// it starts. `None` for anything else (a comment first, other bytes),
+    /// which the lexer reads.
+    #[inline]
+    fn decl_after<'a>(&self, src: &'a [u8], semi: Span) -> Option<(u32, PlainDecl<'a>)> {
+        let start = blank_end(src, semi.end as usize);
+        self.kept.iter().flatten().find_map(|p| p.decl_at(src, start)).map(|d| (start as u32, d))
+    }
 }
 
 /// The fast path for the commonest initializer, a list of plain decimal

@@ -85,6 +85,48 @@ fn plain_declarations_fail_as_the_general_parser_does() {
     same(&format!("{run}.reg .u32 %r150;\nret;"));
 }
 
+/// Runs whose declarations repeat the bytes before the name of the one
+/// before (read from the bytes), and that stop repeating them in every way:
+/// another space, type or spacing, a comment, whitespace or more before `;`,
+/// `_`, a name that is no identifier, the end of the text; prefixes of 8
+/// and 16 bytes and longer.
+#[test]
+fn repeated_declaration_prefixes_give_the_general_parsers_ir() {
+    for body in [
+        "\t.reg .f32 %f1;\n\t.reg .f32 %f2;\n\t.reg .f32 %f3;\n\t.reg .u32 %r1;\n\t.reg .u32 %r2;\nret;",
+        ".reg.u8 %r1;\n.reg.u8 %r2;\n.reg.u8 %r3;\nret;",
+        ".reg     .u32   %r1;\n.reg     .u32   %r2;\n.reg     .u32    %r3;\n.reg     .u32   %r4;\nret;",
+        ".reg      .u32   %r1;\n.reg      .u32   %r2;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.local .u32 x;\n.local .u32 y;\n.reg .u32 %r3;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2 ;\n.reg .u32 %r3;\n/* c */.reg .u32 %r4;\n.reg .u32 %r5/* c */;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 _;\n.reg .u32 %r2;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 _x;\n.reg .u32 $y;\n.reg .u32 z;\n.reg .u32 %r2, %r3;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2[2];\n.reg .u32 %r3<2>;\n.reg .u32 %r4 = 1;\nret;",
+        ".reg .u32 %r1;\n.reg .u32x %r2;\n.reg .u32 %r3;\nret;",
+        ".reg .u32 %r1;.reg .u32 %r2;.reg .u32 %r3;\nret;",
+        ".reg .u32 %r1;\r\n.reg .u32 %r2;\r\n.reg .u32 %r3;\r\nret;",
+        // Types in turns, more than the prefixes kept.
+        ".reg .f32 %f1;\n.reg .u32 %r1;\n.reg .pred %p1;\n.reg .u64 %rd1;\n.reg .b16 %h1;\n.reg .f32 %f2;\n.reg .u32 %r2;\n\
+         .reg .b16 %h2;\n.reg .pred %p2;\n.local .u32 x;\n.reg .u64 %rd2;\n.local .u32 y;\n.reg .f32 %f3;\nret;",
+    ] {
+        same(body);
+    }
+    for body in [
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 %r1;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 1x;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 %r3::x;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 %\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 $;\nret;",
+        ".reg .u32 %r1;\nL:\n.reg .u32 %r2;\n.reg .u32 L;\nret;",
+        ".reg .f32 %f1;\n.reg .u32 %r1;\n.reg .pred %p1;\n.reg .f32 %f2;\n.reg .u32 %r1;\nret;",
+    ] {
+        same(body);
+    }
+    for tail in ["", ";", "x", "%r3", "%r3;"] {
+        same_module(&format!(".visible .entry k()\n{{\n.reg .u32 %r1;\n.reg .u32 %r2;\n.reg .u32 {tail}"));
+    }
+}
+
 #[test]
 fn a_run_of_plain_declarations_takes_the_fast_path_and_stops_before_others() {
     let text = ".reg .u32 %r1; .reg .f32 %f1;\n.local .b32 x;\n.reg .u32 %r2, %r3;\nret;";

@@ -79,11 +79,10 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        let regs = fs.take_regs();
         self.spare_tables = fs.take_spare_tables();
-        let (mut regs, mut labels) = (fs.regs, fs.labels);
-        // Growth leaves up to half of each unused (and a range's room may
-        // go unused): give it back, as for the body.
-        regs.shrink_to_fit();
+        let mut labels = fs.labels;
+        // Growth leaves up to half of it unused: give it back, as for the body.
         labels.shrink_to_fit();
         let f = Function { linkage, kind, attributes, ret, name, params, directives, regs, labels, body, fresh: Default::default() };
         Ok((f, spans))

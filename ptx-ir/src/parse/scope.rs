@@ -406,6 +406,9 @@ pub struct SpareTables<'a> {
     names: Table<'a, (Binding, Span)>,
     label_ids: FxHashMap<(u32, &'a str), (LabelId, bool)>,
     refs: Vec<LabelRef<'a>>,
+    /// The registers ([`FuncState::regs`]), moved out at their exact
+    /// number at the end ([`FuncState::take_regs`]).
+    regs: Vec<Reg>,
 }
 
 /// The most entries a table kept for the next function may have room for:
@@ -431,9 +434,9 @@ impl<'a> FuncState<'a> {
     /// A function's state that starts with the tables `spare` (empty,
     /// with the room an earlier function gave them).
     pub fn with_spare_tables(spare: SpareTables<'a>) -> FuncState<'a> {
-        debug_assert!(spare.names.is_empty() && spare.label_ids.is_empty() && spare.refs.is_empty());
+        debug_assert!(spare.names.is_empty() && spare.label_ids.is_empty() && spare.refs.is_empty() && spare.regs.is_empty());
         FuncState {
-            regs: Vec::new(),
+            regs: spare.regs,
             regs_room: 0,
             scopes: vec![Scope { names: spare.names, ..Scope::default() }],
             scope_parent: vec![0],
@@ -451,7 +454,16 @@ impl<'a> FuncState<'a> {
             names: emptied(std::mem::take(&mut self.scopes[0].names), |t| t.capacity(), |t| t.clear()),
             label_ids: emptied(std::mem::take(&mut self.label_ids), |t| t.capacity(), |t| t.clear()),
             refs: emptied(std::mem::take(&mut self.refs), |t| t.capacity(), |t| t.clear()),
+            regs: emptied(std::mem::take(&mut self.regs), |t| t.capacity(), |t| t.clear()),
         }
+    }
+
+    /// The function's registers at their exact number, moved out of the
+    /// table, which keeps its room for the next function (a table grown
+    /// from empty by doubling in every function and shrunk to fit at its
+    /// end: renderer, 570 registers a function declared one by one).
+    pub fn take_regs(&mut self) -> Vec<Reg> {
+        self.regs.drain(..).collect()
     }
 
     pub fn push_scope(&mut self, opened: Span) {
