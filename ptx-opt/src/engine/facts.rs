@@ -57,6 +57,13 @@ pub struct Facts {
     /// ([`ClassData::Stored`]), each once, and where each is.
     stored: Vec<Known>,
     stored_at: FxHashMap<Known, u32>,
+    /// The class [`Analysis::make`] made last, and whether its data is a
+    /// constant that its one node is not: egg modifies a new class right
+    /// after making it, and [`Analysis::modify`] then needs not look the
+    /// class up to find it has nothing to add (matrix_free -O2: 24,600
+    /// adds). Cleared by [`Analysis::merge`], which egg calls after a
+    /// `make` that is not of a new class (`remake`).
+    made: Option<(Id, bool)>,
 }
 
 /// What [`super::known::of_op`] computes a node's facts from: its shape
@@ -69,7 +76,7 @@ struct OpInputs {
 
 impl Facts {
     pub fn new(dialect: Dialect) -> Facts {
-        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, op_facts: FxHashMap::default(), stored: Vec::new(), stored_at: FxHashMap::default() }
+        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, op_facts: FxHashMap::default(), stored: Vec::new(), stored_at: FxHashMap::default(), made: None }
     }
 
     /// A new leaf of `width` bits.
@@ -191,7 +198,45 @@ impl Facts {
 impl Analysis<Node> for Facts {
     type Data = ClassData;
 
-    fn make(egraph: &mut EGraph, enode: &Node, _id: Id) -> ClassData {
+    fn make(egraph: &mut EGraph, enode: &Node, id: Id) -> ClassData {
+        let d = Self::make_data(egraph, enode);
+        let needs_const = match egraph.analysis.constant(d) {
+            Some(c) => *enode != Node::Const { width: d.width(), bits: c },
+            None => false,
+        };
+        egraph.analysis.made = Some((id, needs_const));
+        d
+    }
+
+    fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        self.made = None;
+        self.merge_data(a, b)
+    }
+
+    fn modify(egraph: &mut EGraph, id: Id) {
+        // A class just made from one node: a constant node only if the
+        // node is not that constant.
+        if egraph.analysis.made.take() == Some((id, false)) {
+            debug_assert!(egraph.analysis.constant(egraph[id].data).is_none_or(|c| egraph[id].nodes.contains(&Node::Const { width: egraph[id].data.width(), bits: c })), "a new class's constant node missing");
+            return;
+        }
+        let class = &egraph[id];
+        let d = class.data;
+        if let Some(c) = egraph.analysis.constant(d) {
+            let node = Node::Const { width: d.width(), bits: c };
+            // A class with the node already is the class adding it gives
+            // (a union with itself changes nothing).
+            if !class.nodes.contains(&node) {
+                let k = egraph.add(node);
+                egraph.union(id, k);
+            }
+        }
+    }
+}
+
+impl Facts {
+    /// The data of a new class of `enode` ([`Analysis::make`]).
+    fn make_data(egraph: &mut EGraph, enode: &Node) -> ClassData {
         match enode {
             Node::Const { width, bits } => egraph.analysis.exact(*width, *bits),
             Node::Leaf(l) => {
@@ -227,7 +272,8 @@ impl Analysis<Node> for Facts {
         }
     }
 
-    fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+    /// [`Analysis::merge`].
+    fn merge_data(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
         if a.width() != b.width() {
             self.contradiction.get_or_insert_with(|| format!("merged a {}-bit class with a {}-bit class", a.width(), b.width()));
             return DidMerge(false, false);
@@ -254,20 +300,6 @@ impl Analysis<Node> for Facts {
         let did = DidMerge(merged != *a, merged != b);
         *a = merged;
         did
-    }
-
-    fn modify(egraph: &mut EGraph, id: Id) {
-        let class = &egraph[id];
-        let d = class.data;
-        if let Some(c) = egraph.analysis.constant(d) {
-            let node = Node::Const { width: d.width(), bits: c };
-            // A class with the node already is the class adding it gives
-            // (a union with itself changes nothing).
-            if !class.nodes.contains(&node) {
-                let k = egraph.add(node);
-                egraph.union(id, k);
-            }
-        }
     }
 }
 
@@ -313,6 +345,51 @@ mod tests {
             }
         }
         assert!(f.stored.len() < seen.len());
+    }
+
+    /// Every class whose value is known holds its constant node, whether
+    /// it was made so (a constant, a folded instruction, a leaf known to be
+    /// one value), or became so by a merge: `modify`'s shortcut for a class
+    /// just made adds what the general path adds.
+    #[test]
+    fn constant_classes_hold_their_constant() {
+        let mut eg = EGraph::new(Facts::default());
+        let add = eg.analysis.shapes.of_text("add.u32", 2);
+        let and = eg.analysis.shapes.of_text("and.b32", 2);
+        let shr = eg.analysis.shapes.of_text("shr.u32", 2);
+        let mut ids = Vec::new();
+        for k in [Known::top(32), Known::at_most(32, 7), Known::at_most(32, 0)] {
+            let l = eg.analysis.new_known_leaf(k);
+            ids.push(eg.add(Node::Leaf(l)));
+        }
+        let x = ids[0];
+        for c in [0u128, 3, 12, 0xffff_ffff] {
+            ids.push(eg.add(Node::Const { width: 32, bits: c }));
+        }
+        for round in 0..2 {
+            let pool = ids.clone();
+            for &a in &pool {
+                for &b in &pool {
+                    for s in [add, and, shr] {
+                        ids.push(eg.add(Node::Op(s, [a, b].into_iter().collect())));
+                    }
+                }
+            }
+            if round == 0 {
+                // A merge that makes a class constant.
+                let k = eg.add(Node::Const { width: 32, bits: 5 });
+                eg.union(x, k);
+                eg.rebuild();
+            }
+            let mut constants = 0;
+            for c in eg.classes() {
+                if let Some(v) = eg.analysis.constant(c.data) {
+                    assert!(c.nodes.contains(&Node::Const { width: c.data.width(), bits: v }), "{v:#x}: {:?}", c.nodes);
+                    constants += 1;
+                }
+            }
+            assert!(constants > 10, "{constants}");
+        }
     }
 
     /// The facts of a node whose facts were computed before (the same
