@@ -87,15 +87,15 @@ fn claims_hold_on_every_pure_instruction() {
             }
             eg.add(Node::Op(shape, outer.into_iter().collect()));
             eg.rebuild();
-            informative += eg.classes().filter(|c| c.data.constant.is_none() && c.data.known != Known::top(c.data.width)).count();
+            informative += eg.classes().filter(|c| eg.analysis.constant(c.data).is_none() && eg.analysis.known(c.data) != Known::top(c.data.width())).count();
             for _ in 0..24 {
                 let assign: FxHashMap<Id, u128> = leaves.iter().map(|(id, k)| (*id, draw(&mut rng, k))).collect();
                 let vals = class_values(&eg, &assign);
                 for c in eg.classes() {
                     let Some(&v) = vals.get(&eg.find(c.id)) else { continue };
                     claims += 1;
-                    if !c.data.known.admits(v) && failures.len() < 30 {
-                        failures.push(format!("`{head}`: a class is {v:#x}, the analysis claims {:?} (inputs {assign:x?})", c.data.known));
+                    if !eg.analysis.known(c.data).admits(v) && failures.len() < 30 {
+                        failures.push(format!("`{head}`: a class is {v:#x}, the analysis claims {:?} (inputs {assign:x?})", eg.analysis.known(c.data)));
                     }
                 }
             }

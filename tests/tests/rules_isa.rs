@@ -136,7 +136,7 @@ fn every_rule_on_every_pure_instruction() {
                                 (SourceOf::Reg(w) | SourceOf::Leaf(w), Some(c)) => eg.add(Node::Const { width: *w, bits: *c }),
                                 (SourceOf::Reg(w) | SourceOf::Leaf(w), None) => {
                                     if vi == same_input {
-                                        if let Some(&x) = leaves.iter().find(|x| eg[**x].data.width == *w) {
+                                        if let Some(&x) = leaves.iter().find(|x| eg[**x].data.width() == *w) {
                                             return x;
                                         }
                                     }

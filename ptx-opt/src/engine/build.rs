@@ -531,7 +531,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     // (Not a copy of a register that holds such a leaf: that
                     // `mov` is the input's own instruction, written back as it was.)
                     let leaf_mov = reads_leaf && ins.opcode == ptx_ir::isa::Opcode::MOV && kids.len() == 1 && matches!(eg[kids[0]].nodes[0], Node::Leaf(_));
-                    let (class, input) = if leaf_mov && eg[kids[0]].data.width == width && is_materialized(&leaf_homes, &eg, kids[0]) {
+                    let (class, input) = if leaf_mov && eg[kids[0]].data.width() == width && is_materialized(&leaf_homes, &eg, kids[0]) {
                         (kids[0], None)
                     } else {
                         let shape: ShapeId = eg.analysis.shapes.intern_template_of(template, width);

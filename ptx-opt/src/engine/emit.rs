@@ -422,6 +422,11 @@ impl<'a> Emitter<'a> {
         self.classes[usize::from(self.find(id))].expect("the id of a class")
     }
 
+    /// The value of class `id`, when known exactly.
+    fn constant(&self, id: Id) -> Option<u128> {
+        self.eg().analysis.constant(self.class(id).data)
+    }
+
     /// Whether PTX takes immediates for the sources of shape `s`'s
     /// instruction ([`takes_immediates`], asked once per shape).
     fn shape_takes_immediates(&mut self, s: super::lang::ShapeId) -> bool {
@@ -542,14 +547,14 @@ impl<'a> Emitter<'a> {
     /// it): the instruction folds away; a register that needs the constant
     /// gets it where it is read.
     fn folded_away(&self, class: Id, input: Option<&InputNode>) -> bool {
-        self.class(class).data.constant.is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
+        self.constant(class).is_some() && input.is_none_or(|i| self.eg().analysis.shapes.get(i.shape).opcode() != Opcode::MOV)
     }
 
     /// A `mov` of a constant whose register the input reads: kept as the
     /// input wrote it (its readers, written back as the input wrote them,
     /// read the register; ptxas folds it either way).
     fn kept_constant_copy(&self, k: usize, class: Id, input: Option<&InputNode>) -> bool {
-        self.class(class).data.constant.is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
+        self.constant(class).is_some() && input.is_some_and(|i| self.eg().analysis.shapes.get(i.shape).opcode() == Opcode::MOV) && self.view.is_read(k)
     }
 
     /// Are two input nodes one node (their [`Self::canonical_input`]s
@@ -616,7 +621,7 @@ impl<'a> Emitter<'a> {
         if let Some(&b) = self.can_memo.get(&class) {
             return b;
         }
-        if self.class(class).data.constant.is_some() || self.available(class).is_some() {
+        if self.constant(class).is_some() || self.available(class).is_some() {
             self.can_memo.insert(class, true);
             return true;
         }
@@ -663,13 +668,14 @@ impl<'a> Emitter<'a> {
     /// it is available (its operands may still be reused).
     fn elaborate_here(&mut self, class: Id, into: Option<RegId>, fresh: bool) -> Option<RegId> {
         let class = self.find(class);
-        let data = self.class(class).data;
+        let width = self.class(class).data.width();
+        let constant = self.constant(class);
         if fresh {
         } else if into.is_none() {
             if let Some(r) = self.available(class) {
                 return Some(r);
             }
-        } else if let (Some(r), None) = (self.available(class), data.constant) {
+        } else if let (Some(r), None) = (self.available(class), constant) {
             // The value is at hand: copy it (constants are written afresh).
             let d = into.unwrap();
             if r != d {
@@ -677,13 +683,13 @@ impl<'a> Emitter<'a> {
             }
             return Some(d);
         }
-        if let Some(c) = data.constant {
+        if let Some(c) = constant {
             // Written where it is read, every time: a constant kept in one
             // register for the whole function only lengthens a live range
             // (measured: a folded predicate shared by four readers cost two
             // registers); ptxas folds a `mov` of a constant into its reader.
-            let d = into.unwrap_or_else(|| self.new_reg(temp_type(data.width)));
-            self.materialize_const(d, c, data.width);
+            let d = into.unwrap_or_else(|| self.new_reg(temp_type(width)));
+            self.materialize_const(d, c, width);
             return Some(d);
         }
         if !self.in_progress.insert(class) {
@@ -695,7 +701,7 @@ impl<'a> Emitter<'a> {
             match &n {
                 Node::Leaf(l) => {
                     if let LeafHome::Materialize { ty, operand } = self.built.leaf_homes[l.0 as usize].clone() {
-                        let d = into.unwrap_or_else(|| self.new_reg(temp_type(data.width)));
+                        let d = into.unwrap_or_else(|| self.new_reg(temp_type(width)));
                         let ins = Instruction::new(Opcode::MOV, &[Mod::from_text(ty.text()).unwrap()], [Operand::reg(d), operand]).ok()?;
                         self.push(Stmt::Instr(Box::new(ins)));
                         self.emitted += 1;
@@ -708,7 +714,7 @@ impl<'a> Emitter<'a> {
                     if !kids.iter().all(|k| self.can(*k)) {
                         continue;
                     }
-                    if let Some(d) = self.emit_op(*s, kids, into, data.width) {
+                    if let Some(d) = self.emit_op(*s, kids, into, width) {
                         result = Some(d);
                         break;
                     }
@@ -726,7 +732,7 @@ impl<'a> Emitter<'a> {
     /// hand are free), in cost units; bounded in depth.
     fn cost_here(&mut self, class: Id, depth: u32) -> u64 {
         let class = self.find(class);
-        if self.available(class).is_some() || self.class(class).data.constant.is_some() {
+        if self.available(class).is_some() || self.constant(class).is_some() {
             return 0;
         }
         let Some(n) = self.choice.node(self.eg(), class) else { return u64::MAX / 8 };
@@ -808,13 +814,12 @@ impl<'a> Emitter<'a> {
                 }),
                 // The input's literal of a constant, an immediate there.
                 None => {
-                    let kd = &self.class(kid).data;
-                    kd.constant.is_some()
+                    self.constant(kid).is_some()
                         && input.literal(k).is_some()
                         && matches!(src.prefix, ptx_ir::ir::Prefix::None)
                         && !src.in_vector
                         && src.sel.is_none()
-                        && takes_immediate_of(kd.width, src.ty)
+                        && takes_immediate_of(self.class(kid).data.width(), src.ty)
                         && self.shape_takes_immediates(input.shape)
                 }
             };
@@ -862,7 +867,7 @@ impl<'a> Emitter<'a> {
                 return None;
             }
         }
-        let width = eclass.data.width;
+        let width = eclass.data.width();
         let r = self.emit_op_with(input.shape, egg::Language::children(&mine), into, width, Some(&AsInput { input, held }));
         if r.is_some() {
             debug_assert_eq!(self.eg().lookup(mine.clone()).map(|c| self.find(c)), Some(class), "an input's node is not in its statement's class");
@@ -877,7 +882,7 @@ impl<'a> Emitter<'a> {
     fn costs_more_here(&mut self, mine: &Node, held: &[Option<RegId>], chosen: &Node) -> bool {
         // With every source at hand (held, or a constant) `mine` costs its
         // own node only, and no node costs less than its own node.
-        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.class(*k).data.constant.is_some());
+        let at_hand = egg::Language::children(mine).iter().zip(held).all(|(k, h)| h.is_some() || self.constant(*k).is_some());
         if at_hand && self.costs.node_cost(self.eg(), mine) <= self.costs.node_cost(self.eg(), chosen) {
             debug_assert!(self.node_cost_here(mine, 3) <= self.node_cost_here(chosen, 3), "the input's node with its sources at hand costs more than its own node");
             return false;
@@ -922,15 +927,15 @@ impl<'a> Emitter<'a> {
                 }
                 continue;
             }
-            // (A reference: the facts are a hundred bytes.)
-            let kd = &self.class(*kid).data;
+            let kd = self.class(*kid).data;
+            let constant = self.eg().analysis.constant(kd);
             // Asked only where it decides something: a constant operand.
-            let from_register = kd.constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
+            let from_register = constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
             // Whether the constant is written as an immediate (made only
             // when it is not the input's own literal).
-            let imm = match (kd.constant, src.prefix) {
+            let imm = match (constant, src.prefix) {
                 _ if from_register => None,
-                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) && takes_immediate_of(kd.width, src.ty) => Some(c),
+                (Some(c), ptx_ir::ir::Prefix::None) if !src.in_vector && src.sel.is_none() && self.shape_takes_immediates(s) && takes_immediate_of(kd.width(), src.ty) => Some(c),
                 _ => None,
             };
             // The input's literal as written (an operand the input wrote as
@@ -941,7 +946,7 @@ impl<'a> Emitter<'a> {
                 (Some(_), Some(l)) => Operand::Imm(l.clone()),
                 (Some(c), None) => {
                     same = false;
-                    immediate(c, kd.width, src.ty).expect("an immediate where PTX takes one")
+                    immediate(c, kd.width(), src.ty).expect("an immediate where PTX takes one")
                 }
                 (None, _) => {
                     same = false;
@@ -1009,7 +1014,7 @@ impl<'a> Emitter<'a> {
         if compatible(have, want) || want.bits() != have.bits() {
             return Some(r);
         }
-        let t = self.new_reg(temp_type(self.class(class).data.width));
+        let t = self.new_reg(temp_type(self.class(class).data.width()));
         self.copy(t, r);
         Some(t)
     }

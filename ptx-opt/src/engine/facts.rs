@@ -52,36 +52,31 @@ pub struct Facts {
     /// often, nothing known), four asks in five on matrix_free (`make` at
     /// -O2: 12.8 → 10.6 M instructions there, 16.7 → 15.4 M on renderer;
     /// complex, with few repeats, pays 0.3 M for the table).
-    op_facts: FxHashMap<OpInputs, Known>,
+    op_facts: FxHashMap<OpInputs, ClassData>,
+    /// The facts of the classes whose facts are not in place
+    /// ([`ClassData::Stored`]), each once, and where each is.
+    stored: Vec<Known>,
+    stored_at: FxHashMap<Known, u32>,
+    /// The class [`Analysis::make`] made last, and whether its data is a
+    /// constant that its one node is not: egg modifies a new class right
+    /// after making it, and [`Analysis::modify`] then needs not look the
+    /// class up to find it has nothing to add (matrix_free -O2: 24,600
+    /// adds). Cleared by [`Analysis::merge`], which egg calls after a
+    /// `make` that is not of a new class (`remake`).
+    made: Option<(Id, bool)>,
 }
 
 /// What [`super::known::of_op`] computes a node's facts from: its shape
-/// and its children's facts.
-#[derive(PartialEq, Eq)]
+/// and its children's facts (as their classes' data: equal data, equal facts).
+#[derive(PartialEq, Eq, Hash)]
 struct OpInputs {
     shape: ShapeId,
-    kids: SmallVec<[Known; 3]>,
-}
-
-impl std::hash::Hash for OpInputs {
-    /// The shape and the low 64 bits of each child's facts (values wider
-    /// than 64 bits are rare; equal facts hash equally, and wider ones still
-    /// compare whole): half the words of the whole facts.
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        h.write_u32(self.shape.0);
-        for k in &self.kids {
-            h.write_u8(k.width);
-            h.write_u64(k.zero as u64);
-            h.write_u64(k.one as u64);
-            h.write_u64(k.lo as u64);
-            h.write_u64(k.hi as u64);
-        }
-    }
+    kids: SmallVec<[ClassData; 3]>,
 }
 
 impl Facts {
     pub fn new(dialect: Dialect) -> Facts {
-        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, op_facts: FxHashMap::default() }
+        Facts { shapes: ShapeTable::default(), leaves: Vec::new(), dialect, sm: 0, contradiction: None, op_facts: FxHashMap::default(), stored: Vec::new(), stored_at: FxHashMap::default(), made: None }
     }
 
     /// A new leaf of `width` bits.
@@ -92,17 +87,18 @@ impl Facts {
     /// What is known of a leaf class's inputs: the facts its leaf node was
     /// made with (not what merges added), the full range for other classes.
     pub fn leaves_known(&self, class: &egg::EClass<Node, ClassData>) -> Known {
-        class.nodes.iter().find_map(|n| if let Node::Leaf(l) = n { Some(self.leaves[l.0 as usize]) } else { None }).unwrap_or(Known::top(class.data.width))
+        class.nodes.iter().find_map(|n| if let Node::Leaf(l) = n { Some(self.leaves[l.0 as usize]) } else { None }).unwrap_or(Known::top(class.data.width()))
     }
 
-    /// [`super::known::of_op`] of `inputs`, computed once.
-    fn of_op(&mut self, inputs: OpInputs) -> Known {
-        if let Some(&k) = self.op_facts.get(&inputs) {
-            return k;
+    /// The data of [`super::known::of_op`] of `inputs`, computed once.
+    fn of_op(&mut self, inputs: OpInputs) -> ClassData {
+        if let Some(&d) = self.op_facts.get(&inputs) {
+            return d;
         }
-        let k = super::known::of_op(self.shapes.get(inputs.shape), &inputs.kids);
-        self.op_facts.insert(inputs, k);
-        k
+        let kids: SmallVec<[Known; 3]> = inputs.kids.iter().map(|&d| self.known(d)).collect();
+        let d = self.data(super::known::of_op(self.shapes.get(inputs.shape), &kids));
+        self.op_facts.insert(inputs, d);
+        d
     }
 
     /// A new leaf of which `known` holds.
@@ -120,88 +116,114 @@ impl Default for Facts {
     }
 }
 
-/// Per e-class facts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClassData {
+/// Per e-class facts: the class's [`Known`], from which its width and its
+/// constant follow (a class is constant exactly when its range is one
+/// value: `make` and `merge` always kept a constant beside the facts equal
+/// to [`Known::value`]). Sixteen bytes, where the width, the constant and
+/// the facts in place took 128: every class of egg's class map carries one
+/// (zoneplate -O2: 1.28 MB of a 3.95 MB heap peak was that map), and egg
+/// moves classes when the map grows. The two common facts are in place,
+/// the others in [`Facts`]'s table, once each ([`Facts::data`]); equal
+/// data are equal facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClassData {
+    /// Nothing known: [`Known::top`].
+    Top { width: u8 },
+    /// Exactly `bits` ([`Known::exact`]), a value of at most 64 bits.
+    Exact { width: u8, bits: u64 },
+    /// Other facts: [`Facts`]'s stored facts number `at`.
+    Stored { width: u8, at: u32 },
+}
+
+impl ClassData {
     /// Width in bits of a register holding the value (1: `.pred`).
-    pub width: u8,
-    /// The value, when known exactly.
-    pub constant: Option<u128>,
-    /// Known bits and unsigned range.
-    pub known: Known,
+    pub fn width(&self) -> u8 {
+        match *self {
+            ClassData::Top { width } | ClassData::Exact { width, .. } | ClassData::Stored { width, .. } => width,
+        }
+    }
+}
+
+impl Facts {
+    /// The data of a class of which `known` is known: in place when it is
+    /// nothing or one value of at most 64 bits (as [`Known::exact`] makes
+    /// it), else stored once.
+    pub fn data(&mut self, known: Known) -> ClassData {
+        let width = known.width;
+        if let Some(c) = known.value() {
+            if let Ok(bits) = u64::try_from(c) {
+                if known == Known::exact(width, c) {
+                    return ClassData::Exact { width, bits };
+                }
+            }
+        } else if known == Known::top(width) {
+            return ClassData::Top { width };
+        }
+        let next = self.stored.len() as u32;
+        let at = *self.stored_at.entry(known).or_insert(next);
+        if at == next {
+            self.stored.push(known);
+        }
+        ClassData::Stored { width, at }
+    }
+
+    /// [`Facts::data`] of `Known::exact(width, c)`, without building the facts
+    /// when the value fits in place.
+    pub fn exact(&mut self, width: u8, c: u128) -> ClassData {
+        match u64::try_from(c & ptx_ir::eval::bits_mask(width as u32)) {
+            Ok(bits) => ClassData::Exact { width, bits },
+            Err(_) => self.data(Known::exact(width, c)),
+        }
+    }
+
+    /// What is known of a class's value.
+    pub fn known(&self, d: ClassData) -> Known {
+        match d {
+            ClassData::Top { width } => Known::top(width),
+            ClassData::Exact { width, bits } => Known::exact(width, bits as u128),
+            ClassData::Stored { at, .. } => self.stored[at as usize],
+        }
+    }
+
+    /// A class's value, when known exactly.
+    pub fn constant(&self, d: ClassData) -> Option<u128> {
+        match d {
+            ClassData::Top { .. } => None,
+            ClassData::Exact { bits, .. } => Some(bits as u128),
+            ClassData::Stored { at, .. } => self.stored[at as usize].value(),
+        }
+    }
 }
 
 impl Analysis<Node> for Facts {
     type Data = ClassData;
 
-    fn make(egraph: &mut EGraph, enode: &Node, _id: Id) -> ClassData {
-        match enode {
-            Node::Const { width, bits } => ClassData { width: *width, constant: Some(*bits), known: Known::exact(*width, *bits) },
-            Node::Leaf(l) => {
-                let known = egraph.analysis.leaves[l.0 as usize];
-                ClassData { width: known.width, constant: known.value(), known }
-            }
-            Node::Op(s, kids) => {
-                let shape = egraph.analysis.shapes.get(*s);
-                let mut vals: SmallVec<[(u128, u8); 4]> = SmallVec::new();
-                let mut inputs = OpInputs { shape: *s, kids: SmallVec::new() };
-                let mut all = true;
-                // The children's known bits, where the analysis models the shape.
-                let modelled = shape.known_plain();
-                for k in kids {
-                    let d = &egraph[*k].data;
-                    if modelled {
-                        inputs.kids.push(d.known);
-                    }
-                    match d.constant {
-                        Some(c) => vals.push((c, d.width)),
-                        None => all = false,
-                    }
-                }
-                let constant = if all { shape.eval(&egraph.analysis.dialect, &vals) } else { None };
-                let width = shape.width;
-                let known = match constant {
-                    Some(c) => Known::exact(width, c),
-                    // What `of_op` gives a shape it does not model.
-                    None if !modelled => Known::top(width),
-                    None => egraph.analysis.of_op(inputs),
-                };
-                let constant = constant.or(known.value());
-                ClassData { width, constant, known }
-            }
-        }
+    fn make(egraph: &mut EGraph, enode: &Node, id: Id) -> ClassData {
+        let d = Self::make_data(egraph, enode);
+        let needs_const = match egraph.analysis.constant(d) {
+            Some(c) => *enode != Node::Const { width: d.width(), bits: c },
+            None => false,
+        };
+        egraph.analysis.made = Some((id, needs_const));
+        d
     }
 
     fn merge(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
-        if a.width != b.width {
-            self.contradiction.get_or_insert_with(|| format!("merged a {}-bit class with a {}-bit class", a.width, b.width));
-            return DidMerge(false, false);
-        }
-        let known = match a.known.meet(&b.known) {
-            Some(k) => k,
-            None => {
-                self.contradiction.get_or_insert_with(|| format!("merged classes whose known bits exclude each other: {:?} and {:?}", a.known, b.known));
-                return DidMerge(false, false);
-            }
-        };
-        let constant = match (a.constant, b.constant) {
-            (Some(x), Some(y)) if x != y => {
-                self.contradiction.get_or_insert_with(|| format!("merged constants {x:#x} and {y:#x}"));
-                return DidMerge(false, false);
-            }
-            (x, y) => x.or(y).or(known.value()),
-        };
-        let merged = ClassData { width: a.width, constant, known };
-        let did = DidMerge(merged != *a, merged != b);
-        *a = merged;
-        did
+        self.made = None;
+        self.merge_data(a, b)
     }
 
     fn modify(egraph: &mut EGraph, id: Id) {
+        // A class just made from one node: a constant node only if the
+        // node is not that constant.
+        if egraph.analysis.made.take() == Some((id, false)) {
+            debug_assert!(egraph.analysis.constant(egraph[id].data).is_none_or(|c| egraph[id].nodes.contains(&Node::Const { width: egraph[id].data.width(), bits: c })), "a new class's constant node missing");
+            return;
+        }
         let class = &egraph[id];
         let d = class.data;
-        if let Some(c) = d.constant {
-            let node = Node::Const { width: d.width, bits: c };
+        if let Some(c) = egraph.analysis.constant(d) {
+            let node = Node::Const { width: d.width(), bits: c };
             // A class with the node already is the class adding it gives
             // (a union with itself changes nothing).
             if !class.nodes.contains(&node) {
@@ -212,9 +234,163 @@ impl Analysis<Node> for Facts {
     }
 }
 
+impl Facts {
+    /// The data of a new class of `enode` ([`Analysis::make`]).
+    fn make_data(egraph: &mut EGraph, enode: &Node) -> ClassData {
+        match enode {
+            Node::Const { width, bits } => egraph.analysis.exact(*width, *bits),
+            Node::Leaf(l) => {
+                let known = egraph.analysis.leaves[l.0 as usize];
+                egraph.analysis.data(known)
+            }
+            Node::Op(s, kids) => {
+                let shape = egraph.analysis.shapes.get(*s);
+                let mut vals: SmallVec<[(u128, u8); 4]> = SmallVec::new();
+                let mut inputs = OpInputs { shape: *s, kids: SmallVec::new() };
+                let mut all = true;
+                // The children's facts, where the analysis models the shape.
+                let modelled = shape.known_plain();
+                for k in kids {
+                    let d = egraph[*k].data;
+                    if modelled {
+                        inputs.kids.push(d);
+                    }
+                    match egraph.analysis.constant(d) {
+                        Some(c) => vals.push((c, d.width())),
+                        None => all = false,
+                    }
+                }
+                let constant = if all { shape.eval(&egraph.analysis.dialect, &vals) } else { None };
+                let width = shape.width;
+                match constant {
+                    Some(c) => egraph.analysis.exact(width, c),
+                    // What `of_op` gives a shape it does not model.
+                    None if !modelled => ClassData::Top { width },
+                    None => egraph.analysis.of_op(inputs),
+                }
+            }
+        }
+    }
+
+    /// [`Analysis::merge`].
+    fn merge_data(&mut self, a: &mut ClassData, b: ClassData) -> DidMerge {
+        if a.width() != b.width() {
+            self.contradiction.get_or_insert_with(|| format!("merged a {}-bit class with a {}-bit class", a.width(), b.width()));
+            return DidMerge(false, false);
+        }
+        // Equal facts in place meet as themselves (both are normalized).
+        if *a == b && !matches!(b, ClassData::Stored { .. }) {
+            return DidMerge(false, false);
+        }
+        let (ka, kb) = (self.known(*a), self.known(b));
+        let known = match ka.meet(&kb) {
+            Some(k) => k,
+            None => {
+                self.contradiction.get_or_insert_with(|| format!("merged classes whose known bits exclude each other: {ka:?} and {kb:?}"));
+                return DidMerge(false, false);
+            }
+        };
+        if let (Some(x), Some(y)) = (ka.value(), kb.value()) {
+            if x != y {
+                self.contradiction.get_or_insert_with(|| format!("merged constants {x:#x} and {y:#x}"));
+                return DidMerge(false, false);
+            }
+        }
+        let merged = self.data(known);
+        let did = DidMerge(merged != *a, merged != b);
+        *a = merged;
+        did
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Facts and class data go back and forth unchanged, a class's constant
+    /// is its facts' value, and equal data are equal facts: facts in place
+    /// for nothing known and for one value of up to 64 bits, stored once
+    /// otherwise. [`Facts::exact`]'s shortcut gives [`Facts::data`]'s data.
+    #[test]
+    fn class_data_keeps_the_facts() {
+        let mut f = Facts::default();
+        let mut seen: Vec<(Known, ClassData)> = Vec::new();
+        let values = [0u128, 1, 7, 0x8000_0000, u32::MAX as u128, u64::MAX as u128, 1u128 << 64, u128::MAX, 0xdead_beef_0000_0001_0000_0000_ffff_ffff];
+        for width in [1u8, 8, 16, 32, 64, 128] {
+            let mut knowns = vec![Known::top(width), Known::at_most(width, 1000), Known::at_most(width, 0)];
+            for &c in &values {
+                knowns.push(Known::exact(width, c));
+                assert_eq!(f.exact(width, c), f.data(Known::exact(width, c)), "exact({width}, {c:#x})");
+                if let Some(k) = Known::top(width).meet(&Known::exact(width, c)) {
+                    knowns.push(Known { zero: k.zero & !1, one: k.one & !1, lo: k.lo & !1, ..k });
+                }
+            }
+            for k in knowns {
+                let d = f.data(k);
+                assert_eq!(d.width(), width);
+                assert_eq!(f.known(d), k, "{d:?}");
+                assert_eq!(f.constant(d), k.value(), "{k:?}");
+                assert_eq!(d == ClassData::Top { width }, k == Known::top(width));
+                for &(k2, d2) in &seen {
+                    assert_eq!(d == d2, k == k2, "{k:?} {k2:?}");
+                }
+                // Equal facts in place meet as themselves (`merge`'s shortcut).
+                if !matches!(d, ClassData::Stored { .. }) {
+                    assert_eq!(k.meet(&k), Some(k));
+                    let mut a = d;
+                    let did = f.merge(&mut a, d);
+                    assert!(a == d && !did.0 && !did.1);
+                }
+                seen.push((k, d));
+            }
+        }
+        assert!(f.stored.len() < seen.len());
+    }
+
+    /// Every class whose value is known holds its constant node, whether
+    /// it was made so (a constant, a folded instruction, a leaf known to be
+    /// one value), or became so by a merge: `modify`'s shortcut for a class
+    /// just made adds what the general path adds.
+    #[test]
+    fn constant_classes_hold_their_constant() {
+        let mut eg = EGraph::new(Facts::default());
+        let add = eg.analysis.shapes.of_text("add.u32", 2);
+        let and = eg.analysis.shapes.of_text("and.b32", 2);
+        let shr = eg.analysis.shapes.of_text("shr.u32", 2);
+        let mut ids = Vec::new();
+        for k in [Known::top(32), Known::at_most(32, 7), Known::at_most(32, 0)] {
+            let l = eg.analysis.new_known_leaf(k);
+            ids.push(eg.add(Node::Leaf(l)));
+        }
+        let x = ids[0];
+        for c in [0u128, 3, 12, 0xffff_ffff] {
+            ids.push(eg.add(Node::Const { width: 32, bits: c }));
+        }
+        for round in 0..2 {
+            let pool = ids.clone();
+            for &a in &pool {
+                for &b in &pool {
+                    for s in [add, and, shr] {
+                        ids.push(eg.add(Node::Op(s, [a, b].into_iter().collect())));
+                    }
+                }
+            }
+            if round == 0 {
+                // A merge that makes a class constant.
+                let k = eg.add(Node::Const { width: 32, bits: 5 });
+                eg.union(x, k);
+                eg.rebuild();
+            }
+            let mut constants = 0;
+            for c in eg.classes() {
+                if let Some(v) = eg.analysis.constant(c.data) {
+                    assert!(c.nodes.contains(&Node::Const { width: c.data.width(), bits: v }), "{v:#x}: {:?}", c.nodes);
+                    constants += 1;
+                }
+            }
+            assert!(constants > 10, "{constants}");
+        }
+    }
 
     /// The facts of a node whose facts were computed before (the same
     /// shape on children with the same facts) are [`super::super::known::of_op`]'s.
@@ -238,11 +414,11 @@ mod tests {
                     for &b in &pool[i % 3..] {
                         let kids: SmallVec<[Id; 3]> = [a, b, p].into_iter().take(n as usize).collect();
                         let id = eg.add(Node::Op(shape, kids.clone()));
-                        if eg[id].data.constant.is_some() {
+                        if eg.analysis.constant(eg[id].data).is_some() {
                             continue;
                         }
-                        let knowns: Vec<Known> = kids.iter().map(|k| eg[*k].data.known).collect();
-                        assert_eq!(eg[id].data.known, super::super::known::of_op(eg.analysis.shapes.get(shape), &knowns), "{head} on {knowns:?}");
+                        let knowns: Vec<Known> = kids.iter().map(|k| eg.analysis.known(eg[*k].data)).collect();
+                        assert_eq!(eg.analysis.known(eg[id].data), super::super::known::of_op(eg.analysis.shapes.get(shape), &knowns), "{head} on {knowns:?}");
                         checked += 1;
                         if round == 0 && head == "add.u32" {
                             kids32.push(id);

@@ -22,7 +22,7 @@ use ptx_ir::ir::Prefix;
 use ptx_ir::isa::{Mod, Opcode, ScalarType, SlotRole, TypeClass};
 
 /// What is known about a value of `width` bits (see the module documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Known {
     pub width: u8,
     /// Bits known to be 0.

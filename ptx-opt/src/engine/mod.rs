@@ -367,7 +367,7 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id], 
             for &kid in egg::Language::children(&class(c).nodes[k]) {
                 let kid = eg.find(kid);
                 // A constant operand is an immediate: it needs no register of its own.
-                if class(kid).data.constant.is_none() {
+                if eg.analysis.constant(class(kid).data).is_none() {
                     stack.push(kid);
                 }
             }

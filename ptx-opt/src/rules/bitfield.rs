@@ -6,7 +6,7 @@
 //! `bfi`), and rotations as `shl|shr` against `shf.l.wrap` (the same SASS).
 
 use super::term::{t, Term};
-use super::{op, plain_operands, types_only, width, Match, Rule, Target};
+use super::{constant, op, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
 use egg::Id;
@@ -40,7 +40,7 @@ fn s_prmt_whole(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::PRMT || kids.len() != 3 || !types_only(s) || !plain_operands(s) || s.width != 32 {
         return;
     }
-    let Some(c) = eg[kids[2]].data.constant else { return };
+    let Some(c) = constant(eg, kids[2]) else { return };
     // Only the low 16 bits of the selector matter.
     let pick = match c & 0xffff {
         0x3210 => kids[0],
@@ -65,14 +65,14 @@ fn s_sign_fill_mask(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::AND || kids.len() != 2 {
         return;
     }
-    let Some(m) = eg[kids[1]].data.constant else { return };
+    let Some(m) = constant(eg, kids[1]) else { return };
     for inner in &eg[kids[0]].nodes {
         let Some((sh, sk)) = op(eg, inner) else { continue };
         let Some((ty, sw)) = super::plain_int(sh) else { continue };
         if sh.opcode() != Opcode::SHR || ty.class() != ptx_ir::isa::TypeClass::Signed || sw != w || sk.len() != 2 || width(eg, sk[0]) != w {
             continue;
         }
-        let Some(k) = eg[sk[1]].data.constant else { continue };
+        let Some(k) = constant(eg, sk[1]) else { continue };
         // Not `k = N − 1` (the sign as 0 or 1): measured, ptxas made two
         // SASS instructions and two registers more of `shr.u x, 31` than of
         // `shr.s` + `and 1` in two kernels.

@@ -7,7 +7,7 @@
 //! 4 more; `mul.lo.s64` of two extensions 2 more than `mul.wide.u32`).
 
 use super::term::{t, Term};
-use super::{konst, mk, op, plain_operands, types_only, width, Match, Rule, Target};
+use super::{constant, konst, mk, op, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
 use egg::Id;
@@ -58,7 +58,7 @@ fn s_wide_shift(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if !types_only(s) || !plain_operands(s) {
         return;
     }
-    let Some(k) = eg[kids[1]].data.constant else { return };
+    let Some(k) = constant(eg, kids[1]) else { return };
     let w = s.width;
     for (x, signed) in extensions(eg, kids[0], w) {
         let limit = (w / 2) as u128 - signed as u128;
@@ -97,7 +97,7 @@ fn s_wide_mul(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     }
     let half = (w / 2) as u32;
     let xs = extensions(eg, kids[0], w);
-    if let Some(c) = eg[kids[1]].data.constant {
+    if let Some(c) = constant(eg, kids[1]) {
         for (x, signed) in xs {
             let fits = if signed {
                 let v = ptx_ir::eval::sext(c, w as u32);

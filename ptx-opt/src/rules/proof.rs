@@ -75,7 +75,7 @@ fn node_value(eg: &EGraph, n: &Node, val: &FxHashMap<Id, u128>) -> Option<Option
             let mut v = Vec::with_capacity(kids.len());
             for k in kids {
                 let k = eg.find(*k);
-                v.push((*val.get(&k)?, eg[k].data.width));
+                v.push((*val.get(&k)?, eg[k].data.width()));
             }
             Some(eg.analysis.shapes.get(*s).eval(&eg.analysis.dialect, &v))
         }

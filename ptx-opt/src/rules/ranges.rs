@@ -16,7 +16,7 @@ use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
 fn known(eg: &EGraph, id: Id) -> Known {
-    eg[id].data.known
+    eg.analysis.known(eg[id].data)
 }
 
 fn code(w: u8) -> usize {
@@ -121,9 +121,9 @@ fn s_redundant_mask(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if kids.len() != 2 || !matches!(s.opcode(), Opcode::AND | Opcode::OR) {
         return;
     }
-    let Some(c) = eg[kids[1]].data.constant else { return };
+    let Some(c) = super::constant(eg, kids[1]) else { return };
     let x = known(eg, kids[0]);
-    if x.width != w || eg[kids[0]].data.constant.is_some() {
+    if x.width != w || super::constant(eg, kids[0]).is_some() {
         return;
     }
     let m = bits_mask(w as u32);

@@ -7,7 +7,7 @@
 //! already makes one `ISETP` with a combining operation of them).
 
 use super::term::{t, Term};
-use super::{mk, op, plain_compare, plain_operands, types_only, width, Match, Rule, Target};
+use super::{constant, mk, op, plain_compare, plain_operands, types_only, width, Match, Rule, Target};
 use crate::engine::facts::EGraph;
 use crate::engine::lang::Node;
 use egg::Id;
@@ -47,7 +47,7 @@ fn s_selp_known(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if s.opcode() != Opcode::SELP || kids.len() != 3 || !plain_sources(s) || s.ty().is_none_or(|ty| ty.bits() != s.width as u32) {
         return;
     }
-    let pick = match eg[kids[2]].data.constant {
+    let pick = match constant(eg, kids[2]) {
         Some(1) => kids[0],
         Some(0) => kids[1],
         _ => return,
@@ -84,13 +84,13 @@ fn s_setp_of_selp(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     if !matches!(ty, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64) || width(eg, kids[0]) as u32 != ty.bits() {
         return;
     }
-    let Some(c) = eg[kids[1]].data.constant else { return };
+    let Some(c) = constant(eg, kids[1]) else { return };
     for sn in &eg[kids[0]].nodes {
         let Some((sel, sk)) = op(eg, sn) else { continue };
         if sel.opcode() != Opcode::SELP || sk.len() != 3 || !plain_sources(sel) || sel.width as u32 != ty.bits() {
             continue;
         }
-        let (Some(a), Some(b)) = (eg[sk[0]].data.constant, eg[sk[1]].data.constant) else { continue };
+        let (Some(a), Some(b)) = (constant(eg, sk[0]), constant(eg, sk[1])) else { continue };
         let m = ptx_ir::eval::bits_mask(ty.bits());
         let holds = |v: u128| ((v & m) == (c & m)) == eq;
         // 0: false, 1: true, 2: p, 3: not p.

@@ -107,7 +107,7 @@ fn check(eg: &EGraph, leaves: &[(Id, Known)], rng: &mut Rng, n: usize) -> Result
         let vals = class_values(eg, &assign);
         for c in eg.classes() {
             let Some(&v) = vals.get(&eg.find(c.id)) else { continue };
-            let k = c.data.known;
+            let k = eg.analysis.known(c.data);
             if !k.admits(v) {
                 return Err(format!("class {} = {v:#x} but the analysis claims {k:?}; nodes {:?}", c.id, c.nodes));
             }
@@ -145,7 +145,7 @@ fn claims_hold_on_random_programs_before_and_after_rules() {
             term(&mut rng, w, 4, &vars).add(&mut eg, &mut tv);
         }
         eg.rebuild();
-        useful += eg.classes().filter(|c| c.data.constant.is_none() && c.data.known != Known::top(c.data.width)).count();
+        useful += eg.classes().filter(|c| eg.analysis.constant(c.data).is_none() && eg.analysis.known(c.data) != Known::top(c.data.width())).count();
         claims += check(&eg, &leaves, &mut rng, 40).unwrap_or_else(|e| panic!("round {round}, before rules: {e}"));
         let runner: egg::Runner<Node, Facts, ()> = egg::Runner::new(Facts::new(Dialect::MODERN)).with_egraph(eg).with_iter_limit(3).with_node_limit(5_000).run(&crate::rules::rewrites(crate::rules::Target { sm: 80, ptx: (8, 7) }, true));
         let eg = runner.egraph;
