@@ -213,7 +213,8 @@ impl Members {
 
 /// A name with its hash, computed once: a lookup probes the tables of
 /// every open scope, and a declaration checks several tables of its scope
-/// before it inserts, all with the one hash.
+/// before it inserts, all with the one hash. The parser's instruction
+/// heads ([`super::cursor::Heads`]) are filed by it too.
 ///
 /// A name of at most 8 bytes (most registers: `%r153`, `%p12`) is hashed
 /// from its bytes held in one number ([`short_key`]) by a bijection
@@ -222,8 +223,8 @@ impl Members {
 /// bytes and no `memcmp` (renderer, 142,000 lookups of operands: 118 host
 /// instructions each through the hash of the text and `memcmp`, 85 so).
 #[derive(Clone, Copy, Debug)]
-struct Key<'a> {
-    hash: u64,
+pub(super) struct Key<'a> {
+    pub(super) hash: u64,
     name: &'a str,
 }
 
@@ -232,7 +233,7 @@ const SHORT_NAME_MAX: usize = 8;
 
 impl<'a> Key<'a> {
     #[inline]
-    fn new(name: &'a str) -> Key<'a> {
+    pub(super) fn new(name: &'a str) -> Key<'a> {
         if name.len() <= SHORT_NAME_MAX {
             return Key { hash: mix(short_key(name)), name };
         }
