@@ -4,7 +4,7 @@
 
 use super::cursor::{Head, PResult, Parser};
 use super::expr::to_imm;
-use super::scope::Binding;
+use super::scope::{Binding, Key};
 use crate::ir::{Address, AddrBase, ArrayElem, Guard, Imm, Instruction, Operand, Operands, PairPred, Prefix, RegId, RegOperand, Selector, SpecialReg};
 use crate::isa::{match_form, Mismatch, Mod, Opcode, SlotMods};
 use crate::isa::matcher::ParsedKind;
@@ -43,7 +43,8 @@ impl<'a> Parser<'a> {
         // identifier and dot-words, which the lexer makes of ASCII bytes only.
         let whole_name: &'a str = unsafe { std::str::from_utf8_unchecked(whole_bytes) };
         // Real files repeat a few hundred instruction heads many times over.
-        let (opcode, used, head_id) = match self.heads.get(whole_name) {
+        let head_key = Key::new(whole_name);
+        let (opcode, used, head_id) = match self.heads.get(&head_key) {
             Some(h) => (h.opcode, h.used, h.id),
             None => {
                 let Some((opcode, used)) = Opcode::longest_prefix(whole_name) else {
@@ -57,7 +58,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 let id = self.heads.len() as u32;
-                self.heads.insert(whole_name, Head { opcode, used, mods, id });
+                self.heads.insert_new(head_key, Head { opcode, used, mods, id });
                 (opcode, used, id)
             }
         };
@@ -90,7 +91,7 @@ impl<'a> Parser<'a> {
         }
         let whole = start.to(end.span);
         let kinds: SmallVec<[ParsedKind; 4]> = operands.iter().map(Operand::parsed_kind).collect();
-        let mods = &self.heads[whole_name].mods;
+        let Some(Head { mods, .. }) = self.heads.get(&head_key) else { unreachable!("the head is filed above") };
         match match_form(opcode, mods, &kinds) {
             Ok((form, slot_mods)) => {
                 if let Some(key) = key {

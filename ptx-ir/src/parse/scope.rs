@@ -21,10 +21,10 @@
 use crate::ir::{is_member_of, member_name, range_member, spells_member_plainly, LabelId, Name, Reg, RegId};
 use crate::isa::{ScalarType, StateSpace};
 use crate::source::Span;
+use hashbrown::hash_table::{Entry as SlotEntry, HashTable};
 use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::hash::BuildHasher;
 
 /// What a name bound in a function scope is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,7 +213,8 @@ impl Members {
 
 /// A name with its hash, computed once: a lookup probes the tables of
 /// every open scope, and a declaration checks several tables of its scope
-/// before it inserts, all with the one hash.
+/// before it inserts, all with the one hash. The parser's instruction
+/// heads ([`super::cursor::Heads`]) are filed by it too.
 ///
 /// A name of at most 8 bytes (most registers: `%r153`, `%p12`) is hashed
 /// from its bytes held in one number ([`short_key`]) by a bijection
@@ -222,8 +223,8 @@ impl Members {
 /// bytes and no `memcmp` (renderer, 142,000 lookups of operands: 118 host
 /// instructions each through the hash of the text and `memcmp`, 85 so).
 #[derive(Clone, Copy, Debug)]
-struct Key<'a> {
-    hash: u64,
+pub(super) struct Key<'a> {
+    pub(super) hash: u64,
     name: &'a str,
 }
 
@@ -232,7 +233,7 @@ const SHORT_NAME_MAX: usize = 8;
 
 impl<'a> Key<'a> {
     #[inline]
-    fn new(name: &'a str) -> Key<'a> {
+    pub(super) fn new(name: &'a str) -> Key<'a> {
         if name.len() <= SHORT_NAME_MAX {
             return Key { hash: mix(short_key(name)), name };
         }
@@ -268,32 +269,67 @@ impl PartialEq for Key<'_> {
 
 impl Eq for Key<'_> {}
 
-impl Hash for Key<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
-    }
-}
-
-/// Hands a [`Key`]'s own hash to the table.
+/// A scope's registers and variables (not range members), each entry
+/// with its [`Key`]: a lookup probes with the key's hash, computed once,
+/// and a declaration finds the name or the free slot for it in one probe
+/// (`HashMap::entry` probed again for the free slot: renderer, 62,600
+/// registers declared one by one).
 #[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        self.0 = FxBuildHasher.hash_one(bytes);
-    }
-
-    fn write_u64(&mut self, hash: u64) {
-        self.0 = hash;
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
+struct Names<'a> {
+    table: HashTable<(Key<'a>, Binding, Span)>,
 }
 
-/// A scope's table of names, hashed by [`Key`].
-type Table<'a, V> = HashMap<Key<'a>, V, BuildHasherDefault<KeyHasher>>;
+/// The hash a [`Names`] entry is filed under.
+fn entry_hash(entry: &(Key<'_>, Binding, Span)) -> u64 {
+    entry.0.hash
+}
+
+impl<'a> Names<'a> {
+    /// What `key` is bound to, and where.
+    #[inline(always)]
+    fn get(&self, key: &Key<'a>) -> Option<(Binding, Span)> {
+        self.table.find(key.hash, |e| e.0 == *key).map(|e| (e.1, e.2))
+    }
+
+    /// Binds `key` (again, if it is bound already).
+    fn insert(&mut self, key: Key<'a>, binding: Binding, span: Span) {
+        match self.table.entry(key.hash, |e| e.0 == key, entry_hash) {
+            SlotEntry::Occupied(mut e) => *e.get_mut() = (key, binding, span),
+            SlotEntry::Vacant(e) => {
+                e.insert((key, binding, span));
+            }
+        }
+    }
+
+    /// Binds `key` unless it is bound: then `Err` with where.
+    #[inline(always)]
+    fn insert_new(&mut self, key: Key<'a>, binding: Binding, span: Span) -> Result<(), Span> {
+        match self.table.entry(key.hash, |e| e.0 == key, entry_hash) {
+            SlotEntry::Occupied(e) => Err(e.get().2),
+            SlotEntry::Vacant(e) => {
+                e.insert((key, binding, span));
+                Ok(())
+            }
+        }
+    }
+
+    /// Keeps the names `keep` says to.
+    fn retain(&mut self, mut keep: impl FnMut(&Key<'a>) -> bool) {
+        self.table.retain(|e| keep(&e.0));
+    }
+
+    fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    fn capacity(&self) -> usize {
+        self.table.capacity()
+    }
+
+    fn clear(&mut self) {
+        self.table.clear();
+    }
+}
 
 /// Names are borrowed from the source text: declaring and looking up
 /// thousands of registers allocates nothing but the IR's own names.
@@ -309,7 +345,7 @@ type Table<'a, V> = HashMap<Key<'a>, V, BuildHasherDefault<KeyHasher>>;
 struct Scope<'a> {
     /// Declared registers and variables (not range members: their
     /// registers are in [`Range::members`]).
-    names: Table<'a, (Binding, Span)>,
+    names: Names<'a>,
     ranges: Ranges<'a>,
     /// It defines labels (in [`FuncState::label_ids`]).
     has_labels: bool,
@@ -332,7 +368,7 @@ fn ends_in_digit(name: &str) -> bool {
 impl<'a> Scope<'a> {
     /// Binds a variable.
     fn declare_var(&mut self, key: Key<'a>, span: Span) {
-        self.names.insert(key, (Binding::Var, span));
+        self.names.insert(key, Binding::Var, span);
         if ends_in_digit(key.name) {
             self.digit_ended_vars.push(key);
         }
@@ -403,7 +439,7 @@ pub struct FuncState<'a> {
 #[derive(Default)]
 pub struct SpareTables<'a> {
     /// The body scope's names ([`Scope::names`]).
-    names: Table<'a, (Binding, Span)>,
+    names: Names<'a>,
     label_ids: FxHashMap<(u32, &'a str), (LabelId, bool)>,
     refs: Vec<LabelRef<'a>>,
     /// The registers ([`FuncState::regs`]), moved out at their exact
@@ -509,7 +545,7 @@ impl<'a> FuncState<'a> {
         let s = self.scopes.last().unwrap();
         s.names
             .get(&key)
-            .map(|(_, sp)| *sp)
+            .map(|(_, sp)| sp)
             // A member used so far is found first, as a name would be.
             .or_else(|| s.member(key.name).filter(|(r, n)| r.members.get(*n).is_some()).map(|(r, _)| r.span))
             .or_else(|| s.ranges.get(key.name).map(|r| r.span))
@@ -520,7 +556,7 @@ impl<'a> FuncState<'a> {
     /// Declares a register; returns its id.
     fn declare_reg_as(&mut self, key: Key<'a>, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
         let id = self.push_declared_reg(key.name, ty, vector);
-        self.scopes.last_mut().unwrap().names.insert(key, (Binding::Reg(id), span));
+        self.scopes.last_mut().unwrap().names.insert(key, Binding::Reg(id), span);
         id
     }
 
@@ -537,13 +573,8 @@ impl<'a> FuncState<'a> {
             }
             return Ok(self.declare_reg_as(key, ty, vector, span));
         }
-        match s.names.entry(key) {
-            Entry::Occupied(e) => Err(e.get().1),
-            Entry::Vacant(e) => {
-                e.insert((Binding::Reg(RegId(self.regs.len() as u32)), span));
-                Ok(self.push_declared_reg(name, ty, vector))
-            }
-        }
+        s.names.insert_new(key, Binding::Reg(RegId(self.regs.len() as u32)), span)?;
+        Ok(self.push_declared_reg(name, ty, vector))
     }
 
     /// Adds a register declared on its own (not a range's member) to the
@@ -589,12 +620,12 @@ impl<'a> FuncState<'a> {
         let made_here = self.regs[scope.first_reg as usize..].iter().map(|r| &*r.name);
         let mut members = made_here.chain(scope.digit_ended_vars.iter().map(|k| k.name)).filter(|name| is_member_of(name, prefix, count)).peekable();
         if members.peek().is_some() {
-            let names: &Table<'_, (Binding, Span)> = &scope.names;
+            let names = &scope.names;
             let mut declared = members.filter_map(|name| Some((name, names.get(&Key::new(name))?.1)));
             if let Some((_, prev)) = declared.find(|(name, _)| spells_member_plainly(name)) {
                 return Err(prev);
             }
-            scope.names.retain(|k, _| !is_member_of(k.name, prefix, count));
+            scope.names.retain(|k| !is_member_of(k.name, prefix, count));
             scope.digit_ended_vars.retain(|k| !is_member_of(k.name, prefix, count));
         }
         let members = count.min(MEMBERS_RESERVED_MAX) as usize;
@@ -620,8 +651,14 @@ impl<'a> FuncState<'a> {
         if !innermost.ranges.is_empty() {
             return self.lookup_among_ranges(name);
         }
+        // A long name is hashed and compared out of line: the path of the
+        // short ones (`%r153`) then saves no registers and calls nothing
+        // (renderer: 134,686 lone registers looked up).
+        if name.len() > SHORT_NAME_MAX {
+            return self.lookup_past_members(name);
+        }
         let key = Key::new(name);
-        if let Some(&(b, _)) = innermost.names.get(&key) {
+        if let Some((b, _)) = innermost.names.get(&key) {
             return Some(b);
         }
         self.lookup_walk(key)
@@ -639,13 +676,14 @@ impl<'a> FuncState<'a> {
     }
 
     /// [`FuncState::lookup_among_ranges`] for a name no range of the
-    /// innermost scope has: its names, then [`FuncState::lookup_walk`].
+    /// innermost scope has, and [`FuncState::lookup`] for a long name: the
+    /// innermost scope's names, then [`FuncState::lookup_walk`].
     /// Out of line, so the members' path stays small (matrix_free parsed
     /// alone: 85.2 -> 85.0 M).
     #[inline(never)]
     fn lookup_past_members(&mut self, name: &'a str) -> Option<Binding> {
         let key = Key::new(name);
-        if let Some(&(b, _)) = self.scopes.last().unwrap().names.get(&key) {
+        if let Some((b, _)) = self.scopes.last().unwrap().names.get(&key) {
             return Some(b);
         }
         self.lookup_walk(key)
@@ -658,7 +696,7 @@ impl<'a> FuncState<'a> {
         let innermost = self.scopes.len() - 1;
         for k in (0..=innermost).rev() {
             if k != innermost {
-                if let Some(&(b, _)) = self.scopes[k].names.get(&key) {
+                if let Some((b, _)) = self.scopes[k].names.get(&key) {
                     return Some(b);
                 }
                 if let Some(id) = self.member_of(k, key.name) {
@@ -708,7 +746,7 @@ impl<'a> FuncState<'a> {
         };
         // A used member of a range is no declaration (see `Scope`).
         if let Some((b, prev)) = scope.names.get(&Key::new(name)).filter(|_| scope.range_of(name).is_none()) {
-            return Err((*prev, *b));
+            return Err((prev, b));
         }
         let id = LabelId(self.labels.len() as u32);
         label.insert((id, code));
@@ -837,6 +875,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A scope's [`Names`] binds each name once, short or long: declaring
+    /// it again gives where it was first declared and leaves it as it was,
+    /// binding it again replaces it, and the names kept by `retain` are
+    /// still found after the table grew.
+    #[test]
+    fn names_bind_each_name_once() {
+        let at = |k: usize| Span::new(k, k + 1);
+        let names: Vec<String> = (0..300).map(|k| if k % 3 == 0 { format!("%long_name_{k}") } else { format!("%r{k}") }).collect();
+        let mut table = Names::default();
+        for (k, n) in names.iter().enumerate() {
+            assert_eq!(table.insert_new(Key::new(n), Binding::Reg(RegId(k as u32)), at(k)), Ok(()), "{n}");
+        }
+        for (k, n) in names.iter().enumerate() {
+            assert_eq!(table.insert_new(Key::new(n), Binding::Var, at(1000)), Err(at(k)), "{n}");
+            assert_eq!(table.get(&Key::new(n)), Some((Binding::Reg(RegId(k as u32)), at(k))), "{n}");
+        }
+        table.insert(Key::new(&names[4]), Binding::Var, at(2000));
+        assert_eq!(table.get(&Key::new(&names[4])), Some((Binding::Var, at(2000))));
+        table.retain(|k| k.name.len() > 6);
+        for (k, n) in names.iter().enumerate() {
+            let kept = table.get(&Key::new(n)).map(|(_, sp)| sp);
+            assert_eq!(kept, (n.len() > 6).then(|| at(k)), "{n}");
+        }
+        assert_eq!(table.get(&Key::new("%r")), None);
     }
 
     #[test]
