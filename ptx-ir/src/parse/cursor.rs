@@ -1,7 +1,6 @@
 //! The parser's token cursor, error helpers and module-level symbol table.
 
-use super::scope::{FuncState, Key, SpareTables};
-use hashbrown::HashTable;
+use super::scope::{FuncState, KeyTable, SpareTables};
 use crate::lexer::{Lexer, Token, TokenKind};
 use crate::source::{Diagnostic, LineIndex, Span};
 use rustc_hash::FxHashMap;
@@ -75,28 +74,7 @@ pub struct Parser<'a> {
 /// head of at most 8 bytes (`mov.u32`, `bra.uni`) is found without
 /// hashing or comparing its bytes one by one (renderer: 71,040 heads, 61 %
 /// of them short).
-#[derive(Default)]
-pub struct Heads<'a> {
-    table: HashTable<(Key<'a>, Head)>,
-}
-
-impl<'a> Heads<'a> {
-    /// The head `key` names, if seen.
-    #[inline]
-    pub fn get(&self, key: &Key<'a>) -> Option<&Head> {
-        self.table.find(key.hash, |e| e.0 == *key).map(|e| &e.1)
-    }
-
-    /// Files a head not seen yet.
-    pub fn insert_new(&mut self, key: Key<'a>, head: Head) {
-        debug_assert!(self.get(&key).is_none());
-        self.table.insert_unique(key.hash, (key, head), |e| e.0.hash);
-    }
-
-    pub fn len(&self) -> usize {
-        self.table.len()
-    }
-}
+pub type Heads<'a> = KeyTable<'a, Head>;
 
 /// An instruction head as the parser first read it.
 pub struct Head {

@@ -58,7 +58,8 @@ impl<'a> Parser<'a> {
                     }
                 }
                 let id = self.heads.len() as u32;
-                self.heads.insert_new(head_key, Head { opcode, used, mods, id });
+                let filed = self.heads.insert_new(head_key, Head { opcode, used, mods, id });
+                debug_assert!(filed.is_ok(), "a head filed twice");
                 (opcode, used, id)
             }
         };

@@ -269,45 +269,51 @@ impl PartialEq for Key<'_> {
 
 impl Eq for Key<'_> {}
 
-/// A scope's registers and variables (not range members), each entry
-/// with its [`Key`]: a lookup probes with the key's hash, computed once,
-/// and a declaration finds the name or the free slot for it in one probe
-/// (`HashMap::entry` probed again for the free slot: renderer, 62,600
-/// registers declared one by one).
-#[derive(Default)]
-struct Names<'a> {
-    table: HashTable<(Key<'a>, Binding, Span)>,
+/// Values filed by a name's [`Key`]: a lookup probes with the key's hash,
+/// computed once, and filing finds the name or the free slot for it in
+/// one probe (`HashMap::entry` probed again for the free slot: renderer,
+/// 62,600 registers declared one by one). A scope's names ([`Names`]) and
+/// the parser's instruction heads ([`super::cursor::Heads`]) are such tables.
+pub struct KeyTable<'a, V> {
+    table: HashTable<(Key<'a>, V)>,
 }
 
-/// The hash a [`Names`] entry is filed under.
-fn entry_hash(entry: &(Key<'_>, Binding, Span)) -> u64 {
+impl<V> Default for KeyTable<'_, V> {
+    fn default() -> Self {
+        KeyTable { table: HashTable::new() }
+    }
+}
+
+/// The hash a [`KeyTable`] entry is filed under.
+fn entry_hash<V>(entry: &(Key<'_>, V)) -> u64 {
     entry.0.hash
 }
 
-impl<'a> Names<'a> {
-    /// What `key` is bound to, and where.
-    #[inline(always)]
-    fn get(&self, key: &Key<'a>) -> Option<(Binding, Span)> {
-        self.table.find(key.hash, |e| e.0 == *key).map(|e| (e.1, e.2))
+impl<'a, V> KeyTable<'a, V> {
+    /// What `key` is filed with.
+    #[inline]
+    pub fn get(&self, key: &Key<'a>) -> Option<&V> {
+        self.table.find(key.hash, |e| e.0 == *key).map(|e| &e.1)
     }
 
-    /// Binds `key` (again, if it is bound already).
-    fn insert(&mut self, key: Key<'a>, binding: Binding, span: Span) {
+    /// Files `key` with `value` (again, if it is filed already).
+    pub fn insert(&mut self, key: Key<'a>, value: V) {
         match self.table.entry(key.hash, |e| e.0 == key, entry_hash) {
-            SlotEntry::Occupied(mut e) => *e.get_mut() = (key, binding, span),
+            SlotEntry::Occupied(mut e) => *e.get_mut() = (key, value),
             SlotEntry::Vacant(e) => {
-                e.insert((key, binding, span));
+                e.insert((key, value));
             }
         }
     }
 
-    /// Binds `key` unless it is bound: then `Err` with where.
+    /// Files `key` with `value` unless it is filed: then `Err` with what it
+    /// is filed with.
     #[inline(always)]
-    fn insert_new(&mut self, key: Key<'a>, binding: Binding, span: Span) -> Result<(), Span> {
+    pub fn insert_new(&mut self, key: Key<'a>, value: V) -> Result<(), &V> {
         match self.table.entry(key.hash, |e| e.0 == key, entry_hash) {
-            SlotEntry::Occupied(e) => Err(e.get().2),
+            SlotEntry::Occupied(e) => Err(&e.into_mut().1),
             SlotEntry::Vacant(e) => {
-                e.insert((key, binding, span));
+                e.insert((key, value));
                 Ok(())
             }
         }
@@ -318,7 +324,11 @@ impl<'a> Names<'a> {
         self.table.retain(|e| keep(&e.0));
     }
 
-    fn is_empty(&self) -> bool {
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
         self.table.is_empty()
     }
 
@@ -330,6 +340,10 @@ impl<'a> Names<'a> {
         self.table.clear();
     }
 }
+
+/// A scope's registers and variables (not range members), each with its
+/// binding and where it was declared.
+type Names<'a> = KeyTable<'a, (Binding, Span)>;
 
 /// Names are borrowed from the source text: declaring and looking up
 /// thousands of registers allocates nothing but the IR's own names.
@@ -368,7 +382,7 @@ fn ends_in_digit(name: &str) -> bool {
 impl<'a> Scope<'a> {
     /// Binds a variable.
     fn declare_var(&mut self, key: Key<'a>, span: Span) {
-        self.names.insert(key, Binding::Var, span);
+        self.names.insert(key, (Binding::Var, span));
         if ends_in_digit(key.name) {
             self.digit_ended_vars.push(key);
         }
@@ -545,7 +559,7 @@ impl<'a> FuncState<'a> {
         let s = self.scopes.last().unwrap();
         s.names
             .get(&key)
-            .map(|(_, sp)| sp)
+            .map(|(_, sp)| *sp)
             // A member used so far is found first, as a name would be.
             .or_else(|| s.member(key.name).filter(|(r, n)| r.members.get(*n).is_some()).map(|(r, _)| r.span))
             .or_else(|| s.ranges.get(key.name).map(|r| r.span))
@@ -556,7 +570,7 @@ impl<'a> FuncState<'a> {
     /// Declares a register; returns its id.
     fn declare_reg_as(&mut self, key: Key<'a>, ty: ScalarType, vector: Option<u8>, span: Span) -> RegId {
         let id = self.push_declared_reg(key.name, ty, vector);
-        self.scopes.last_mut().unwrap().names.insert(key, Binding::Reg(id), span);
+        self.scopes.last_mut().unwrap().names.insert(key, (Binding::Reg(id), span));
         id
     }
 
@@ -573,7 +587,7 @@ impl<'a> FuncState<'a> {
             }
             return Ok(self.declare_reg_as(key, ty, vector, span));
         }
-        s.names.insert_new(key, Binding::Reg(RegId(self.regs.len() as u32)), span)?;
+        s.names.insert_new(key, (Binding::Reg(RegId(self.regs.len() as u32)), span)).map_err(|(_, first)| *first)?;
         Ok(self.push_declared_reg(name, ty, vector))
     }
 
@@ -659,7 +673,7 @@ impl<'a> FuncState<'a> {
         }
         let key = Key::new(name);
         if let Some((b, _)) = innermost.names.get(&key) {
-            return Some(b);
+            return Some(*b);
         }
         self.lookup_walk(key)
     }
@@ -684,7 +698,7 @@ impl<'a> FuncState<'a> {
     fn lookup_past_members(&mut self, name: &'a str) -> Option<Binding> {
         let key = Key::new(name);
         if let Some((b, _)) = self.scopes.last().unwrap().names.get(&key) {
-            return Some(b);
+            return Some(*b);
         }
         self.lookup_walk(key)
     }
@@ -697,7 +711,7 @@ impl<'a> FuncState<'a> {
         for k in (0..=innermost).rev() {
             if k != innermost {
                 if let Some((b, _)) = self.scopes[k].names.get(&key) {
-                    return Some(b);
+                    return Some(*b);
                 }
                 if let Some(id) = self.member_of(k, key.name) {
                     return Some(Binding::Reg(id));
@@ -746,7 +760,7 @@ impl<'a> FuncState<'a> {
         };
         // A used member of a range is no declaration (see `Scope`).
         if let Some((b, prev)) = scope.names.get(&Key::new(name)).filter(|_| scope.range_of(name).is_none()) {
-            return Err((prev, b));
+            return Err((*prev, *b));
         }
         let id = LabelId(self.labels.len() as u32);
         label.insert((id, code));
@@ -885,19 +899,19 @@ mod tests {
     fn names_bind_each_name_once() {
         let at = |k: usize| Span::new(k, k + 1);
         let names: Vec<String> = (0..300).map(|k| if k % 3 == 0 { format!("%long_name_{k}") } else { format!("%r{k}") }).collect();
-        let mut table = Names::default();
+        let mut table: Names = Names::default();
         for (k, n) in names.iter().enumerate() {
-            assert_eq!(table.insert_new(Key::new(n), Binding::Reg(RegId(k as u32)), at(k)), Ok(()), "{n}");
+            assert_eq!(table.insert_new(Key::new(n), (Binding::Reg(RegId(k as u32)), at(k))), Ok(()), "{n}");
         }
         for (k, n) in names.iter().enumerate() {
-            assert_eq!(table.insert_new(Key::new(n), Binding::Var, at(1000)), Err(at(k)), "{n}");
-            assert_eq!(table.get(&Key::new(n)), Some((Binding::Reg(RegId(k as u32)), at(k))), "{n}");
+            assert_eq!(table.insert_new(Key::new(n), (Binding::Var, at(1000))).map_err(|(_, first)| *first), Err(at(k)), "{n}");
+            assert_eq!(table.get(&Key::new(n)), Some(&(Binding::Reg(RegId(k as u32)), at(k))), "{n}");
         }
-        table.insert(Key::new(&names[4]), Binding::Var, at(2000));
-        assert_eq!(table.get(&Key::new(&names[4])), Some((Binding::Var, at(2000))));
+        table.insert(Key::new(&names[4]), (Binding::Var, at(2000)));
+        assert_eq!(table.get(&Key::new(&names[4])), Some(&(Binding::Var, at(2000))));
         table.retain(|k| k.name.len() > 6);
         for (k, n) in names.iter().enumerate() {
-            let kept = table.get(&Key::new(n)).map(|(_, sp)| sp);
+            let kept = table.get(&Key::new(n)).map(|(_, sp)| *sp);
             assert_eq!(kept, (n.len() > 6).then(|| at(k)), "{n}");
         }
         assert_eq!(table.get(&Key::new("%r")), None);
