@@ -29,7 +29,7 @@ pub struct Setup {
 
 impl Setup {
     /// From a module's `.target` list (`sm_80`, `debug`, ...).
-    pub fn for_target(target: &[Box<str>]) -> Setup {
+    pub fn for_target(target: &[ptx_ir::ir::Name]) -> Setup {
         let arch = target.iter().find(|t| t.starts_with("sm_")).map_or("sm_52".to_string(), |t| t.to_string());
         let number: u32 = arch[3..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0);
         let promoted = number < SASS_ARCH_MIN;
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn targets_before_sm_75_and_debug_targets() {
-        let t = |s: &[&str]| Setup::for_target(&s.iter().map(|x| Box::from(*x)).collect::<Vec<_>>());
+        let t = |s: &[&str]| Setup::for_target(&s.iter().map(|x| ptx_ir::ir::Name::from(*x)).collect::<Vec<_>>());
         assert_eq!(t(&["sm_80"]), Setup { arch: "sm_80".into(), promoted: false, o3: true });
         assert_eq!(t(&["sm_52"]), Setup { arch: "sm_75".into(), promoted: true, o3: true });
         assert_eq!(t(&["sm_90a", "debug"]), Setup { arch: "sm_90a".into(), promoted: false, o3: false });

@@ -93,7 +93,7 @@ impl ModuleContext {
     }
 
     /// From a module's `.version`, `.target` list and `.address_size`.
-    pub fn new(version: Version, target: &[Box<str>], address_size: Option<u32>) -> ModuleContext {
+    pub fn new(version: Version, target: &[ptx_ir::ir::Name], address_size: Option<u32>) -> ModuleContext {
         let head = Module { version, target: target.to_vec(), address_size, items: Vec::new() };
         let sm = ptx_ir::verify::Target::of_module(&head).map_or(0, |t| t.number);
         ModuleContext { version, sm, dialect: ptx_ir::eval::Dialect::of_module(&head), address_size: address_size.unwrap_or(32) }

@@ -221,7 +221,7 @@ impl ModuleBuilder {
 /// A function under construction, in its module (see [`ModuleBuilder`]).
 pub struct FuncBuilder<'m> {
     f: &'m mut Function,
-    labels: FxHashMap<Box<str>, LabelId>,
+    labels: FxHashMap<super::Name, LabelId>,
 }
 
 impl FuncBuilder<'_> {

@@ -17,6 +17,7 @@ mod function;
 pub mod int_list;
 mod instruction;
 mod module;
+mod name;
 pub mod scopes;
 mod special;
 
@@ -31,5 +32,4 @@ pub use instruction::*;
 pub use module::*;
 pub use special::SpecialReg;
 
-/// A name as written in the source (`foo`, `%r1`, `$L__BB0_1`).
-pub type Name = Box<str>;
+pub use name::Name;

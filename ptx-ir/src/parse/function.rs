@@ -32,8 +32,8 @@ impl<'a> Parser<'a> {
             ret = Some(self.param_list(DeclCtx::Param)?);
         }
         let (_, name) = self.expect_ident(if kind == FuncKind::Entry { "the kernel name" } else { "the function name" })?;
-        let name: Box<str> = name.into();
-        self.globals.insert(name.clone(), GlobalKind::Func);
+        let name: crate::ir::Name = name.into();
+        self.globals.insert(name.as_str().into(), GlobalKind::Func);
         let mut params = None;
         if self.at(TokenKind::LParen) {
             let first = self.param_spans.len();

@@ -154,8 +154,8 @@ pub struct Context {
     version: (u32, u32),
     /// `.address_size 64`.
     address_64: bool,
-    globals: FxHashMap<Box<str>, StateSpace>,
-    functions: FxHashMap<Box<str>, Signature>,
+    globals: FxHashMap<Name, StateSpace>,
+    functions: FxHashMap<Name, Signature>,
     /// By [`FormId::index`]: what the checks need to know of each form
     /// ([`FormFacts`]), found once per module. [`Verifier::availability`]
     /// checks only the requirements the module does not meet (a met one
@@ -238,8 +238,8 @@ impl Context {
 /// a function's parameter list (see [`Context`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Declarations {
-    variables: Vec<(Box<str>, StateSpace)>,
-    functions: Vec<(Box<str>, Signature)>,
+    variables: Vec<(Name, StateSpace)>,
+    functions: Vec<(Name, Signature)>,
 }
 
 impl Declarations {
@@ -466,7 +466,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// The names and shapes of a declaration's initializers (see `init.rs`).
-    fn initializers(&mut self, d: &VarDecl, span: Span, functions: &FxHashMap<Box<str>, Signature>) {
+    fn initializers(&mut self, d: &VarDecl, span: Span, functions: &FxHashMap<Name, Signature>) {
         for n in &d.names {
             let space_of = |name: &str| self.ctx.globals.get(name).copied();
             let is_function = |name: &str| functions.contains_key(name);
@@ -476,7 +476,7 @@ impl<'a> Verifier<'a> {
         }
     }
 
-    fn function(&mut self, f: &Function, span: Span, stmts: &[Span], params: &[Span], header: Span, functions: &FxHashMap<Box<str>, Signature>) {
+    fn function(&mut self, f: &Function, span: Span, stmts: &[Span], params: &[Span], header: Span, functions: &FxHashMap<Name, Signature>) {
         for (k, p) in f.params.iter().flatten().enumerate() {
             if !p.names.iter().any(|n: &Declarator| n.dims.first() == Some(&None)) {
                 continue;
@@ -834,7 +834,7 @@ impl<'a> Verifier<'a> {
 
     /// A direct call passes as many arguments (and takes as many results) as
     /// the callee declares.
-    fn call_arity(&mut self, _f: &Function, ins: &Instruction, functions: &FxHashMap<Box<str>, Signature>, at: Span) {
+    fn call_arity(&mut self, _f: &Function, ins: &Instruction, functions: &FxHashMap<Name, Signature>, at: Span) {
         if ins.opcode != Opcode::CALL {
             return;
         }

@@ -130,7 +130,7 @@ fn leaf_of(operand: &Operand, ty: ScalarType) -> (LeafKey, LeafHome) {
 enum LeafKey {
     Version(Version),
     Special(SpecialReg, Option<Selector>, ScalarType),
-    Symbol(Box<str>, i64, ScalarType),
+    Symbol(ptx_ir::ir::Name, i64, ScalarType),
 }
 
 /// What the first pass of [`build`] found a statement to be: a value

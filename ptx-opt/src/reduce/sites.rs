@@ -6,7 +6,7 @@
 //! index within the function's body). The search re-enumerates them after
 //! every accepted change, so a site never outlives the module it names.
 
-use ptx_ir::ir::{range_member, AddrBase, Function, Item, LabelId, Module, Operand, RegId, Stmt, VarDecl};
+use ptx_ir::ir::{range_member, AddrBase, Function, Item, LabelId, Module, Name, Operand, RegId, Stmt, VarDecl};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::FxHashSet;
 
@@ -110,7 +110,7 @@ pub(crate) struct Uses {
     pub regs: FxHashSet<RegId>,
     /// Variable, parameter and function names taken by operands,
     /// addresses, `.calltargets` lists and initializers.
-    pub symbols: FxHashSet<Box<str>>,
+    pub symbols: FxHashSet<Name>,
 }
 
 impl Uses {
@@ -184,12 +184,12 @@ impl Uses {
 
 /// Every name the module's items take the address of or call, outside the
 /// item that declares it: (item index that names it, the name).
-pub(crate) fn item_references(m: &Module) -> Vec<(usize, Box<str>)> {
+pub(crate) fn item_references(m: &Module) -> Vec<(usize, Name)> {
     let mut out = Vec::new();
     for (i, item) in m.items.iter().enumerate() {
         match item {
             Item::Func(f) => {
-                let mut names: Vec<Box<str>> = Uses::of(f).symbols.into_iter().collect();
+                let mut names: Vec<Name> = Uses::of(f).symbols.into_iter().collect();
                 names.sort();
                 out.extend(names.into_iter().map(|n| (i, n)));
             }

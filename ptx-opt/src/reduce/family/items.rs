@@ -6,7 +6,7 @@
 
 use super::Family;
 use crate::reduce::sites::{self, declared_names, item_references, stmt_names, Site, Uses};
-use ptx_ir::ir::{Item, Module};
+use ptx_ir::ir::{Item, Module, Name};
 use rustc_hash::FxHashSet;
 
 /// Is this an item the item families may drop?
@@ -15,7 +15,7 @@ fn droppable(item: &Item) -> bool {
 }
 
 /// Does an item other than `i` name something item `i` declares?
-fn named_elsewhere(m: &Module, references: &[(usize, Box<str>)], i: usize) -> bool {
+fn named_elsewhere(m: &Module, references: &[(usize, Name)], i: usize) -> bool {
     let Some(item) = m.items.get(i) else { return false };
     let names = declared_names(item);
     references.iter().any(|(by, name)| *by != i && names.contains(&&**name))

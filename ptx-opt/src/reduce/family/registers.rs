@@ -4,7 +4,7 @@
 
 use super::Family;
 use crate::reduce::sites::{self, Site, Uses};
-use ptx_ir::ir::{range_member, Declarator, Function, Item, Module, Stmt};
+use ptx_ir::ir::{range_member, Declarator, Function, Item, Module, Name, Stmt};
 use ptx_ir::isa::StateSpace;
 
 pub(crate) struct ShrinkRegRanges;
@@ -16,7 +16,7 @@ impl Family for ShrinkRegRanges {
 
     fn sites(&self, m: &Module) -> Vec<Site> {
         let mut out = Vec::new();
-        let mut current: Option<(usize, Vec<(Box<str>, u32)>)> = None;
+        let mut current: Option<(usize, Vec<(Name, u32)>)> = None;
         for (item, f, s, stmt) in sites::statements(m) {
             let Stmt::Decl(d) = stmt else { continue };
             if d.space != StateSpace::Reg {
@@ -51,15 +51,15 @@ impl Family for ShrinkRegRanges {
 }
 
 /// The registers `f` names that are range members: (prefix, index).
-fn used_members(f: &Function) -> Vec<(Box<str>, u32)> {
-    let mut out: Vec<(Box<str>, u32)> = Uses::of(f).regs.iter().filter_map(|r| f.try_reg(*r)).filter_map(|r| range_member(&r.name)).map(|(p, k)| (p.into(), k)).collect();
+fn used_members(f: &Function) -> Vec<(Name, u32)> {
+    let mut out: Vec<(Name, u32)> = Uses::of(f).regs.iter().filter_map(|r| f.try_reg(*r)).filter_map(|r| range_member(&r.name)).map(|(p, k)| (p.into(), k)).collect();
     out.sort();
     out
 }
 
 /// The smaller range `d` could have: one past its highest used member,
 /// when that is less than its range and something is used.
-fn shrunk(d: &Declarator, used: &[(Box<str>, u32)]) -> Option<u32> {
+fn shrunk(d: &Declarator, used: &[(Name, u32)]) -> Option<u32> {
     let n = d.range?;
     let highest = used.iter().filter(|(p, k)| **p == *d.name && *k < n).map(|(_, k)| *k).max()?;
     let len = highest.checked_add(1)?;
