@@ -33,3 +33,4 @@ pub use module::*;
 pub use special::SpecialReg;
 
 pub use name::Name;
+pub(crate) use name::packed as name_packed;

@@ -61,20 +61,7 @@ impl Name {
         if n > Name::INLINE_MAX {
             return Name(Repr::Boxed(text.into()));
         }
-        // The bytes as one little-endian number, read in at most two
-        // loads that overlap when they share bytes (or-ing a shared byte
-        // with itself keeps it), not copied byte by byte.
-        let word = if n >= 4 {
-            let lo = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            let hi = u64::from(u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]));
-            lo | hi << (8 * (n - 4))
-        } else if n >= 2 {
-            let lo = u64::from(u16::from_le_bytes([b[0], b[1]]));
-            let hi = u64::from(u16::from_le_bytes([b[n - 2], b[n - 1]]));
-            lo | hi << (8 * (n - 2))
-        } else {
-            b.first().map_or(0, |&c| u64::from(c))
-        };
+        let word = packed(b);
         let w = word.to_le_bytes();
         Name(Repr::Inline([w[0], w[1], w[2], w[3], w[4], w[5], w[6]], InlineLen::ALL[n]))
     }
@@ -97,6 +84,28 @@ impl Name {
     /// Whether the name is held in place (for tests of the invariant).
     pub fn is_inline(&self) -> bool {
         matches!(self.0, Repr::Inline(..))
+    }
+}
+
+/// The bytes of a text of at most 8 bytes as one little-endian number,
+/// zero past the text's end; read in at most two loads that overlap when
+/// the text is shorter than they are (or-ing a byte they share with itself
+/// keeps it), not byte by byte. Names and the parser's keys of short names
+/// (`parse::scope`) are made with it.
+#[inline(always)]
+pub(crate) fn packed(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let lo = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+        let hi = u64::from(u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]));
+        lo | hi << (8 * (n - 4))
+    } else if n >= 2 {
+        let lo = u64::from(u16::from_le_bytes([b[0], b[1]]));
+        let hi = u64::from(u16::from_le_bytes([b[n - 2], b[n - 1]]));
+        lo | hi << (8 * (n - 2))
+    } else {
+        b.first().map_or(0, |&c| u64::from(c))
     }
 }
 

@@ -100,25 +100,10 @@ const RANGES_SCANNED_MAX: usize = 16;
 /// it ([`Key::new`]).
 #[inline(always)]
 fn short_key(name: &str) -> u64 {
-    let b = name.as_bytes();
-    let n = b.len();
-    if n > SHORT_NAME_MAX {
-        return 0;
+    match name.len() <= SHORT_NAME_MAX {
+        true => crate::ir::name_packed(name.as_bytes()),
+        false => 0,
     }
-    if n >= 4 {
-        // Two loads that overlap when `n < 8`: the bytes they share are
-        // the same, so or-ing them in place gives every byte once.
-        let lo = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-        let hi = u64::from(u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]));
-        return lo | hi << (8 * (n - 4));
-    }
-    let mut key = 0u64;
-    let mut i = 0;
-    while i < n {
-        key |= u64::from(b[i]) << (8 * i);
-        i += 1;
-    }
-    key
 }
 
 impl<'a> Ranges<'a> {
