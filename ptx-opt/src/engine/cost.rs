@@ -29,8 +29,8 @@ impl CostModel {
     /// The model for `target`; with `free_zext`, a zero extension to 64
     /// bits costs nothing (see [`Self::shape_cost`]).
     pub fn for_target(target: Target, free_zext: bool) -> CostModel {
-        let name = if target.sm == 0 { String::new() } else { format!("sm_{}", target.sm) };
-        CostModel { table: crate::cost::CostModel::for_target(&name), free_zext, memo: RefCell::default() }
+        let arch = (target.sm != 0).then_some(target.sm);
+        CostModel { table: crate::cost::CostModel::for_arch(arch), free_zext, memo: RefCell::default() }
     }
 
     fn shape_cost(&self, eg: &EGraph, s: ShapeId) -> u64 {
