@@ -349,8 +349,9 @@ struct AsInput<'i> {
 }
 
 impl<'a> Emitter<'a> {
-    pub fn new(f: &'a Function, built: &'a Built, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, roots: &[Id]) -> Emitter<'a> {
-        let classes = super::facts::classes_by_id(&built.egraph);
+    /// `classes` are `built`'s e-graph's classes by id
+    /// ([`super::facts::classes_by_id`]).
+    pub fn new(f: &'a Function, built: &'a Built, classes: Vec<Option<&'a super::facts::EClass>>, choice: &'a Choice, costs: &'a dyn super::extract::NodeCost, view: &'a ValueView, cfg: &'a Cfg, dom: &'a DomTree, roots: &[Id]) -> Emitter<'a> {
         let demanded = super::demanded_classes(&built.egraph, choice, roots, &classes);
         Emitter {
             f,

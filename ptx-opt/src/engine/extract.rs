@@ -46,15 +46,16 @@ impl Choice {
     }
 }
 
-/// Extracts the cheapest DAG computing `demanded` (canonical ids not required).
-pub fn extract(eg: &EGraph, demanded: &[Id], costs: &dyn NodeCost) -> Choice {
+/// Extracts the cheapest DAG computing `demanded` (canonical ids not
+/// required); `by_id` is the e-graph's classes by id
+/// ([`super::facts::classes_by_id`], which the engine's walk reads too).
+pub fn extract(eg: &EGraph, by_id: &[Option<&super::facts::EClass>], demanded: &[Id], costs: &dyn NodeCost) -> Choice {
     // Dense numbering of the classes, in id order (children are mostly made
     // before their parents, so the fixed point converges in a few sweeps).
     // Placed by id rather than sorted: ids are dense (sorting was 1.1 M of
     // extract's host instructions on matrix_free at -O2).
-    let by_id = super::facts::classes_by_id(eg);
     let bound = by_id.len();
-    let classes: Vec<&super::facts::EClass> = by_id.into_iter().flatten().collect();
+    let classes: Vec<&super::facts::EClass> = by_id.iter().flatten().copied().collect();
     let mut index = vec![u32::MAX; bound];
     for (k, c) in classes.iter().enumerate() {
         index[usize::from(c.id)] = k as u32;
@@ -265,7 +266,7 @@ mod tests {
         let nine = eg.add(Node::Const { width: 32, bits: 9 });
         eg.union(seven, leaf);
         eg.rebuild();
-        let choice = extract(&eg, &[seven], &LeavesCheap);
+        let choice = extract(&eg, &crate::engine::facts::classes_by_id(&eg), &[seven], &LeavesCheap);
         for id in [seven, leaf] {
             assert_eq!(choice.node(&eg, id), Some(&Node::Leaf(l)));
         }

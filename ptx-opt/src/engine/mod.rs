@@ -295,14 +295,17 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
             _ => {}
         }
     }
-    let choice = extract::extract(&built.egraph, &roots, &costs);
+    // The classes by id, for the extraction and the walk (the e-graph does
+    // not change between them).
+    let classes = facts::classes_by_id(&built.egraph);
+    let choice = extract::extract(&built.egraph, &classes, &roots, &costs);
     let t3 = std::time::Instant::now();
     report.cost_after = choice.dag_cost;
     if choice.dag_cost > cost_before {
         report.declined = Some(format!("the extracted program is not cheaper (cost {cost_before} -> {})", choice.dag_cost));
         return None;
     }
-    let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, &roots);
+    let emitter = emit::Emitter::new(f, &built, classes, &choice, &costs, view, cfg, dom, &roots);
     let emitted = if emit_fast_paths { emitter.run() } else { emitter.without_fast_paths().run() };
     let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {
