@@ -82,39 +82,34 @@ pub struct Rewritten {
 }
 
 impl Rewritten {
-    /// The number of instructions of the output; `input` is the input's body.
-    pub fn instructions(&self, input: &[Stmt]) -> usize {
-        self.blocks
-            .iter()
-            .flat_map(|b| &self.out[b.start as usize..b.end as usize])
-            .filter(|o| match o {
-                Out::Input(k) => matches!(input[*k], Stmt::Instr(_)),
-                Out::New(s) => matches!(s, Stmt::Instr(_)),
-            })
-            .count()
-    }
-
     /// Makes `f`, the function the walk was given (or one with its header),
     /// the output: its body becomes the output's, and the whole function
     /// the one with the registers the walk made when it made some.
     /// `input(k)` gives the input's statement `k` (a copy, or the statement
     /// itself taken out of a body the caller gives up); it is asked at
-    /// most once for each `k`.
-    pub fn write(mut self, f: &mut Function, mut input: impl FnMut(usize) -> Stmt) {
+    /// most once for each `k`. Gives the number of instructions of the
+    /// output (counted as they are written: counted apart, the output was
+    /// walked again, its input statements looked up in the input's body).
+    pub fn write(mut self, f: &mut Function, mut input: impl FnMut(usize) -> Stmt) -> usize {
         let mut out = std::mem::take(&mut self.out);
         // A body of its own size (collected in place, it would keep the
         // larger allocation of the `Out`s for as long as the module lives).
         let mut body: Vec<Stmt> = Vec::with_capacity(self.blocks.iter().map(|b| b.len()).sum());
+        let mut instructions = 0;
         for b in &self.blocks {
-            body.extend(out[b.start as usize..b.end as usize].iter_mut().map(|o| match std::mem::replace(o, Out::Input(usize::MAX)) {
-                Out::Input(k) => taken_from_copy(&mut self.made, self.input_len, k).unwrap_or_else(|| input(k)),
-                Out::New(s) => s,
+            body.extend(out[b.start as usize..b.end as usize].iter_mut().map(|o| {
+                let s = match std::mem::replace(o, Out::Input(usize::MAX)) {
+                    Out::Input(k) => taken_from_copy(&mut self.made, self.input_len, k).unwrap_or_else(|| input(k)),
+                    Out::New(s) => s,
+                };
+                instructions += matches!(s, Stmt::Instr(_)) as usize;
+                s
             }));
         }
         let mut out = body;
         let Some(mut made) = self.made.take() else {
             f.body = Some(out);
-            return;
+            return instructions;
         };
         let mut new_body: Vec<Stmt> = made.body.take().unwrap_or_default();
         let fresh_decls = new_body.len() - self.input_len;
@@ -143,6 +138,7 @@ impl Rewritten {
         new_body.extend(out);
         made.body = Some(new_body);
         *f = made;
+        instructions
     }
 }
 

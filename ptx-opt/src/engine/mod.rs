@@ -132,7 +132,7 @@ fn optimize_emitting(f: &Function, config: &Config, given: Option<GivenAnalyses<
         Rewrite::Statements(r) => {
             let body = f.body.as_deref().unwrap_or(&[]);
             let mut g = emit::without_body(f);
-            r.write(&mut g, |k| body[k].clone());
+            report.instructions_emitted = r.write(&mut g, |k| body[k].clone());
             g
         }
     });
@@ -160,7 +160,7 @@ pub fn optimize_in_place(f: &mut Function, config: &Config, given: Option<GivenA
         // tells a function written back as it was: `emit::Emitted`).
         Some(Rewrite::Statements(r)) => {
             let mut stmts = f.body.take().unwrap_or_default();
-            r.write(f, |k| taken(&mut stmts, k));
+            report.instructions_emitted = r.write(f, |k| taken(&mut stmts, k));
             true
         }
     };
@@ -312,20 +312,20 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
         // Written back as it was: no copy is made. A function renamed
         // first is the renamed one.
         Some(emit::Emitted::Unchanged) => {
-            report.instructions_emitted = f.instructions().count();
+            report.instructions_emitted = built.instructions;
             report.times = times;
             flat.map(Rewrite::Whole)
         }
         Some(emit::Emitted::Changed(r)) => {
-            report.instructions_emitted = r.instructions(f.body.as_deref().unwrap_or(&[]));
             report.times = times;
             Some(match flat {
                 // The renamed function's statements move into the output.
                 Some(mut g) => {
                     let mut stmts = g.body.take().unwrap_or_default();
-                    r.write(&mut g, |k| taken(&mut stmts, k));
+                    report.instructions_emitted = r.write(&mut g, |k| taken(&mut stmts, k));
                     Rewrite::Whole(g)
                 }
+                // Its instructions are counted where the caller writes it.
                 None => Rewrite::Statements(r),
             })
         }
