@@ -193,6 +193,9 @@ impl Mod {
 
     /// Every modifier of the tables.
     pub fn all() -> impl Iterator<Item = Mod> { (1..MOD_TEXT.len() as u16).map(Mod) }
+
+    /// The modifier's number in the tables (below 65,536; 0 for [`Mod::NONE`]).
+    pub fn index(self) -> usize { self.0 as usize }
 }
 
 impl std::fmt::Debug for Mod {
@@ -228,6 +231,9 @@ impl Opcode {
 
     /// Every opcode of the tables.
     pub fn all() -> impl Iterator<Item = Opcode> { (0..OPCODES.len() as u16).map(Opcode) }
+
+    /// The opcode's number in the tables (below 65,536).
+    pub fn index(self) -> usize { self.0 as usize }
 
     /// Longest dotted prefix of `text` (`cp.async.bulk.tensor.1d.global`)
     /// that is an opcode, with the number of dot-separated parts it used.

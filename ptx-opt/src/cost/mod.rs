@@ -35,7 +35,7 @@ mod table;
 pub use table::{arch_number, Cell, LatencyClass, Row, Table};
 
 use ptx_ir::ir::{Instruction, Module};
-use ptx_ir::isa::{Opcode, ScalarType};
+use ptx_ir::isa::{Mod, Opcode, ScalarType};
 use rustc_hash::FxHashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -88,6 +88,31 @@ pub struct Lookup {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CostModel {
     family: usize,
+}
+
+/// An instruction's head at a family without printing it: its opcode and
+/// slot modifiers. The head is the opcode's name and the texts of the
+/// modifiers other than `Mod::NONE` ([`ptx_print::instruction_head`]), so
+/// equal keys are one head.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct HeadKey {
+    family: usize,
+    opcode: Opcode,
+    /// The slots' modifiers, `Mod::NONE` after the last.
+    mods: [Mod; HeadKey::MODS],
+}
+
+impl HeadKey {
+    /// The most modifier slots a key holds (an instruction's own list
+    /// holds eight in place).
+    const MODS: usize = 8;
+
+    /// The key of `ins` at `family`; `None` when its modifiers do not fit.
+    fn of(family: usize, ins: &Instruction) -> Option<HeadKey> {
+        let mut mods = [Mod::NONE; HeadKey::MODS];
+        mods.get_mut(..ins.mods.len())?.copy_from_slice(&ins.mods);
+        Some(HeadKey { family, opcode: ins.opcode, mods })
+    }
 }
 
 /// The checked-in table as the model reads it: the families from its
@@ -249,12 +274,7 @@ impl CostModel {
     /// sm_120 -> sm_100); the oldest family for a target older than every
     /// family or without an arch number.
     pub fn for_target(target: &str) -> CostModel {
-        let ix = index();
-        let family = match arch_number(target) {
-            Some(n) => ix.family_numbers.iter().rposition(|&f| f <= n).unwrap_or(0),
-            None => 0,
-        };
-        CostModel { family }
+        CostModel::for_arch(arch_number(target))
     }
 
     /// The model for a module's `.target` (its first `sm_NN`).
@@ -268,9 +288,35 @@ impl CostModel {
         &index().families[self.family]
     }
 
-    /// SASS instructions `ins` costs on this family (see the module docs for the lookup order).
+    /// The model for a target's architecture number (`86` for `sm_86`;
+    /// `None`: no arch number): [`Self::for_target`] without its text.
+    pub fn for_arch(arch: Option<u32>) -> CostModel {
+        let ix = index();
+        let family = match arch {
+            Some(n) => ix.family_numbers.iter().rposition(|&f| f <= n).unwrap_or(0),
+            None => 0,
+        };
+        CostModel { family }
+    }
+
+    /// SASS instructions `ins` costs on this family (see the module docs
+    /// for the lookup order). Kept per thread by the instruction's opcode
+    /// and modifiers ([`HeadKey`]): the engine prices the shapes of every
+    /// function afresh, and printing the head to look it up was about 1,000
+    /// host instructions an answer (complex at -O2: 1,006 answers, 1.1 M).
     pub fn cost(&self, ins: &Instruction) -> u32 {
-        self.lookup(ins).sass
+        let Some(key) = HeadKey::of(self.family, ins) else { return self.lookup(ins).sass };
+        thread_local! {
+            static SASS_BY_HEAD: std::cell::RefCell<FxHashMap<HeadKey, u32>> = std::cell::RefCell::default();
+        }
+        SASS_BY_HEAD.with(|kept| {
+            if let Some(&sass) = kept.borrow().get(&key) {
+                return sass;
+            }
+            let sass = self.lookup(ins).sass;
+            kept.borrow_mut().insert(key, sass);
+            sass
+        })
     }
 
     /// [`CostModel::cost`] weighted by the loop depth `ins` sits at ([`at_loop_depth`]).
@@ -486,6 +532,42 @@ mod tests {
         assert_eq!(m.lookup(&g).source, Source::Measured);
         assert_eq!(m.cost(&g), m.lookup_head("mul.hi.u32").sass);
         assert_eq!(m.cost_at_depth(&g, 1), 1024 * m.cost(&g));
+    }
+
+    /// [`CostModel::cost`], answered from what it keeps by opcode and
+    /// modifiers, is the lookup of the printed head: for every head of the
+    /// table at every family (families interleaved, each asked twice), with
+    /// empty slots among the modifiers, and with more modifiers than a key
+    /// holds.
+    #[test]
+    fn costs_kept_by_opcode_and_modifiers_are_the_heads() {
+        let families: Vec<CostModel> = table().families.iter().map(|f| CostModel::for_target(f)).collect();
+        let mut asked = 0;
+        for r in &table().rows {
+            let (op, parts) = Opcode::longest_prefix(&r.head).unwrap();
+            let Some(mods) = r.head.split('.').skip(parts).map(|m| Mod::from_text(&format!(".{m}"))).collect::<Option<Vec<Mod>>>() else { continue };
+            let form = op.forms().next().unwrap();
+            let mut spaced = Vec::new();
+            for m in &mods {
+                spaced.extend([Mod::NONE, *m]);
+            }
+            for mods in [mods.clone(), spaced] {
+                let ins = Instruction { guard: None, opcode: op, form, mods: mods.into_iter().collect(), operands: Default::default() };
+                for _ in 0..2 {
+                    for m in &families {
+                        assert_eq!(m.cost(&ins), m.lookup(&ins).sass, "{} at {}", r.head, m.family());
+                        asked += 1;
+                    }
+                }
+            }
+        }
+        assert!(asked > 10_000, "{asked}");
+        // Past the key's modifiers, by the printed head.
+        let m = CostModel::for_target("sm_80");
+        let mut long = ins("add.s32 %r1, %r2, %r3;");
+        long.mods = std::iter::repeat_n(Mod::NONE, HeadKey::MODS).chain(long.mods.iter().copied()).collect();
+        assert!(HeadKey::of(0, &long).is_none());
+        assert_eq!(m.cost(&long), m.lookup_head("add.s32").sass);
     }
 
     fn m52_cell(head: &str, family: &str) -> u32 {

@@ -88,6 +88,8 @@ pub struct Built {
     pub leaf_homes: Vec<LeafHome>,
     /// Number of value statements (original pure instructions).
     pub values: usize,
+    /// Number of instructions of the function.
+    pub instructions: usize,
 }
 
 /// How a source of a value statement feeds it (borrowed from the statement).
@@ -558,7 +560,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             }
         }
     }
-    Built { egraph: eg, plans, leaf_homes, values: n_values }
+    Built { egraph: eg, plans, leaf_homes, values: n_values, instructions }
 }
 
 #[cfg(test)]

@@ -22,22 +22,50 @@ pub struct CostModel {
     table: crate::cost::CostModel,
     /// Price zero extensions to 64 bits as free (with the `-O3` rules that make them).
     free_zext: bool,
-    memo: RefCell<Vec<Option<u64>>>,
+    /// Per shape, [`Self::shape_cost`] with [`BY_HALVES`] set for a shape
+    /// [`halves_cost`] may price ([`UNKNOWN`]: not asked yet). One look-up
+    /// a node: the engine prices each value of the input and each node it
+    /// extracts from (renderer at -O2: 245,000 nodes, 45 host instructions
+    /// each when the shape was looked at again for `halves_cost`).
+    memo: RefCell<Vec<u64>>,
 }
+
+/// A shape not priced yet, in [`CostModel`]'s memo.
+const UNKNOWN: u64 = u64::MAX;
+
+/// A 64-bit `and`/`or`/`xor`, in [`CostModel`]'s memo: [`halves_cost`]
+/// prices its nodes with a constant operand.
+const BY_HALVES: u64 = 1 << 62;
 
 impl CostModel {
     /// The model for `target`; with `free_zext`, a zero extension to 64
     /// bits costs nothing (see [`Self::shape_cost`]).
     pub fn for_target(target: Target, free_zext: bool) -> CostModel {
-        let name = if target.sm == 0 { String::new() } else { format!("sm_{}", target.sm) };
-        CostModel { table: crate::cost::CostModel::for_target(&name), free_zext, memo: RefCell::default() }
+        let arch = (target.sm != 0).then_some(target.sm);
+        CostModel { table: crate::cost::CostModel::for_arch(arch), free_zext, memo: RefCell::default() }
+    }
+
+    /// [`Self::shape_cost`] of `s`, with [`BY_HALVES`] set when
+    /// [`halves_cost`] may price its nodes; asked once per shape.
+    fn memo(&self, eg: &EGraph, s: ShapeId) -> u64 {
+        let k = s.0 as usize;
+        if let Some(&m) = self.memo.borrow().get(k) {
+            if m != UNKNOWN {
+                return m;
+            }
+        }
+        let shape = eg.analysis.shapes.get(s);
+        let by_halves = matches!(shape.opcode(), ptx_ir::isa::Opcode::AND | ptx_ir::isa::Opcode::OR | ptx_ir::isa::Opcode::XOR) && shape.ty() == Some(ptx_ir::isa::ScalarType::B64);
+        let m = self.shape_cost(eg, s) | if by_halves { BY_HALVES } else { 0 };
+        let mut memo = self.memo.borrow_mut();
+        if memo.len() <= k {
+            memo.resize(k + 1, UNKNOWN);
+        }
+        memo[k] = m;
+        m
     }
 
     fn shape_cost(&self, eg: &EGraph, s: ShapeId) -> u64 {
-        let k = s.0 as usize;
-        if let Some(Some(c)) = self.memo.borrow().get(k) {
-            return *c;
-        }
         let shapes = &eg.analysis.shapes;
         let ins = &shapes.get(s).ins;
         // A bitwise `not` is one LOP3 alone, but ptxas folds it into the
@@ -52,13 +80,7 @@ impl CostModel {
         // at `-O3` only, with the rules that make zero extensions.
         let free_zext = self.free_zext && ins.opcode == ptx_ir::isa::Opcode::CVT && matches!(ins.types().as_slice(), [ptx_ir::isa::ScalarType::U64, ptx_ir::isa::ScalarType::U32 | ptx_ir::isa::ScalarType::U16]) && ins.modifiers().all(|(r, _)| r == ptx_ir::isa::SlotRole::Type);
         let sass = if folded_not(ins) || free_zext { 0 } else { self.table.cost(ins) as u64 };
-        let c = sass * SCALE + shapes.made_by_rule(s) as u64;
-        let mut m = self.memo.borrow_mut();
-        if m.len() <= k {
-            m.resize(k + 1, None);
-        }
-        m[k] = Some(c);
-        c
+        sass * SCALE + shapes.made_by_rule(s) as u64
     }
 }
 
@@ -66,7 +88,12 @@ impl NodeCost for CostModel {
     fn node_cost(&self, eg: &EGraph, n: &Node) -> u64 {
         match n {
             Node::Const { .. } | Node::Leaf(_) => 0,
-            Node::Op(s, kids) => halves_cost(eg, *s, kids).unwrap_or_else(|| self.shape_cost(eg, *s)),
+            Node::Op(s, kids) => {
+                let m = self.memo(eg, *s);
+                let halves = if m & BY_HALVES != 0 { halves_cost(eg, *s, kids) } else { None };
+                debug_assert_eq!(halves, halves_cost(eg, *s, kids), "a shape halves_cost prices is not marked so");
+                halves.unwrap_or(m & !BY_HALVES)
+            }
         }
     }
 }
@@ -126,4 +153,50 @@ pub fn sass_cost(table: &crate::cost::CostModel, ins: &ptx_ir::ir::Instruction, 
         }
     }
     table.cost(ins)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::facts::Facts;
+
+    /// A node priced through its shape's memo (priced and marked once) costs
+    /// what pricing it afresh gives: [`halves_cost`] for a 64-bit logic
+    /// instruction with a constant operand, else the shape's cost; every
+    /// node asked twice.
+    #[test]
+    fn nodes_priced_through_the_memo_cost_what_pricing_afresh_gives() {
+        let mut eg = EGraph::new(Facts::default());
+        let leaf = |eg: &mut EGraph, width: u8| {
+            let l = eg.analysis.new_leaf(width);
+            eg.add(Node::Leaf(l))
+        };
+        let (x64, y64, x32) = (leaf(&mut eg, 64), leaf(&mut eg, 64), leaf(&mut eg, 32));
+        let mut c64: Vec<egg::Id> = [0x80000u128, 0x10_0008_0000, u64::MAX as u128, 0xffff_ffff, 0].iter().map(|&c| eg.add(Node::Const { width: 64, bits: c })).collect();
+        c64.extend([x64, y64]);
+        let c32 = eg.add(Node::Const { width: 32, bits: 7 });
+        let mut nodes = Vec::new();
+        for head in ["and.b64", "or.b64", "xor.b64", "add.u64", "mul.lo.u64", "and.b32", "or.b32"] {
+            let s = eg.analysis.shapes.of_text(head, 2);
+            let pool: Vec<egg::Id> = if head.ends_with("32") { vec![x32, c32] } else { c64.clone() };
+            for &a in &pool {
+                for &b in &pool {
+                    nodes.push(Node::Op(s, [a, b].into_iter().collect()));
+                }
+            }
+        }
+        let not = eg.analysis.shapes.of_text("not.b64", 1);
+        nodes.push(Node::Op(not, [x64].into_iter().collect()));
+        let model = CostModel::for_target(Target { sm: 80, ptx: (8, 0) }, false);
+        let mut by_halves = 0;
+        for _ in 0..2 {
+            for n in &nodes {
+                let Node::Op(s, kids) = n else { unreachable!() };
+                let fresh = halves_cost(&eg, *s, kids);
+                by_halves += fresh.is_some() as usize;
+                assert_eq!(model.node_cost(&eg, n), fresh.unwrap_or_else(|| model.shape_cost(&eg, *s)), "{:?}", eg.analysis.shapes.get(*s).ins);
+            }
+        }
+        assert!(by_halves > 20, "{by_halves}");
+    }
 }

@@ -132,7 +132,7 @@ fn optimize_emitting(f: &Function, config: &Config, given: Option<GivenAnalyses<
         Rewrite::Statements(r) => {
             let body = f.body.as_deref().unwrap_or(&[]);
             let mut g = emit::without_body(f);
-            r.write(&mut g, |k| body[k].clone());
+            report.instructions_emitted = r.write(&mut g, |k| body[k].clone());
             g
         }
     });
@@ -160,7 +160,7 @@ pub fn optimize_in_place(f: &mut Function, config: &Config, given: Option<GivenA
         // tells a function written back as it was: `emit::Emitted`).
         Some(Rewrite::Statements(r)) => {
             let mut stmts = f.body.take().unwrap_or_default();
-            r.write(f, |k| taken(&mut stmts, k));
+            report.instructions_emitted = r.write(f, |k| taken(&mut stmts, k));
             true
         }
     };
@@ -295,34 +295,37 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
             _ => {}
         }
     }
-    let choice = extract::extract(&built.egraph, &roots, &costs);
+    // The classes by id, for the extraction and the walk (the e-graph does
+    // not change between them).
+    let classes = facts::classes_by_id(&built.egraph);
+    let choice = extract::extract(&built.egraph, &classes, &roots, &costs);
     let t3 = std::time::Instant::now();
     report.cost_after = choice.dag_cost;
     if choice.dag_cost > cost_before {
         report.declined = Some(format!("the extracted program is not cheaper (cost {cost_before} -> {})", choice.dag_cost));
         return None;
     }
-    let emitter = emit::Emitter::new(f, &built, &choice, &costs, view, cfg, dom, &roots);
+    let emitter = emit::Emitter::new(f, &built, classes, &choice, &costs, view, cfg, dom, &roots);
     let emitted = if emit_fast_paths { emitter.run() } else { emitter.without_fast_paths().run() };
     let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {
         // Written back as it was: no copy is made. A function renamed
         // first is the renamed one.
         Some(emit::Emitted::Unchanged) => {
-            report.instructions_emitted = f.instructions().count();
+            report.instructions_emitted = built.instructions;
             report.times = times;
             flat.map(Rewrite::Whole)
         }
         Some(emit::Emitted::Changed(r)) => {
-            report.instructions_emitted = r.instructions(f.body.as_deref().unwrap_or(&[]));
             report.times = times;
             Some(match flat {
                 // The renamed function's statements move into the output.
                 Some(mut g) => {
                     let mut stmts = g.body.take().unwrap_or_default();
-                    r.write(&mut g, |k| taken(&mut stmts, k));
+                    report.instructions_emitted = r.write(&mut g, |k| taken(&mut stmts, k));
                     Rewrite::Whole(g)
                 }
+                // Its instructions are counted where the caller writes it.
                 None => Rewrite::Statements(r),
             })
         }

@@ -512,18 +512,28 @@ struct LaterRegNames<'f> {
     plain: FxHashSet<&'f str>,
     /// Per range prefix, the largest count declared.
     ranges: FxHashMap<&'f str, u32>,
+    /// The first bytes of the names and range prefixes, a bit per byte
+    /// value (all of them for an empty one): a name starting otherwise is
+    /// none of them and no member of their ranges, answered without hashing
+    /// it (NVVM's block registers are `temp_param_reg`, the others `%r1`:
+    /// matrix_free at -O2 hashed 1 M host instructions' worth of names).
+    initials: [u64; 4],
 }
 
 impl<'f> LaterRegNames<'f> {
     /// The names of the `.reg` declarations of `body` from statement `lead` on.
     fn of(body: &'f [Stmt], lead: usize) -> LaterRegNames<'f> {
-        let mut names = LaterRegNames { plain: FxHashSet::default(), ranges: FxHashMap::default() };
+        let mut names = LaterRegNames { plain: FxHashSet::default(), ranges: FxHashMap::default(), initials: [0; 4] };
         for s in body.iter().skip(lead) {
             let Stmt::Decl(d) = s else { continue };
             if d.space != StateSpace::Reg {
                 continue;
             }
             for n in &d.names {
+                match n.name.as_bytes().first() {
+                    Some(&b) => names.initials[b as usize >> 6] |= 1 << (b & 63),
+                    None => names.initials = [u64::MAX; 4],
+                }
                 match n.range {
                     None => {
                         names.plain.insert(&n.name);
@@ -540,6 +550,11 @@ impl<'f> LaterRegNames<'f> {
 
     /// May a lookup of `name` give a register these declarations declare?
     fn may_name(&self, name: &str) -> bool {
+        if let Some(&b) = name.as_bytes().first() {
+            if self.initials[b as usize >> 6] & (1 << (b & 63)) == 0 {
+                return false;
+            }
+        }
         self.plain.contains(name) || (!self.ranges.is_empty() && range_member(name).is_some_and(|(prefix, i)| self.ranges.get(prefix).is_some_and(|count| i < *count)))
     }
 }
