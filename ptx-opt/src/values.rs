@@ -558,7 +558,7 @@ fn scan(body: &[Stmt], cfg: &Cfg, reachable: &[bool], regs: &mut [RegInfo]) -> S
         // For `operands_all_read`: registers read and not written (the
         // guard's one of them), and some neither read nor written.
         let (mut reads_not_written, mut unread) = (0u32, false);
-        ins.for_each_reg(|r, access| {
+        ins.for_each_reg(#[inline(always)] |r, access| {
             reads_not_written += (access.read && !access.write) as u32;
             unread |= !access.read && !access.write;
             let info = &mut regs[r.0 as usize];

@@ -133,7 +133,7 @@ pub(crate) fn add_effects(f: &Function, locs: &LocTable, ins: &Instruction, e: &
     // renderer -O2's dce (most of it these effects and liveness) costs
     // 83.6 M instead of 89.4 M (fat LTO, callgrind).
     let Effects { uses, defs, .. } = e;
-    ins.for_each_reg(|r, access| {
+    ins.for_each_reg(#[inline(always)] |r, access| {
         let (first, count) = locs.lanes_named(r, access.sel);
         // Most registers have one lane: pushed without a loop.
         if access.read {

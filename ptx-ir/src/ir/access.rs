@@ -98,12 +98,23 @@ macro_rules! register_walk {
 register_walk!(walk, walk_instruction, walk_reg, iter);
 register_walk!(walk_mut, walk_instruction_mut, walk_reg_mut, iter_mut, mut);
 
+/// The closure given (a closure's attributes are allowed only where it is
+/// an argument).
+#[inline(always)]
+fn by_ref<F: FnMut(&RegId, Access)>(f: F) -> F {
+    f
+}
+
 impl Instruction {
     /// Every register the instruction names (guard first, then operands in
     /// order, address bases and vector elements included), with how it is
     /// used. A register read and written by one operand is visited once.
     pub fn for_each_reg(&self, mut f: impl FnMut(RegId, Access)) {
-        walk_instruction(self, &mut |r: &RegId, a| f(*r, a));
+        // Inlined where the walk calls it, with `f` (when the caller asks
+        // for that) inlined in it: a call per register visited cost
+        // renderer -O2's value view and effects 19 M (139,645 and 138,793
+        // calls of about 87 and 51 host instructions).
+        walk_instruction(self, &mut by_ref(#[inline(always)] |r: &RegId, a| f(*r, a)));
     }
 
     /// [`Instruction::for_each_reg`], letting `f` rewrite each register.

@@ -51,7 +51,9 @@ type Unused = Vec<(usize, Option<Vec<bool>>)>;
 fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
     let mut next = unused.iter().peekable();
     let mut k = 0;
-    body.retain_mut(|s| {
+    // Inlined in `retain_mut`'s two loops (called per statement, it cost
+    // renderer -O2 3.8 M, 123,079 calls).
+    body.retain_mut(#[inline(always)] |s| {
         k += 1;
         let Some((_, used)) = next.next_if(|(j, _)| *j == k - 1) else { return true };
         let Stmt::Decl(d) = s else { return true };
