@@ -81,8 +81,9 @@ impl Name {
         }
     }
 
-    /// Whether the name is held in place (for tests of the invariant).
-    pub fn is_inline(&self) -> bool {
+    /// Whether the name is held in place (for the tests of the invariant).
+    #[cfg(test)]
+    fn is_inline(&self) -> bool {
         matches!(self.0, Repr::Inline(..))
     }
 }
