@@ -621,14 +621,49 @@ pub fn sass_opcodes(
     ptx: &str,
     arch: Option<&str>,
 ) -> Result<BTreeMap<String, Vec<String>>, String> {
+    Ok(sass_functions(ptx, arch)?.into_iter().map(|(f, s)| (f, s.opcodes)).collect())
+}
+
+/// One function's SASS, as [`sass_functions`] reads it.
+#[derive(Debug, Clone)]
+pub struct FunctionSass {
+    /// As [`sass_opcodes`] gives them.
+    pub opcodes: Vec<String>,
+    /// What ptxas's `-v` report says the function uses (`Used N registers`), if it names the function.
+    pub registers: Option<u32>,
+}
+
+/// Per function, the SASS opcodes ([`sass_opcodes`]) and the registers, from one ptxas run.
+pub fn sass_functions(ptx: &str, arch: Option<&str>) -> Result<BTreeMap<String, FunctionSass>, String> {
     let arch = match arch {
         Some(a) => sass_arch(a),
         None => sass_arch(&target_arch(ptx).unwrap_or_default()),
     };
     let dir = TempDir::new().map_err(|e| format!("cannot create a temp dir: {e}"))?;
-    let (_, cubin) = assemble_in(&dir, ptx, &arch, &[Assembler::Ptxas12, Assembler::Ptxas13])?;
+    let (assembled, cubin) = assemble_in(&dir, ptx, &arch, &[Assembler::Ptxas12, Assembler::Ptxas13])?;
     let text = disassemble_file(&cubin)?;
-    Ok(parse_nvdisasm(&text).into_iter().collect())
+    let registers = assembled.registers();
+    Ok(parse_nvdisasm(&text).into_iter().map(|(f, opcodes)| (f.clone(), FunctionSass { registers: registers.get(&f).copied(), opcodes })).collect())
+}
+
+impl Assembled {
+    /// Per function, the registers of the `-v` report: each `Used N registers` line belongs to the
+    /// function the last `Function properties for NAME` line named.
+    pub fn registers(&self) -> BTreeMap<String, u32> {
+        let mut out = BTreeMap::new();
+        let mut function: Option<&str> = None;
+        for line in self.log.lines() {
+            if let Some(name) = line.split_once("Function properties for ").map(|(_, n)| n.trim()) {
+                function = Some(name);
+            } else if let (Some(f), Some((_, rest))) = (function, line.split_once("Used ")) {
+                if let Some(n) = rest.split_once(" registers").and_then(|(n, _)| n.trim().parse().ok()) {
+                    out.insert(f.to_string(), n);
+                    function = None;
+                }
+            }
+        }
+        out
+    }
 }
 
 /// Per function, the number of SASS instructions, as `sass-stats.py` counts them: assembled with `-O3` (see

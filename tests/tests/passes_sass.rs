@@ -1,7 +1,8 @@
 //! The passes through ptxas: every golden case's expected output (what the
 //! passes write, `tests/spec/opt/*/`) assembles, and for the naive-code
-//! cases (the classic passes and the whole pipeline) ptxas makes no more
-//! SASS instructions of the output than of the input, kernel by kernel;
+//! cases (the classic passes and the whole pipeline) and the e-graph's rule
+//! cases ptxas makes no more SASS instructions and uses no more registers
+//! of the output than of the input, function by function;
 //! the README's example (clang -O0 saxpy) loses its generic memory
 //! instructions (`LD.E`/`ST.E`) and a third of its instructions at -O2.
 
@@ -15,11 +16,15 @@ fn generic(ops: &[String]) -> usize {
 }
 
 fn counts(ptx: &str) -> BTreeMap<String, Vec<String>> {
-    ptxas::sass_opcodes(ptx, None).unwrap_or_else(|e| panic!("ptxas rejects:\n{e}\n{ptx}"))
+    functions(ptx).into_iter().map(|(f, s)| (f, s.opcodes)).collect()
+}
+
+fn functions(ptx: &str) -> BTreeMap<String, ptxas::FunctionSass> {
+    ptxas::sass_functions(ptx, None).unwrap_or_else(|e| panic!("ptxas rejects:\n{e}\n{ptx}"))
 }
 
 #[test]
-fn golden_outputs_assemble_and_naive_cases_shrink() {
+fn golden_outputs_assemble_and_cases_cost_no_more() {
     let root = spec_dir("opt");
     let mut checked = 0;
     for dir in std::fs::read_dir(&root).unwrap() {
@@ -29,15 +34,18 @@ fn golden_outputs_assemble_and_naive_cases_shrink() {
             let text = std::fs::read_to_string(&file).unwrap();
             let Some((input, expected)) = text.split_once(ptx_tests::spec::SEPARATOR) else { panic!("{}: no expected part", file.display()) };
             let expected = expected.trim_start_matches(|c| c != '\n');
-            let after = counts(expected);
+            let after = functions(expected);
             checked += 1;
-            if !["promote-local", "copy-prop", "dce", "simplify-cfg", "dead-decls", "pipeline"].contains(&pass.as_str()) {
+            if !["promote-local", "copy-prop", "dce", "simplify-cfg", "dead-decls", "pipeline", "egraph"].contains(&pass.as_str()) {
                 continue;
             }
-            let before = counts(input);
-            for (f, ops) in &after {
-                let b = before.get(f).map_or(usize::MAX, Vec::len);
-                assert!(ops.len() <= b, "{}: {f}: {b} SASS instructions before, {} after", file.display(), ops.len());
+            let before = functions(input);
+            for (f, a) in &after {
+                let Some(b) = before.get(f) else { continue };
+                assert!(a.opcodes.len() <= b.opcodes.len(), "{}: {f}: {} SASS instructions before, {} after", file.display(), b.opcodes.len(), a.opcodes.len());
+                if let (Some(rb), Some(ra)) = (b.registers, a.registers) {
+                    assert!(ra <= rb, "{}: {f}: {rb} registers before, {ra} after", file.display());
+                }
             }
         }
     }

@@ -128,7 +128,22 @@ fn i_setp_of_selp() -> Vec<Term> {
 /// (setp.CMP.T a, b)`: `set` writes all ones or zero, its negation one or
 /// zero (measured: one SASS instruction less). The comparison keeps its
 /// modifiers (`.ftz`, the source type).
+///
+/// Which instructions read the negation decides whether it pays
+/// ([`NegationReaders`]): `neg-set` takes none that ptxas folds the
+/// negation into; `neg-set-compared`, at `-O3`, takes comparisons of it
+/// too, which `setp-of-selp` then answers from the predicate.
 fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    if negation_readers(eg, n) == Some(NegationReaders::Others) {
+        neg_set_matches(eg, n, out);
+    }
+}
+fn s_neg_set_compared(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
+    if negation_readers(eg, n) == Some(NegationReaders::Comparisons) {
+        neg_set_matches(eg, n, out);
+    }
+}
+fn neg_set_matches(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
     let Some((s, kids)) = op(eg, n) else { return };
     if s.opcode() != Opcode::NEG || kids.len() != 1 || s.ty() != Some(ScalarType::S32) || !plain_sources(s) || s.width != 32 {
         return;
@@ -146,6 +161,49 @@ fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
         }
         out.push([super::shape_id(*sid), sk[0], sk[1]].into_iter().collect());
     }
+}
+
+/// The instructions of the function that read a `neg` (its class's parents
+/// in the e-graph, which spans the function), as `neg-set` sorts them.
+/// Measured on sm_80 (`tests/spec/opt/egraph/neg-set-readers.ptx`): ptxas
+/// makes `set` a `SEL -1, 0` and folds the negation into an `add` or `sub`
+/// reading it (`IADD3 … -R`); of `selp 1, 0` under an addition it makes a
+/// predicated move of one of two sums, two registers more. A `set` or
+/// `setp` comparing the negation takes one instruction more after the
+/// rewrite at `-O2`, and none at `-O3`, where `setp-of-selp` folds the
+/// comparison of `selp 1, 0` into its predicate. Any other reader, and
+/// those the e-graph does not hold (stores, opaque instructions), save the
+/// negation.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum NegationReaders {
+    /// An `add` or a `sub`.
+    Additions,
+    /// A `set` or a `setp`, and no addition.
+    Comparisons,
+    /// Neither.
+    Others,
+}
+
+fn negation_readers(eg: &EGraph, n: &Node) -> Option<NegationReaders> {
+    if op(eg, n).is_none_or(|(s, _)| s.opcode() != Opcode::NEG) {
+        return None;
+    }
+    let me = eg.lookup(n.clone())?;
+    let mut readers = NegationReaders::Others;
+    for p in eg[me].parents() {
+        for pn in &eg[p].nodes {
+            let Some((s, kids)) = op(eg, pn) else { continue };
+            if !kids.iter().any(|&k| eg.find(k) == me) {
+                continue;
+            }
+            match s.opcode() {
+                Opcode::ADD | Opcode::SUB => return Some(NegationReaders::Additions),
+                Opcode::SET | Opcode::SETP => readers = NegationReaders::Comparisons,
+                _ => {}
+            }
+        }
+    }
+    Some(readers)
 }
 fn a_neg_set(eg: &mut EGraph, m: &Match) -> Option<Id> {
     let set = eg.analysis.shapes.get(super::unshape(m[0])).ins.clone();
@@ -172,6 +230,11 @@ fn i_neg_set() -> Vec<Term> {
         t("neg.s32", [t("set.ltu.ftz.u32.f32", [a(), b()])]),
         t("neg.s32", [t("set.lt.u32.s64", [Term::var(0, 64), Term::var(1, 64)])]),
     ]
+}
+
+/// The instances of `neg-set` under the comparison that lets it fire.
+fn i_neg_set_compared() -> Vec<Term> {
+    i_neg_set().into_iter().map(|neg| t("setp.ne.s32", [neg, Term::c(32, 0)])).collect()
 }
 
 const MINMAX: [[&str; 6]; 2] = [["min.u16", "min.u32", "min.u64", "min.s16", "min.s32", "min.s64"], ["max.u16", "max.u32", "max.u64", "max.s16", "max.s32", "max.s64"]];
@@ -232,5 +295,48 @@ pub static RULES: &[Rule] = &[
     Rule { name: "selp-known", roots: &[Opcode::SELP], search: s_selp_known, apply: |_, m| Some(m[0]), instances: i_selp_known, needs: ANY, only_o3: false },
     Rule { name: "setp-of-selp", roots: &[Opcode::SETP], search: s_setp_of_selp, apply: a_setp_of_selp, instances: i_setp_of_selp, needs: ANY, only_o3: true },
     Rule { name: "neg-set", roots: &[Opcode::NEG], search: s_neg_set, apply: a_neg_set, instances: i_neg_set, needs: ANY, only_o3: false },
+    Rule { name: "neg-set-compared", roots: &[Opcode::NEG], search: s_neg_set_compared, apply: a_neg_set, instances: i_neg_set_compared, needs: ANY, only_o3: true },
     Rule { name: "selp-minmax", roots: &[Opcode::SELP], search: s_selp_minmax, apply: a_selp_minmax, instances: i_selp_minmax, needs: ANY, only_o3: false },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::facts::Facts;
+    use ptx_ir::eval::Dialect;
+
+    /// How many matches `search` finds in an e-graph of `term`.
+    fn matches(search: fn(&EGraph, &Node, &mut Vec<Match>), term: &Term) -> usize {
+        let mut eg = EGraph::new(Facts::new(Dialect::MODERN));
+        term.add(&mut eg, &mut Vec::new());
+        eg.rebuild();
+        let mut out = Vec::new();
+        for class in eg.classes() {
+            for n in &class.nodes {
+                search(&eg, n, &mut out);
+            }
+        }
+        out.len()
+    }
+
+    /// `neg-set` leaves a negation that an addition or (at `-O2`) a
+    /// comparison reads, and `neg-set-compared` takes the compared one.
+    #[test]
+    fn neg_set_fires_by_the_readers_of_the_negation() {
+        let neg = || t("neg.s32", [t("set.lt.u32.s32", [Term::var(0, 32), Term::var(1, 32)])]);
+        let read = |head: &'static str| t(head, [neg(), Term::var(2, 32)]);
+        for (reader, plain, compared) in [
+            (read("add.s32"), 0, 0),
+            (t("add.s32", [Term::var(2, 32), neg()]), 0, 0),
+            (read("sub.s32"), 0, 0),
+            (t("sub.s32", [Term::var(2, 32), neg()]), 0, 0),
+            (t("setp.ne.s32", [neg(), Term::c(32, 0)]), 0, 1),
+            (t("set.eq.u32.s32", [neg(), Term::c(32, 0)]), 0, 1),
+            (read("xor.b32"), 1, 0),
+            (read("mul.lo.s32"), 1, 0),
+            (neg(), 1, 0),
+        ] {
+            assert_eq!((matches(s_neg_set, &reader), matches(s_neg_set_compared, &reader)), (plain, compared), "{reader:?}");
+        }
+    }
+}
