@@ -21,7 +21,8 @@ impl<'a> Parser<'a> {
             self.bump();
             FuncKind::Func
         };
-        self.func = Some(FuncState::with_spare_tables(std::mem::take(&mut self.spare_tables)));
+        let func = FuncState::with_spare_tables(std::mem::take(&mut self.spare_tables));
+        self.func = Some(if self.fast_paths { func } else { func.without_fast_paths() });
         let mut attributes = Vec::new();
         if self.at_dot(".attribute") {
             self.bump();
