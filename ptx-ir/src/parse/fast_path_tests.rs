@@ -291,6 +291,11 @@ fn plain_locs_give_the_general_parsers_ir() {
         ".loc 1 23 5 /* c */ , inlined_at 1 10 3\nret;",
         ".loc 1 23\n5\nret;",
         ".loc 1 23 5;\nret;",
+        // Other directives that start like `.loc`.
+        ".loc 1 23 5\n.local .u32 x;\n.loc 1 24 5\nret;",
+        ".lo 1 23 5\nret;",
+        ".locx 1 23 5\nret;",
+        ".loc\n1\n23\n5\n.loc 1 23 5\n.loc 1 23 6\n.loc 1 23 7\n.loc 1 23 8\nret;",
     ] {
         same(body);
     }
