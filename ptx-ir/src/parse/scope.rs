@@ -904,9 +904,13 @@ impl<'a> FuncState<'a> {
             }
             Entry::Vacant(e) => e,
         };
-        // A used member of a range is no declaration (see `Scope`).
-        if let Some((b, prev)) = scope.names.get(&Key::new(name)).filter(|_| scope.range_of(name).is_none()) {
-            return Err((*prev, *b));
+        // A used member of a range is no declaration (see `Scope`); a name
+        // whose first byte no register or variable has is none of them
+        // ([`FirstBytes`]: most labels, `$L__BB0_3`, not hashed again).
+        if self.bound_first.may_bind(name) {
+            if let Some((b, prev)) = scope.names.get(&Key::new(name)).filter(|_| scope.range_of(name).is_none()) {
+                return Err((*prev, *b));
+            }
         }
         let id = LabelId(self.labels.len() as u32);
         label.insert((id, code));
@@ -1317,6 +1321,28 @@ mod tests {
         // Labels were found by the labels' own look-up, members in their slots.
         assert!(differed_from_none > 1000, "{differed_from_none}");
         assert!(seen > 1000, "{seen}");
+    }
+
+    /// A label may not be named as a register or variable of its block,
+    /// whatever their first bytes; a name no register or variable starts
+    /// like ([`FirstBytes`]) is defined without looking at them.
+    #[test]
+    fn labels_are_not_named_as_registers_or_variables_of_their_block() {
+        for fast_paths in [true, false] {
+            let at = |k: usize| Span::new(k, k + 1);
+            let f = FuncState::new();
+            let mut f = if fast_paths { f } else { f.without_fast_paths() };
+            f.declare_new_reg("$r", ScalarType::B32, None, at(0)).unwrap();
+            f.declare_var("x", at(1));
+            f.declare_new_reg("%long_register_name", ScalarType::B32, None, at(2)).unwrap();
+            for (name, k) in [("$r", 0), ("x", 1), ("%long_register_name", 2)] {
+                assert!(matches!(f.define_label(name, at(10), true), Err((sp, _)) if sp == at(k)), "{name}");
+            }
+            assert!(f.define_label("$L__BB0_3", at(11), true).is_ok());
+            assert!(f.define_label("L", at(12), true).is_ok());
+            f.push_scope(at(13));
+            assert!(f.define_label("$r", at(14), true).is_ok());
+        }
     }
 
     #[test]
