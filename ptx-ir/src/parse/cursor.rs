@@ -209,6 +209,23 @@ impl<'a> Parser<'a> {
         t
     }
 
+    /// Consumes the current token and the `k - 1` after it, which the
+    /// caller has seen ([`Parser::peek_at`]) and none of which is `Eof` or
+    /// `Error`: one refill test, not one a token as `k` [`Parser::bump`]s
+    /// make (a plain `.loc` line is four tokens).
+    #[inline]
+    pub fn bump_seen(&mut self, k: usize) {
+        debug_assert!((1..=LOOKAHEAD).contains(&k));
+        debug_assert!((0..k).all(|j| !matches!(self.peek_at(j).kind, TokenKind::Eof | TokenKind::Error)));
+        self.prev = self.window[(self.read + k - 1) % WINDOW].span;
+        self.read += k;
+        if self.lexed - self.read < LOOKAHEAD {
+            self.lex_ahead();
+        } else {
+            self.current = self.window[self.read % WINDOW];
+        }
+    }
+
     /// Takes the raw text from the current token to the end of its line
     /// (`@@DWARF` lines are not tokens), and goes on lexing after it.
     /// Empty when the line ends right after the last consumed token. The

@@ -9,8 +9,21 @@ use crate::lexer::TokenKind;
 /// Deepest nesting of parentheses and unary operators accepted.
 pub const MAX_EXPR_DEPTH: u32 = 256;
 
-/// Parses the text of an integer literal token.
+/// Parses the text of an integer literal token. A plain decimal number
+/// (offsets, shift amounts, counts: the commonest) is read in one pass of
+/// its digits ([`crate::ir::plain_decimal_u64`]), not through the
+/// prefixes, suffix and `from_str_radix` of [`written_int_literal`], which
+/// gives the same literal (tested).
+#[inline]
 pub fn int_literal(text: &str) -> Option<IntLit> {
+    if let Some(value) = crate::ir::plain_decimal_u64(text.as_bytes()) {
+        return Some(IntLit { value, radix: Radix::Dec, unsigned: value > i64::MAX as u64, suffix: false });
+    }
+    written_int_literal(text)
+}
+
+/// [`int_literal`] of any text: a suffix `U`, a prefix of its radix.
+fn written_int_literal(text: &str) -> Option<IntLit> {
     let (body, suffix) = match text.strip_suffix('U') {
         Some(b) => (b, true),
         None => (text, false),
@@ -342,6 +355,31 @@ mod tests {
         assert_eq!(int_literal("017").unwrap().value, 15);
         assert_eq!(int_literal("0b101").unwrap().value, 5);
         assert!(int_literal("0x1ffffffffffffffff").is_none());
+    }
+
+    /// [`int_literal`]'s plain decimals give what the general reading
+    /// gives: digits of every length to past `u64::MAX`, leading zeros
+    /// (octal), the bounds of `i64` and `u64`, signs, suffixes, prefixes,
+    /// other bytes.
+    #[test]
+    fn plain_decimal_literals_read_as_written_ones() {
+        let mut texts: Vec<String> = [
+            "", "0", "00", "01", "08", "1", "9", "10", "017", "9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616",
+            "99999999999999999999", "000000000000000000001", "+5", "-5", "5U", "0U", "0x10", "0X10", "0b1", "1_0", "1 ", " 1", "\u{661}", "12a", "1.0",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 1..=22 {
+            for _ in 0..200 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let digits: String = (0..len).map(|k| char::from(b'0' + ((x >> (k % 60)) % 10) as u8)).collect();
+                texts.push(digits);
+            }
+        }
+        for t in &texts {
+            assert_eq!(int_literal(t), written_int_literal(t), "{t:?}");
+        }
     }
 
     fn lit(v: i64) -> Box<ConstExpr> {

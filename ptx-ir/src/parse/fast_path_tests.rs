@@ -1,6 +1,7 @@
 //! The parser's fast paths (runs of plain body declarations in `decl.rs`, lone
 //! literal and register operands and offsets in `instruction.rs`, plain
-//! `.loc` lines in `function.rs`) against the general
+//! `.loc` lines in `function.rs`, members found again and labels looked up
+//! alone in `scope.rs`) against the general
 //! parser: the same module, the same positions, the same first error, on
 //! inputs that take them, that just miss them, and that fail at each point.
 
@@ -212,6 +213,30 @@ fn lone_registers_fail_as_the_general_parser_does() {
     }
 }
 
+/// Names no register or variable starts like (branch targets `$L...`)
+/// are looked up among the labels only: the same IR and errors as the
+/// walk through every scope, with `$` registers, variables and ranges
+/// declared before, after and in blocks, labels defined before and after
+/// their uses and in nested blocks, and directive labels.
+#[test]
+fn labels_looked_up_alone_give_the_general_parsers_ir() {
+    for body in [
+        ".reg .pred %p<2>;\n$L0:\n@%p1 bra $L1;\nbra $L0;\n$L1:\nret;",
+        ".reg .pred %p<2>;\n{\n$L1:\nbra $L1;\n}\n@%p1 bra $L1;\n$L1:\nret;",
+        ".reg .u32 $r<4>;\nmov.u32 $r1, $r2;\nbra $r3;\n$L1:\nret;",
+        ".reg .u32 %r1;\nbra $x;\n{\n.reg .u32 $x;\nmov.u32 $x, %r1;\n}\n$x:\nret;",
+        ".reg .u32 %r1;\n$x:\n{\n.local .u32 $x;\nld.local.u32 %r1, [$x];\nbra $x;\n}\nret;",
+        ".reg .u32 %r1;\n{\nbra $L__BB0_3;\n$L__BB0_3:\n}\n$L__BB0_3:\nbra $L__BB0_3;\nret;",
+        ".reg .u32 %r1;\n.reg .u32 %ri;\n$T: .branchtargets $A, $B;\nbrx.idx %ri, $T;\n$A:\n$B:\nret;",
+        ".reg .u32 %r1;\nmov.u32 %r1, $L1;\n$L1:\nret;",
+        ".reg .u32 %r1;\nbra $Lnowhere;\nret;",
+        ".reg .u32 %r1;\n{\n$L1:\n}\nbra $L1;\nret;",
+        ".reg .u32 %r1;\n$L1:\n.reg .u32 $L1;\nret;",
+    ] {
+        same(body);
+    }
+}
+
 #[test]
 fn literal_values_of_initializers_give_the_general_parsers_ir() {
     for items in [
@@ -266,6 +291,11 @@ fn plain_locs_give_the_general_parsers_ir() {
         ".loc 1 23 5 /* c */ , inlined_at 1 10 3\nret;",
         ".loc 1 23\n5\nret;",
         ".loc 1 23 5;\nret;",
+        // Other directives that start like `.loc`.
+        ".loc 1 23 5\n.local .u32 x;\n.loc 1 24 5\nret;",
+        ".lo 1 23 5\nret;",
+        ".locx 1 23 5\nret;",
+        ".loc\n1\n23\n5\n.loc 1 23 5\n.loc 1 23 6\n.loc 1 23 7\n.loc 1 23 8\nret;",
     ] {
         same(body);
     }
