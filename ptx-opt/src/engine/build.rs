@@ -46,30 +46,68 @@ pub enum Plan {
 }
 
 /// The node a value statement is in the input: its shape, per operand the
-/// class it reads, and the literals the input wrote.
+/// class it reads, and which sources the input wrote as literals.
 ///
 /// The build holds a plan per statement of the function at once (at the
 /// run's peak memory, in the e-graph of its largest function): with a
 /// register and a literal per source in place, and a flag per source that
-/// the literals already say, a plan was 176 bytes; now 120.
+/// the literals already say, a plan was 176 bytes; with the literals
+/// copied out of the statement, 120; now 88: a literal is read in the
+/// statement itself when it is written back ([`InputNode::literal`]).
 #[derive(Clone, Debug)]
 pub struct InputNode {
     pub shape: ShapeId,
+    /// The statement's index in the body.
+    stmt: u32,
+    /// Bit `k`: source `k` is a literal the input wrote (an immediate).
+    literals: u32,
     /// Each source's class, and the register it was read from (`None` for
     /// immediates and leaves): written back, the instruction reads the same
     /// register when it still holds the value, so that no live range grows.
     pub sources: SmallVec<[(Id, Option<RegId>); 3]>,
-    /// The sources written as immediates, by position, with the literal
-    /// as written (radix, float spelling), for writing the instruction back
-    /// unchanged ([`InputNode::literal`]); one in place.
-    literals: SmallVec<[(u8, ptx_ir::ir::Imm); 1]>,
 }
 
+/// The most sources a value statement has ([`InputNode`] marks its
+/// literals by bit): more than any instruction's operands give, vector
+/// elements counted one by one.
+const MAX_SOURCES: usize = 32;
+
 impl InputNode {
-    /// The literal of source `k`, when the input wrote it as an immediate.
-    pub fn literal(&self, k: usize) -> Option<&ptx_ir::ir::Imm> {
-        self.literals.iter().find(|(j, _)| usize::from(*j) == k).map(|(_, l)| l)
+    /// Did the input write source `k` as a literal?
+    pub fn has_literal(&self, k: usize) -> bool {
+        k < MAX_SOURCES && self.literals & (1 << k) != 0
     }
+
+    /// The literal of source `k`, when the input wrote it as an immediate,
+    /// as written (radix, float spelling); `body` is the input's body.
+    pub fn literal<'b>(&self, body: &'b [Stmt], k: usize) -> Option<&'b ptx_ir::ir::Imm> {
+        if !self.has_literal(k) {
+            return None;
+        }
+        let Stmt::Instr(ins) = &body[self.stmt as usize] else { unreachable!("the statement of an input node is an instruction") };
+        match source_operand(ins, k) {
+            Some(Operand::Imm(i)) => Some(i),
+            _ => unreachable!("a source the input wrote as a literal is an immediate"),
+        }
+    }
+}
+
+/// The operand of a value statement's `k`-th source, in the order
+/// [`as_value`] numbers them: operands not written, a vector's elements one
+/// by one.
+fn source_operand(ins: &Instruction, mut k: usize) -> Option<&Operand> {
+    for (op, spec) in ins.operands.iter().zip(ins.form.operands()) {
+        if spec.write {
+            continue;
+        }
+        match op {
+            Operand::Vector(v) if k < v.len() => return v.iter().nth(k),
+            Operand::Vector(v) => k -= v.len(),
+            o if k == 0 => return Some(o),
+            _ => k -= 1,
+        }
+    }
+    None
 }
 
 /// Where a leaf's value can be found.
@@ -234,6 +272,9 @@ fn as_value<'a>(f: &Function, ins: &'a Instruction) -> Option<ValueStmt<'a>> {
         }
     }
     let (dest_index, dest) = dest?;
+    if srcs.len() > MAX_SOURCES {
+        return None;
+    }
     // Special registers and symbols are read by `mov` only (the manual's
     // operand rules); in any other instruction the statement stays skeleton.
     if ins.opcode != ptx_ir::isa::Opcode::MOV && srcs.iter().any(|s| matches!(s, Src::Leaf(..))) {
@@ -504,12 +545,12 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                     // `SmallVec::extend`).
                     let mut kids: SmallVec<[Id; 3]> = SmallVec::new();
                     let mut sources: SmallVec<[(Id, Option<RegId>); 3]> = SmallVec::new();
-                    let mut literals: SmallVec<[(u8, ptx_ir::ir::Imm); 1]> = SmallVec::new();
+                    let mut literals = 0u32;
                     let reads_leaf = matches!(srcs.first(), Some(Src::Leaf(..)));
                     for (j, &s) in srcs.iter().enumerate() {
                         let reg = if let Src::Reg(r) = s { Some(r) } else { None };
-                        if let Src::Imm(_, i) = s {
-                            literals.push((j as u8, i.clone()));
+                        if let Src::Imm(..) = s {
+                            literals |= 1 << j;
                         }
                         let id = match s {
                             Src::Reg(r) => {
@@ -537,7 +578,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
                         (kids[0], None)
                     } else {
                         let shape: ShapeId = eg.analysis.shapes.intern_template_of(template, width);
-                        let input = InputNode { shape, sources, literals };
+                        let input = InputNode { shape, stmt: k as u32, literals, sources };
                         (eg.add(Node::Op(shape, kids)), Some(input))
                     };
                     class_of_stmt[k] = Some(class);
@@ -576,7 +617,44 @@ mod tests {
     fn per_statement_sizes_are_pinned() {
         assert_eq!(size_of::<ValueStmt>(), 80);
         assert_eq!(size_of::<Found>(), 8);
-        assert_eq!(size_of::<Plan>(), 120);
+        assert_eq!(size_of::<Plan>(), 88);
+    }
+
+    /// An input node's literals, read in its statement when asked
+    /// ([`InputNode::literal`]), are the immediates [`as_value`] found,
+    /// source by source (the destination skipped, vectors among the
+    /// sources), and no other source has one.
+    #[test]
+    fn input_literals_are_the_sources_written_as_immediates() {
+        let f = kernel(
+            ".reg .pred %p<4>; .reg .b16 %h<3>; .reg .b32 %r<8>; .reg .b64 %rd<4>; .reg .f32 %f<3>;
+             ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; ld.global.u32 %r2, [%rd1+4];
+             add.u32 %r3, %r1, 0x10; add.u32 %r4, 7, %r1; mad.lo.u32 %r5, %r2, 3, 0; mov.b64 %rd2, {%r1, %r2};
+             prmt.b32 %r6, %r1, 0x5410, %r2; selp.u32 %r3, %r1, 5, %p1; add.f32 %f2, %f1, 0f3F800000;
+             mov.pred %p3, 1; mov.b32 %r7, {%h1, %h2}; st.global.u32 [%rd1], %r7; ret;",
+        );
+        let cfg = Cfg::build(&f);
+        let dom = DomTree::dominators(&cfg);
+        let view = ValueView::build(&f, &cfg, &dom);
+        let built = build(&f, &cfg, &dom, &view, Dialect::MODERN, 80, &[]);
+        let body = f.body.as_deref().unwrap();
+        let mut literals = 0;
+        for (k, plan) in built.plans.iter().enumerate() {
+            let Plan::Value { input: Some(input), .. } = plan else { continue };
+            let Stmt::Instr(ins) = &body[k] else { unreachable!() };
+            let srcs = as_value(&f, ins).expect("a value statement").srcs;
+            assert_eq!(input.sources.len(), srcs.len(), "{ins:?}");
+            for (j, s) in srcs.iter().enumerate() {
+                let expected = match s {
+                    Src::Imm(_, i) => Some(*i),
+                    _ => None,
+                };
+                assert_eq!(input.has_literal(j), expected.is_some(), "source {j} of {ins:?}");
+                assert_eq!(input.literal(body, j), expected, "source {j} of {ins:?}");
+                literals += expected.is_some() as usize;
+            }
+        }
+        assert_eq!(literals, 8, "every immediate of the body");
     }
 
     /// The template of a value statement, made the way the module

@@ -413,6 +413,11 @@ impl<'a> Emitter<'a> {
         s
     }
 
+    /// The input's body.
+    fn body(&self) -> &'a [Stmt] {
+        self.f.body.as_deref().unwrap_or(&[])
+    }
+
     fn eg(&self) -> &'a super::facts::EGraph {
         &self.built.egraph
     }
@@ -819,7 +824,7 @@ impl<'a> Emitter<'a> {
                 // The input's literal of a constant, an immediate there.
                 None => {
                     self.constant(kid).is_some()
-                        && input.literal(k).is_some()
+                        && input.has_literal(k)
                         && matches!(src.prefix, ptx_ir::ir::Prefix::None)
                         && !src.in_vector
                         && src.sel.is_none()
@@ -926,7 +931,7 @@ impl<'a> Emitter<'a> {
                 let coerced = self.coerce(r, src.ty, *kid)?;
                 same &= coerced == r;
                 if !same {
-                    input_sources(&mut srcs, shape, as_input, k);
+                    input_sources(&mut srcs, self.body(), shape, as_input, k);
                     srcs.push(Operand::Reg(RegOperand { reg: coerced, prefix: src.prefix, sel: None }));
                 }
                 continue;
@@ -934,7 +939,7 @@ impl<'a> Emitter<'a> {
             let kd = self.class(*kid).data;
             let constant = self.eg().analysis.constant(kd);
             // Asked only where it decides something: a constant operand.
-            let from_register = constant.is_some() && as_input.is_some_and(|w| w.input.literal(k).is_none()) && self.available(*kid).is_some();
+            let from_register = constant.is_some() && as_input.is_some_and(|w| !w.input.has_literal(k)) && self.available(*kid).is_some();
             // Whether the constant is written as an immediate (made only
             // when it is not the input's own literal).
             let imm = match (constant, src.prefix) {
@@ -944,7 +949,7 @@ impl<'a> Emitter<'a> {
             };
             // The input's literal as written (an operand the input wrote as
             // an immediate is the class of that constant).
-            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literal(k));
+            let literal = as_input.filter(|_| imm.is_some()).and_then(|w| w.input.literal(self.body(), k));
             let op = match (imm, literal) {
                 (Some(_), Some(_)) if same => continue,
                 (Some(_), Some(l)) => Operand::Imm(l.clone()),
@@ -959,7 +964,7 @@ impl<'a> Emitter<'a> {
                     Operand::Reg(RegOperand { reg: r, prefix: src.prefix, sel: None })
                 }
             };
-            input_sources(&mut srcs, shape, as_input, k);
+            input_sources(&mut srcs, self.body(), shape, as_input, k);
             srcs.push(op);
         }
         let d = match into {
@@ -972,7 +977,7 @@ impl<'a> Emitter<'a> {
             self.emitted += 1;
             return Some(d);
         }
-        input_sources(&mut srcs, shape, as_input, kids.len());
+        input_sources(&mut srcs, self.body(), shape, as_input, kids.len());
         // The shape's instruction with its placeholders filled in.
         let mut srcs = srcs.into_iter();
         let mut fill = |o: &Operand| match o {
@@ -1164,12 +1169,12 @@ impl<'a> Emitter<'a> {
 /// those [`Emitter::emit_op_with`] left out while the instruction was the
 /// input's, each the register the input read it from (`held`) or the
 /// literal it wrote.
-fn input_sources(srcs: &mut Operands, shape: &super::lang::Shape, as_input: Option<&AsInput>, upto: usize) {
+fn input_sources(srcs: &mut Operands, body: &[Stmt], shape: &super::lang::Shape, as_input: Option<&AsInput>, upto: usize) {
     let Some(w) = as_input else { return };
     for k in srcs.len()..upto {
         let op = match w.held[k] {
             Some(reg) => Operand::Reg(RegOperand { reg, prefix: shape.sources[k].prefix, sel: None }),
-            None => Operand::Imm(w.input.literal(k).expect("a source the input wrote as a literal").clone()),
+            None => Operand::Imm(w.input.literal(body, k).expect("a source the input wrote as a literal").clone()),
         };
         srcs.push(op);
     }
