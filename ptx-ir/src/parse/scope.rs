@@ -446,8 +446,11 @@ pub struct FuncState<'a> {
 /// is declared. Within a scope a member's register never changes (see
 /// [`Scope`]), and a scope's members are found before its other names.
 struct SeenMembers {
-    /// [`SEEN_SLOTS`] of them (none in a function's state once its tables
-    /// are handed on).
+    /// [`SEEN_SLOTS`] of them, made when a function first declares a range
+    /// ([`SeenMembers::make_room`]) and handed on from function to function
+    /// ([`SpareTables`]); none before (a parser's spare tables are made
+    /// anew for every function: zeroing the slots then cost complex, 521
+    /// functions, 2.2 M host instructions).
     slots: Box<[SeenMember]>,
     epoch: u32,
     /// Slots are filled (not without fast paths: [`FuncState::without_fast_paths`]).
@@ -468,7 +471,7 @@ const SEEN_SLOTS: usize = 256;
 
 impl Default for SeenMembers {
     fn default() -> Self {
-        SeenMembers { slots: vec![SeenMember::default(); SEEN_SLOTS].into(), epoch: 1, on: true }
+        SeenMembers { slots: Box::new([]), epoch: 1, on: true }
     }
 }
 
@@ -504,6 +507,13 @@ impl SeenMembers {
         let Some(word) = seen_word(name).filter(|_| self.on) else { return };
         if let Some(slot) = self.slots.get_mut(Self::slot(word)) {
             *slot = SeenMember { word, epoch: self.epoch, reg: reg.0 };
+        }
+    }
+
+    /// Makes the slots if there are none yet (and slots are filled).
+    fn make_room(&mut self) {
+        if self.slots.is_empty() && self.on {
+            self.slots = vec![SeenMember::default(); SEEN_SLOTS].into();
         }
     }
 
@@ -623,7 +633,7 @@ impl<'a> FuncState<'a> {
             label_ids: emptied(std::mem::take(&mut self.label_ids), |t| t.capacity(), |t| t.clear()),
             refs: emptied(std::mem::take(&mut self.refs), |t| t.capacity(), |t| t.clear()),
             regs: emptied(std::mem::take(&mut self.regs), |t| t.capacity(), |t| t.clear()),
-            seen: std::mem::replace(&mut self.seen, SeenMembers { slots: Box::new([]), epoch: 1, on: false }),
+            seen: std::mem::take(&mut self.seen),
         }
     }
 
@@ -769,6 +779,7 @@ impl<'a> FuncState<'a> {
         self.regs_room = room_for(self.regs_room, self.regs.len(), members).min(self.regs.len() + REGS_RESERVED_MAX);
         self.regs.reserve_exact(self.regs_room - self.regs.len());
         self.bound_first.add(prefix);
+        self.seen.make_room();
         self.seen.next_epoch();
         let scope = self.scopes.last_mut().unwrap();
         scope.ranges.insert(prefix, Range { count, ty, vector, span, members: Members::with_room(count) });
@@ -1202,6 +1213,18 @@ mod tests {
         assert!(second.declare_new_reg("%r1", ScalarType::B32, None, Span::default()).is_ok());
         assert!(second.define_label("L", Span::default(), true).is_ok());
         assert_eq!(second.resolve_labels().map(|ids| ids.len()), Ok(0));
+        // Nor the members it found ([`SeenMembers`]): a member of the next
+        // function's range of that prefix is a register of its own.
+        let mut third = FuncState::with_spare_tables(second.take_spare_tables());
+        third.declare_range("%s", 4, ScalarType::B32, None, Span::default()).unwrap();
+        third.declare_new_reg("%t", ScalarType::B32, None, Span::default()).unwrap();
+        third.declare_new_reg("%u", ScalarType::B32, None, Span::default()).unwrap();
+        assert_eq!(third.lookup("%s3"), Some(Binding::Reg(RegId(2))));
+        assert!(third.seen.get("%s3").is_some());
+        let mut fourth = FuncState::with_spare_tables(third.take_spare_tables());
+        fourth.declare_range("%s", 4, ScalarType::B32, None, Span::default()).unwrap();
+        assert_eq!(fourth.lookup("%s3"), Some(Binding::Reg(RegId(0))));
+        assert_eq!(fourth.regs.len(), 1);
     }
 
     #[test]
