@@ -27,8 +27,11 @@ pub type EClass = egg::EClass<Node, ClassData>;
 
 /// The e-graph's classes by id (`None` for an id that is not a class's):
 /// an array index where `egraph[id]` looks the class up in egg's hash map.
+/// As long as the facts' table of data ([`class_data`]): every id egg made
+/// has its entry there (a walk over the classes for their largest id was
+/// 1.5 M host instructions on renderer at -O2).
 pub fn classes_by_id(eg: &EGraph) -> Vec<Option<&EClass>> {
-    let bound = eg.classes().map(|c| usize::from(c.id) + 1).max().unwrap_or(0);
+    let bound = eg.analysis.data_of.len();
     let mut by_id = vec![None; bound];
     for c in eg.classes() {
         by_id[usize::from(c.id)] = Some(c);
@@ -415,7 +418,8 @@ mod tests {
     }
 
     /// The facts' table of class data ([`class_data`]) gives what egg's
-    /// classes hold, for every id (canonical or merged away): after the
+    /// classes hold, for every id (canonical or merged away), and
+    /// [`classes_by_id`], sized by that table, every class: after the
     /// build of each function of corpus files (before it is rebuilt),
     /// after the rebuild, and after the rules ran on it (unions, merged
     /// facts, folded constants).
@@ -430,6 +434,10 @@ mod tests {
                 let id = Id::from(k);
                 assert_eq!(eg.analysis.data_of[usize::from(eg.find(id))], eg[id].data, "class {k}");
             }
+            // The classes by id, sized by the table: every class at its id, nothing else.
+            let by_id = classes_by_id(eg);
+            assert!(eg.classes().all(|c| by_id[usize::from(c.id)].is_some_and(|b| std::ptr::eq(b, c))));
+            assert_eq!(by_id.iter().flatten().count(), eg.number_of_classes());
             bound
         }
         let texts = [
