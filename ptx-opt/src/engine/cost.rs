@@ -111,7 +111,7 @@ fn halves_cost(eg: &EGraph, s: ShapeId, kids: &[egg::Id]) -> Option<u64> {
     if !matches!(shape.opcode(), Opcode::AND | Opcode::OR | Opcode::XOR) || shape.ty() != Some(ScalarType::B64) || kids.len() != 2 {
         return None;
     }
-    let c = kids.iter().find_map(|k| eg.analysis.constant(eg[*k].data))?;
+    let c = kids.iter().find_map(|k| eg.analysis.constant(crate::engine::facts::class_data(eg, *k)))?;
     Some(logic_halves(shape.opcode(), c) as u64 * SCALE + shapes.made_by_rule(s) as u64)
 }
 

@@ -191,12 +191,12 @@ pub fn op<'a>(eg: &'a EGraph, n: &'a Node) -> Option<(&'a Shape, &'a [Id])> {
 
 /// The constant value of a class, if known.
 pub fn constant(eg: &EGraph, id: Id) -> Option<u128> {
-    eg.analysis.constant(eg[id].data)
+    eg.analysis.constant(crate::engine::facts::class_data(eg, id))
 }
 
 /// The width of a class.
 pub fn width(eg: &EGraph, id: Id) -> u8 {
-    eg[id].data.width()
+    crate::engine::facts::class_data(eg, id).width()
 }
 
 /// A constant node.

@@ -16,7 +16,7 @@ use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 const ANY: Target = Target { sm: 0, ptx: (1, 0) };
 
 fn known(eg: &EGraph, id: Id) -> Known {
-    eg.analysis.known(eg[id].data)
+    eg.analysis.known(crate::engine::facts::class_data(eg, id))
 }
 
 fn code(w: u8) -> usize {
