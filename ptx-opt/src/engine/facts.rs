@@ -223,7 +223,6 @@ impl Analysis<Node> for Facts {
         let table = &mut egraph.analysis.data_of;
         if usize::from(id) >= table.len() {
             table.resize(usize::from(id) + 1, d);
-            table[usize::from(id)] = d;
         }
         let needs_const = match egraph.analysis.constant(d) {
             Some(c) => *enode != Node::Const { width: d.width(), bits: c },
@@ -440,18 +439,7 @@ mod tests {
             assert_eq!(by_id.iter().flatten().count(), eg.number_of_classes());
             bound
         }
-        let texts = [
-            include_str!("../../../tests/corpus/integer.ptx"),
-            include_str!("../../../tests/corpus/logic-shift.ptx"),
-            include_str!("../../../tests/corpus/compare-select.ptx"),
-            include_str!("../../../tests/corpus/extended-precision.ptx"),
-            include_str!("../../../tests/corpus/control-flow.ptx"),
-            include_str!("../../../tests/corpus/convert.ptx"),
-            include_str!("../../../tests/corpus/float-f32-f64.ptx"),
-            include_str!("../../../tests/corpus/half-bf16.ptx"),
-            include_str!("../../../tests/corpus/legacy-1x.ptx"),
-            include_str!("../../tests/data/k_warp.sm_80.lineinfo.ptx"),
-        ];
+        let texts = super::super::SAMPLE_TEXTS;
         let (mut ids, mut merged) = (0, 0);
         for text in texts {
             let m = ptx_ir::parse_str(text).unwrap();

@@ -384,6 +384,22 @@ fn demanded_classes(eg: &facts::EGraph, choice: &extract::Choice, roots: &[Id], 
 }
 
 
+/// The engine tests' sample modules: a compiler's kernel (NVCC 12, with
+/// line info) and the suite's corpus files of each instruction family.
+#[cfg(test)]
+const SAMPLE_TEXTS: [&str; 10] = [
+    include_str!("../../tests/data/k_warp.sm_80.lineinfo.ptx"),
+    include_str!("../../../tests/corpus/integer.ptx"),
+    include_str!("../../../tests/corpus/control-flow.ptx"),
+    include_str!("../../../tests/corpus/logic-shift.ptx"),
+    include_str!("../../../tests/corpus/convert.ptx"),
+    include_str!("../../../tests/corpus/compare-select.ptx"),
+    include_str!("../../../tests/corpus/float-f32-f64.ptx"),
+    include_str!("../../../tests/corpus/extended-precision.ptx"),
+    include_str!("../../../tests/corpus/legacy-1x.ptx"),
+    include_str!("../../../tests/corpus/half-bf16.ptx"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,18 +506,7 @@ mod tests {
     /// suite's corpus files, at each level's limits.
     #[test]
     fn the_emitters_fast_path_gives_what_its_general_work_gives() {
-        let texts = [
-            include_str!("../../tests/data/k_warp.sm_80.lineinfo.ptx"),
-            include_str!("../../../tests/corpus/integer.ptx"),
-            include_str!("../../../tests/corpus/control-flow.ptx"),
-            include_str!("../../../tests/corpus/logic-shift.ptx"),
-            include_str!("../../../tests/corpus/convert.ptx"),
-            include_str!("../../../tests/corpus/compare-select.ptx"),
-            include_str!("../../../tests/corpus/float-f32-f64.ptx"),
-            include_str!("../../../tests/corpus/extended-precision.ptx"),
-            include_str!("../../../tests/corpus/legacy-1x.ptx"),
-            include_str!("../../../tests/corpus/half-bf16.ptx"),
-        ];
+        let texts = super::SAMPLE_TEXTS;
         let (mut functions, mut changed) = (0, 0);
         for text in texts {
             let m = ptx_ir::parse_str(text).unwrap();

@@ -134,13 +134,18 @@ fn i_setp_of_selp() -> Vec<Term> {
 /// negation into; `neg-set-compared`, at `-O3`, takes comparisons of it
 /// too, which `setp-of-selp` then answers from the predicate.
 fn s_neg_set(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
-    if negation_readers(eg, n) == Some(NegationReaders::Others) {
-        neg_set_matches(eg, n, out);
-    }
+    neg_set_read_by(eg, n, out, NegationReaders::Others);
 }
 fn s_neg_set_compared(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
-    if negation_readers(eg, n) == Some(NegationReaders::Comparisons) {
-        neg_set_matches(eg, n, out);
+    neg_set_read_by(eg, n, out, NegationReaders::Comparisons);
+}
+/// The matches of `neg-set`'s pattern at `n`, kept when the negation's
+/// readers are `wanted` (looked for only once the pattern matched).
+fn neg_set_read_by(eg: &EGraph, n: &Node, out: &mut Vec<Match>, wanted: NegationReaders) {
+    let before = out.len();
+    neg_set_matches(eg, n, out);
+    if out.len() > before && negation_readers(eg, n) != Some(wanted) {
+        out.truncate(before);
     }
 }
 fn neg_set_matches(eg: &EGraph, n: &Node, out: &mut Vec<Match>) {
@@ -184,10 +189,8 @@ enum NegationReaders {
     Others,
 }
 
+/// `None` when `n` is not in the e-graph.
 fn negation_readers(eg: &EGraph, n: &Node) -> Option<NegationReaders> {
-    if op(eg, n).is_none_or(|(s, _)| s.opcode() != Opcode::NEG) {
-        return None;
-    }
     let me = eg.lookup(n.clone())?;
     let mut readers = NegationReaders::Others;
     for p in eg[me].parents() {
