@@ -102,7 +102,8 @@ pub struct OptimizeArgs {
     /// PTX files, or directories (every *.ptx under them, with --out-dir); `-` or nothing: standard input
     #[arg(value_name = "INPUT")]
     pub inputs: Vec<PathBuf>,
-    /// Write the output to PATH (default: standard output); written only on success, through a temporary file
+    /// Write the output to PATH (default: standard output); written only on success: a file through a temporary file
+    /// renamed into place (a link's target; its permissions kept), a device or pipe (`/dev/null`) written in place
     #[arg(short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
     /// Write each input's output under DIR, at its path relative to the directory given (a file given by name: its name);

@@ -100,6 +100,21 @@ fn never_clobbers_its_input_on_failure() {
     assert!(std::fs::read_to_string(&input).unwrap().contains(".entry k()"));
 }
 
+/// `-o /dev/null` discards the output and leaves `/dev/null` a device
+/// (an atomic rename over it would make it a regular file).
+#[test]
+fn writing_to_dev_null_keeps_the_device() {
+    use std::os::unix::fs::FileTypeExt;
+    let d = scratch("devnull");
+    let input = d.join("k.ptx");
+    std::fs::write(&input, VALID).unwrap();
+    for level in ["-O0", "-O2"] {
+        let st = bin().arg(level).arg(&input).arg("-o").arg("/dev/null").status().unwrap();
+        assert_eq!(st.code(), Some(0));
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    }
+}
+
 #[test]
 fn unreadable_input_and_output_are_errors() {
     let d = scratch("io");
