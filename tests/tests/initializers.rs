@@ -84,6 +84,55 @@ fn the_fast_path_agrees_with_the_general_parser_on_edges() {
     }
 }
 
+/// Lists of hexadecimal floating-point literals (`0f` and eight digits,
+/// `0d` and sixteen), read by the parser's own scan of the bytes, and
+/// near misses (other digit counts, a letter after the digits, mixed
+/// lists, missing commas, comments): the fast path and the general parser
+/// agree on every one, on its IR or on rejecting it.
+#[test]
+fn hexadecimal_float_lists_agree_with_the_general_parser() {
+    let items = ["0f3F800000", "0fbf800000", "0F7FC00000", "0d3FF0000000000000", "0D7ff8000000000001", "0f3F80000", "0f3F8000001", "0d3FF000000000000", "0f3F800000g", "1", "0x10", "0f3F800000U", "1.5"];
+    let seps = [", ", ",", " ,\n\t", ",\r\n  ", " ", ",,"];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut fast_lists = 0;
+    for _ in 0..600 {
+        let len = 1 + next(8);
+        // Mostly well-formed literals: a near miss in one list of three.
+        let well_formed = next(3) != 0;
+        let mut list = String::from("{");
+        list.push_str(["", " ", "\n  "][next(3)]);
+        for k in 0..len {
+            if k > 0 {
+                list.push_str(if well_formed { [", ", ",", ",\n  "][next(3)] } else { seps[next(seps.len())] });
+            }
+            list.push_str(if well_formed { items[next(5)] } else { items[next(items.len())] });
+        }
+        if next(4) == 0 {
+            list.push(',');
+        }
+        list.push_str(["", " ", "\n"][next(3)]);
+        list.push('}');
+        let parse = |list: &str| ptx_ir::parse("floats.ptx", module(&format!(".global .f64 a[9] = {list};")).as_bytes()).map(|p| p.module).map_err(|e| e.to_string());
+        let fast = parse(&list);
+        let general = parse(&list.replacen('{', "{ /* general path */ ", 1));
+        match (&fast, &general) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{list}");
+                fast_lists += 1;
+            }
+            (Err(_), Err(_)) => {}
+            _ => panic!("{list}: the fast path gives {fast:?}, the general parser {general:?}"),
+        }
+    }
+    assert!(fast_lists > 300, "most lists are well formed: {fast_lists}");
+}
+
 #[test]
 fn other_lists_stay_general() {
     for list in ["{01, 2}", "{0x10, 2}", "{1U, 2}", "{-1, 2}", "{1+1, 2}", "{0f3F800000, 0f00000000}", "{a, 2}", "{{1, 2}, {3, 4}}"] {

@@ -4,7 +4,7 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
-use crate::ir::{Attribute, ConstExpr, Declarator, Declarators, Imm, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
+use crate::ir::{Attribute, ConstExpr, Declarator, Declarators, FloatLit, Imm, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::lexer::{blank_end, is_blank, plain_ident_end, Lexer, Token, TokenKind};
 use crate::source::Span;
@@ -307,6 +307,10 @@ impl<'a> Parser<'a> {
             self.skip_raw_to(end);
             return Ok(Initializer::Ints(list));
         }
+        if let Some((items, end)) = scan_hex_float_list(self.src, self.peek().span.start as usize) {
+            self.skip_raw_to(end);
+            return Ok(Initializer::list(items));
+        }
         self.bump();
         if self.at(TokenKind::Ident) && self.peek_at(1).kind == TokenKind::Eq {
             let mut fields = Vec::new();
@@ -451,6 +455,50 @@ fn scan_int_list(src: &[u8], start: usize) -> Option<(IntList, usize)> {
     Some((list.finish()?, end))
 }
 
+/// A list of hexadecimal floating-point literals (`{0f3F800000,
+/// 0fBF800000}`: `0f` and eight digits, `0d` and sixteen), read from the
+/// `{` at `start` without making tokens, as [`scan_int_list`] reads
+/// integers: the items the general parser makes of it and the byte after
+/// its `}`. `None` for anything else (another literal, a comment, a
+/// literal with more or fewer digits, an empty list), which the general
+/// parser then reads, and reports, as usual. Tables of `float` and
+/// `double` constants are written so; through tokens and the expression
+/// parser each value cost about 540 host instructions.
+fn scan_hex_float_list(src: &[u8], start: usize) -> Option<(Vec<Initializer>, usize)> {
+    let mut items = Vec::new();
+    let mut i = blank_end(src, start + 1);
+    loop {
+        if *src.get(i)? != b'0' {
+            return None;
+        }
+        let f32 = match *src.get(i + 1)? {
+            b'f' | b'F' => true,
+            b'd' | b'D' => false,
+            _ => return None,
+        };
+        let digits = if f32 { 8 } else { 16 };
+        let mut bits: u64 = 0;
+        for &h in src.get(i + 2..i + 2 + digits)? {
+            bits = bits << 4 | u64::from(char::from(h).to_digit(16)?);
+        }
+        let lit = if f32 { FloatLit::F32(bits as u32) } else { FloatLit::F64(bits) };
+        items.push(Initializer::Expr(ConstExpr::Float(lit)));
+        // Only blanks, then `,` or `}`: a further hexadecimal digit or
+        // letter makes another literal or token, left to the general parser.
+        i = blank_end(src, i + 2 + digits);
+        match *src.get(i)? {
+            b',' => {
+                i = blank_end(src, i + 1);
+                if *src.get(i)? == b'}' {
+                    return Some((items, i + 1));
+                }
+            }
+            b'}' => return Some((items, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
 /// The number of ASCII digits that start `window` (eight bytes) and their
 /// value, when there are one to seven (the byte after them is in the
 /// window). Found on the whole window at once, without a branch per digit
@@ -485,11 +533,28 @@ fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usiz
     // `None` (a list ends with its `}`), so each byte is read once.
     let is_blank = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
     let mut i = start + 1;
-    let mut c = *src.get(i)?;
     loop {
+        // A run of the common items, one to three digits (no leading zero)
+        // then `, `, each read from one window: what the rest of the loop
+        // reads them as, a third of its work (data-heavy modules hold
+        // millions of byte values written so).
+        let mut after_comma = false;
+        while let Some((n, v)) = src.get(i..i + 8).and_then(leading_digits) {
+            if n > 3 || src[i + n] != b',' || src[i + n + 1] != b' ' || (n > 1 && src[i] == b'0') {
+                break;
+            }
+            push(v);
+            i += n + 2;
+            after_comma = true;
+        }
+        let mut c = *src.get(i)?;
         while is_blank(c) {
             i += 1;
             c = *src.get(i)?;
+        }
+        // A trailing comma.
+        if after_comma && c == b'}' {
+            return Some(i + 1);
         }
         let digits = i;
         let mut value: u64 = 0;
