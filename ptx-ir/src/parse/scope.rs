@@ -179,8 +179,24 @@ impl Members {
         }
     }
 
-    /// Gives member `n`, which has none yet, register `id`.
+    /// Gives member `n`, which has none yet, register `id`: in place when
+    /// the dense array holds `n` already (most first uses: matrix_free,
+    /// 14,668), else [`Members::set_past_near`], the general way.
+    #[inline(always)]
     fn set(&mut self, n: u32, id: RegId) {
+        match self.near.get_mut(n as usize) {
+            Some(r) => {
+                *r = id.0 + 1;
+                self.used += 1;
+            }
+            None => self.set_past_near(n, id),
+        }
+    }
+
+    /// [`Members::set`] for a member past the dense array: the array grows
+    /// to hold it while [`Members::dense_room`] allows, else the map does.
+    #[inline(never)]
+    fn set_past_near(&mut self, n: u32, id: RegId) {
         let k = n as usize;
         let room = Members::dense_room(self.used);
         if k >= self.near.len() && k < room {
@@ -491,20 +507,22 @@ impl SeenMembers {
         (word.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
     }
 
-    /// The register of the member `name` of the innermost scope's ranges,
-    /// if it was found so far in this epoch.
+    /// The register of the member of the innermost scope's ranges whose
+    /// name has the [`seen_word`] `word`, if it was found so far in this
+    /// epoch (`None` for a name with no word).
     #[inline(always)]
-    fn get(&self, name: &str) -> Option<RegId> {
-        let word = seen_word(name)?;
+    fn get(&self, word: Option<u64>) -> Option<RegId> {
+        let word = word?;
         let slot = self.slots.get(Self::slot(word))?;
         (slot.word == word && slot.epoch == self.epoch).then_some(RegId(slot.reg))
     }
 
-    /// Keeps that `name`, a member of the innermost scope's ranges, has
-    /// register `reg`.
+    /// Keeps that the member of the innermost scope's ranges whose name has
+    /// the [`seen_word`] `word` has register `reg` (nothing for a name with
+    /// no word).
     #[inline(always)]
-    fn put(&mut self, name: &str, reg: RegId) {
-        let Some(word) = seen_word(name).filter(|_| self.on) else { return };
+    fn put(&mut self, word: Option<u64>, reg: RegId) {
+        let Some(word) = word.filter(|_| self.on) else { return };
         if let Some(slot) = self.slots.get_mut(Self::slot(word)) {
             *slot = SeenMember { word, epoch: self.epoch, reg: reg.0 };
         }
@@ -726,6 +744,10 @@ impl<'a> FuncState<'a> {
 
     /// Adds a register declared on its own (not a range's member) to the
     /// table, counted in the room the table aims for ([`room_for`]).
+    /// Inlined: called out of line, its saved registers and moved arguments
+    /// were half its cost (renderer, 62,608 registers declared one by one:
+    /// 56 host instructions each).
+    #[inline(always)]
     fn push_declared_reg(&mut self, name: &str, ty: ScalarType, vector: Option<u8>) -> RegId {
         let id = RegId(self.regs.len() as u32);
         self.regs.push(Reg { name: name.into(), ty, vector, space: StateSpace::Reg });
@@ -800,10 +822,13 @@ impl<'a> FuncState<'a> {
         // the walk's call and frame.
         let innermost = self.scopes.last().unwrap();
         if !innermost.ranges.is_empty() {
-            if let Some(id) = self.seen.get(name) {
+            // The name's word, made once for the slot's test and, on a
+            // miss, for the slot's filling.
+            let word = seen_word(name);
+            if let Some(id) = self.seen.get(word) {
                 return Some(Binding::Reg(id));
             }
-            return self.lookup_among_ranges(name);
+            return self.lookup_among_ranges(name, word);
         }
         // A long name is hashed and compared out of line: the path of the
         // short ones (`%r153`) then saves no registers and calls nothing
@@ -820,14 +845,15 @@ impl<'a> FuncState<'a> {
 
     /// [`FuncState::lookup`] when the innermost scope has ranges: a member
     /// is found by its number, not by hashing its name (matrix_free:
-    /// 40,894 lookups, half of them a member's first use).
+    /// 40,894 lookups, half of them a member's first use). `word` is the
+    /// name's [`seen_word`].
     #[inline(never)]
-    fn lookup_among_ranges(&mut self, name: &'a str) -> Option<Binding> {
+    fn lookup_among_ranges(&mut self, name: &'a str, word: Option<u64>) -> Option<Binding> {
         if !self.bound_first.may_bind(name) {
             return self.lookup_label(name);
         }
         if let Some(id) = self.member_of(self.scopes.len() - 1, name) {
-            self.seen.put(name, id);
+            self.seen.put(word, id);
             return Some(Binding::Reg(id));
         }
         self.lookup_past_members(name)
@@ -1220,7 +1246,7 @@ mod tests {
         third.declare_new_reg("%t", ScalarType::B32, None, Span::default()).unwrap();
         third.declare_new_reg("%u", ScalarType::B32, None, Span::default()).unwrap();
         assert_eq!(third.lookup("%s3"), Some(Binding::Reg(RegId(2))));
-        assert!(third.seen.get("%s3").is_some());
+        assert!(third.seen.get(seen_word("%s3")).is_some());
         let mut fourth = FuncState::with_spare_tables(third.take_spare_tables());
         fourth.declare_range("%s", 4, ScalarType::B32, None, Span::default()).unwrap();
         assert_eq!(fourth.lookup("%s3"), Some(Binding::Reg(RegId(0))));
@@ -1271,6 +1297,29 @@ mod tests {
             assert_eq!(f.lookup(name), Some(Binding::Reg(id)), "{name}");
         }
         assert_eq!(f.regs.len(), 6000);
+    }
+
+    /// [`Members::set`]'s write in place gives what the general way,
+    /// [`Members::set_past_near`], gives: members set in the same order
+    /// through both, in ranges of every size, first uses within the dense
+    /// array, past it, and far past it, leave the same array, map and count.
+    #[test]
+    fn members_set_in_place_as_the_general_way_sets_them() {
+        for count in [1u32, 10, 64, 65, 1000, 1 << 20] {
+            let (mut fast, mut general) = (Members::with_room(count), Members::with_room(count));
+            let numbers = (0..count.min(300)).chain([63, 64, 200, 5000, 70_000, count - 1]).filter(|&n| n < count);
+            let mut in_place = 0;
+            for (k, n) in numbers.enumerate() {
+                if fast.get(n).is_some() {
+                    continue;
+                }
+                in_place += usize::from((n as usize) < fast.near.len());
+                fast.set(n, RegId(k as u32));
+                general.set_past_near(n, RegId(k as u32));
+                assert_eq!((&fast.near, &fast.far, fast.used), (&general.near, &general.far, general.used), "count {count}, member {n}");
+            }
+            assert!(in_place > 0, "count {count}");
+        }
     }
 
     #[test]
@@ -1336,7 +1385,7 @@ mod tests {
                     let found = fast.lookup(n);
                     assert_eq!(found, general.lookup(n), "{n} at step {step}");
                     differed_from_none += usize::from(found.is_some() && !fast.bound_first.may_bind(n));
-                    seen += usize::from(fast.scopes.last().is_some_and(|s| !s.ranges.is_empty()) && fast.seen.get(n).is_some());
+                    seen += usize::from(fast.scopes.last().is_some_and(|s| !s.ranges.is_empty()) && fast.seen.get(seen_word(n)).is_some());
                 }
             }
             assert_eq!(fast.regs.len(), general.regs.len());
