@@ -143,27 +143,44 @@ fn optimize_emitting(f: &Function, config: &Config, given: Option<GivenAnalyses<
 }
 
 /// [`optimize_with`] on a function the caller gives up, edited in place:
-/// the input's statements move into the output instead of being copied.
+/// the input's statements move into the output instead of being copied,
+/// and a function to rename first is renamed in place (and put back when
+/// the engine leaves it alone) instead of in a copy.
 /// Says whether `f` changed; `f` is then the function [`optimize_with`]
 /// gives, else it is left as it was.
 pub fn optimize_in_place(f: &mut Function, config: &Config, given: Option<GivenAnalyses<'_>>) -> (bool, Report) {
     let mut report = Report::default();
-    let rewrite = quanta::with_clock(egg_clock(), || run(f, config, given, &mut report, true));
-    let changed = match rewrite {
-        None => false,
-        Some(Rewrite::Whole(g)) => {
-            let changed = g != *f;
-            *f = g;
-            changed
+    let changed = quanta::with_clock(egg_clock(), || {
+        // A function to rename first is renamed in place, and put back
+        // when the engine leaves it alone.
+        let (pinned, unflatten) = match names_of(f) {
+            None => return false,
+            Some(Names::Kept { pinned }) => (pinned, None),
+            Some(Names::Flattened) => match ptx_ir::ir::scopes::flatten_names_undoably(f) {
+                Ok(undo) => (Vec::new(), Some(undo)),
+                Err(_) => return false,
+            },
+        };
+        // Renamed: the given analyses are of the function before.
+        let given = if unflatten.is_some() { None } else { given };
+        match run_on(f, config, given, &pinned, &mut report, true) {
+            None => {
+                if let Some(undo) = unflatten {
+                    undo.undo(f);
+                }
+                false
+            }
+            // Written back as it was: changed if renamed.
+            Some(emit::Emitted::Unchanged) => unflatten.is_some_and(|u| u.changed()),
+            // A statement moved or changed, or a register was made (the walk
+            // tells a function written back as it was: `emit::Emitted`).
+            Some(emit::Emitted::Changed(r)) => {
+                let mut stmts = f.body.take().unwrap_or_default();
+                report.instructions_emitted = r.write(f, |k| taken(&mut stmts, k));
+                true
+            }
         }
-        // A statement moved or changed, or a register was made (the walk
-        // tells a function written back as it was: `emit::Emitted`).
-        Some(Rewrite::Statements(r)) => {
-            let mut stmts = f.body.take().unwrap_or_default();
-            report.instructions_emitted = r.write(f, |k| taken(&mut stmts, k));
-            true
-        }
-    };
+    });
     (changed, report)
 }
 
@@ -214,40 +231,73 @@ fn egg_clock() -> &'static quanta::Clock {
     CLOCK.get_or_init(|| quanta::Clock::mock().0)
 }
 
-/// The engine's work on `f`; with `emit_fast_paths` off, the emitter
-/// decides every statement by its general work (the reference its fast
-/// path is tested against: `emit::Emitter::without_fast_paths`).
-fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, report: &mut Report, emit_fast_paths: bool) -> Option<Rewrite> {
+/// How a function's names are made to mean one register wherever a
+/// value moves (see [`names_of`]).
+enum Names {
+    /// Left as they are; the instructions naming a register of a `{ }`
+    /// block stay in place (by statement).
+    Kept { pinned: Vec<bool> },
+    /// Every name made unique and every register visible everywhere first
+    /// ([`ptx_ir::ir::scopes::flatten_names`]).
+    Flattened,
+}
+
+/// Whether the engine works on `f` at all (`None`: a declaration, or no
+/// value statement), and how its names are made safe to move values
+/// across blocks. Values move between blocks, so a name must mean the
+/// same register wherever a value goes. Registers of `{ }` blocks that
+/// shadow nothing stay where they are declared and the instructions
+/// naming them stay in place; otherwise every name is made unique and
+/// every register visible everywhere first.
+fn names_of(f: &Function) -> Option<Names> {
     f.body.as_ref()?;
     // A function without a value statement is left alone before anything
     // is renamed or built (renaming registers makes none).
     if !f.instructions().any(|ins| build::value_dest(f, ins).is_some()) {
         return None;
     }
-    // Values move between blocks, so a name must mean the same register
-    // wherever a value goes. Registers of `{ }` blocks that shadow nothing
-    // stay where they are declared and the instructions naming them stay
-    // in place; otherwise every name is made unique and every register
-    // visible everywhere first.
-    let mut flat: Option<Function> = None;
-    let mut pinned = Vec::new();
-    let f = if declares_registers_in_blocks(f) {
-        match ptx_ir::ir::scopes::block_register_users(f) {
-            Some(users) => {
-                pinned = users;
-                f
+    if !declares_registers_in_blocks(f) {
+        return Some(Names::Kept { pinned: Vec::new() });
+    }
+    Some(match ptx_ir::ir::scopes::block_register_users(f) {
+        Some(pinned) => Names::Kept { pinned },
+        None => Names::Flattened,
+    })
+}
+
+/// The engine's work on `f`; with `emit_fast_paths` off, the emitter
+/// decides every statement by its general work (the reference its fast
+/// path is tested against: `emit::Emitter::without_fast_paths`).
+fn run(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>, report: &mut Report, emit_fast_paths: bool) -> Option<Rewrite> {
+    match names_of(f)? {
+        Names::Kept { pinned } => match run_on(f, config, given, &pinned, report, emit_fast_paths)? {
+            // Written back as it was: no copy is made.
+            emit::Emitted::Unchanged => None,
+            // Its instructions are counted where the caller writes it.
+            emit::Emitted::Changed(r) => Some(Rewrite::Statements(r)),
+        },
+        Names::Flattened => {
+            let mut g = f.clone();
+            ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
+            // Renamed: the given analyses are of the other function.
+            match run_on(&g, config, None, &[], report, emit_fast_paths)? {
+                emit::Emitted::Unchanged => {}
+                // The renamed function's statements move into the output.
+                emit::Emitted::Changed(r) => {
+                    let mut stmts = g.body.take().unwrap_or_default();
+                    report.instructions_emitted = r.write(&mut g, |k| taken(&mut stmts, k));
+                }
             }
-            None => {
-                let mut g = f.clone();
-                ptx_ir::ir::scopes::flatten_names(&mut g).ok()?;
-                // Renamed: the given analyses are of the other function.
-                given = None;
-                &*flat.insert(g)
-            }
+            Some(Rewrite::Whole(g))
         }
-    } else {
-        f
-    };
+    }
+}
+
+/// The engine's work on `f`, whose names are safe to move values across
+/// blocks but for the instructions `pinned` (see [`names_of`]), given its
+/// analyses or not: what the emitter made of it, `None` when the engine
+/// declines (the reason in `report`).
+fn run_on(f: &Function, config: &Config, given: Option<GivenAnalyses<'_>>, pinned: &[bool], report: &mut Report, emit_fast_paths: bool) -> Option<emit::Emitted> {
     let t0 = std::time::Instant::now();
     let owned;
     let (cfg, dom, view) = match given {
@@ -260,7 +310,7 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
             (&owned.0, &owned.1, &owned.2)
         }
     };
-    let mut built = build::build(f, cfg, dom, view, config.dialect, config.target.sm, &pinned);
+    let mut built = build::build(f, cfg, dom, view, config.dialect, config.target.sm, pinned);
     if built.values == 0 || built.values > config.limits.max_values {
         return None;
     }
@@ -313,25 +363,14 @@ fn run(f: &Function, config: &Config, mut given: Option<GivenAnalyses<'_>>, repo
     let emitted = if emit_fast_paths { emitter.run() } else { emitter.without_fast_paths().run() };
     let times = [t1 - t0, t2 - t1, t3 - t2, t3.elapsed()];
     match emitted {
-        // Written back as it was: no copy is made. A function renamed
-        // first is the renamed one.
         Some(emit::Emitted::Unchanged) => {
             report.instructions_emitted = built.instructions;
             report.times = times;
-            flat.map(Rewrite::Whole)
+            emitted
         }
-        Some(emit::Emitted::Changed(r)) => {
+        Some(emit::Emitted::Changed(_)) => {
             report.times = times;
-            Some(match flat {
-                // The renamed function's statements move into the output.
-                Some(mut g) => {
-                    let mut stmts = g.body.take().unwrap_or_default();
-                    report.instructions_emitted = r.write(&mut g, |k| taken(&mut stmts, k));
-                    Rewrite::Whole(g)
-                }
-                // Its instructions are counted where the caller writes it.
-                None => Rewrite::Statements(r),
-            })
+            emitted
         }
         None => {
             report.declined = Some("the chosen program could not be written back".to_string());
@@ -438,26 +477,30 @@ mod tests {
 
     /// Edited in place, a function becomes the one [`optimize_with`]
     /// gives, and the answer says whether it changed: written back as it
-    /// was, renamed first, changed without and with a new register.
+    /// was, renamed first (then written back as it was, or rewritten),
+    /// changed without and with a new register; and each of them left
+    /// alone (too many values): a function renamed in place is put back.
     #[test]
     fn in_place_gives_the_function_optimize_gives() {
         let bodies = [
             ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; mul.lo.u32 %r2, %r1, %r1; st.global.u32 [%rd1], %r2; ret;",
             ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; { .reg .b32 %r1; ld.global.u32 %r1, [%rd1+4]; st.global.u32 [%rd1+8], %r1; } add.u32 %r2, %r1, 1; st.global.u32 [%rd1+12], %r2; ret;",
+            ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; { .reg .b32 %r1; ld.global.u32 %r1, [%rd1+4]; add.u32 %r3, %r1, 0; st.global.u32 [%rd1+8], %r3; } add.u32 %r2, %r1, 1; st.global.u32 [%rd1+12], %r2; ret;",
             ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; add.u32 %r2, %r1, 0; mul.lo.u32 %r3, %r2, %r2; st.global.u32 [%rd1], %r3; ret;",
             ".reg .b32 %r<4>; .reg .b64 %rd<2>; ld.param.u64 %rd1, [p]; ld.global.u32 %r1, [%rd1]; and.b32 %r2, %r1, 0; st.global.u32 [%rd1], %r2; ret;",
         ];
+        let no_values = Config { limits: Limits { max_values: 0, ..Limits::O2 }, ..CONFIG };
         let mut changed_some = 0;
-        for body in bodies {
+        for (config, body) in bodies.iter().flat_map(|b| [(&CONFIG, b), (&no_values, b)]) {
             let f = kernel(body);
-            let (g, _) = optimize_with(&f, &CONFIG, None);
+            let (g, _) = optimize_with(&f, config, None);
             let mut h = f.clone();
-            let (changed, _) = optimize_in_place(&mut h, &CONFIG, None);
+            let (changed, _) = optimize_in_place(&mut h, config, None);
             assert_eq!(changed, g.is_some(), "{body}");
             assert_eq!(h, g.unwrap_or(f), "{body}");
             changed_some += changed as usize;
         }
-        assert_eq!(changed_some, 3, "the renamed and the two rewritten functions change");
+        assert_eq!(changed_some, 4, "the two renamed and the two rewritten functions change, with values allowed");
     }
 
     /// Special registers and symbol addresses read with `mov` (whose

@@ -32,7 +32,7 @@ mod check;
 mod flatten;
 
 pub use check::{check, ScopeError};
-pub use flatten::flatten_names;
+pub use flatten::{flatten_names, flatten_names_undoably, Unflatten};
 
 use super::{is_member_of, range_member};
 use super::{AddrBase, Declarator, Function, Instruction, LabelId, Operand, RegId, Stmt, VarDecl};

@@ -1,6 +1,7 @@
 //! Block scoping: how the parser binds names, what the check reports, what
 //! flattening gives.
 
+use super::flatten::flatten_names_without_shortcuts;
 use super::*;
 use crate::ir::{Item, Module};
 
@@ -294,4 +295,61 @@ fn a_name_the_initials_rule_out_means_no_register() {
             }
         }
     }
+}
+
+/// Functions flattening renames in every way: shadowed registers and
+/// labels, a block range split into its members and one left with none in
+/// use (its declaration removed), names like the new ones already taken
+/// (by a label, a variable, a range's members), many blocks declaring one
+/// name; and one it leaves as it was.
+fn flattening_cases() -> Vec<String> {
+    let mut temps = String::new();
+    for i in 0..7 {
+        temps.push_str(&format!("{{\n.reg .b32 t;\n.reg .b32 %r<3>;\nadd.u32 t, %r{}, 1;\nmov.u32 %r2, t;\n}}\n", i % 3));
+    }
+    vec![
+        format!("ld.param.u64 %rd1, [out];\nLAB_WAIT_1:\n{WAIT}{WAIT}{{\n.reg .b32 %r<3>;\nadd.s32 %r2, %r1, 1;\n{{\n.reg .b32 %r2;\nmov.u32 %r2, 5;\n}}\n}}\nret;"),
+        format!(".reg .b32 t;\n.local .b32 t_5;\n.reg .b32 t_<3>;\n.reg .b32 %r2_1;\nmov.u32 t, 0;\n{temps}t_3:\nmov.u32 t_1, t;\nmov.u32 %r2_1, t_1;\nret;"),
+        "{\n.reg .b32 %r<2>;\n}\n{\n.reg .pred %p1;\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra.uni L;\nL:\n}\nL:\nret;".to_string(),
+        "add.u32 %r1, %r2, 1;\n.reg .b32 late;\nmov.u32 late, %r1;\nret;".to_string(),
+        "add.u32 %r1, %r2, 1;\nret;".to_string(),
+    ]
+}
+
+/// Flattening with [`Taken`]'s shortcuts (only names shaped like new ones
+/// kept, each base's numbers tried from where the last new name of it
+/// stopped) gives what trying every number against every name gives.
+#[test]
+fn flattening_shortcuts_pick_the_names_trying_every_one_picks() {
+    let mut renamed_twice = false;
+    for b in flattening_cases() {
+        let f = func(&b);
+        let (mut fast, mut general) = (f.clone(), f.clone());
+        flatten_names(&mut fast).unwrap();
+        flatten_names_without_shortcuts(&mut general).unwrap();
+        assert_eq!(fast, general, "{b}");
+        assert_eq!(check(&fast), vec![], "{b}");
+        renamed_twice |= fast.regs.iter().any(|r| &*r.name == "t_7");
+    }
+    assert!(renamed_twice, "the blocks' `t` take every number up to 7 but those taken");
+}
+
+/// Undone, a flattening gives the function back as it was, and it says
+/// whether it changed the function.
+#[test]
+fn flattening_undone_gives_the_function_back() {
+    let mut unchanged = 0;
+    for b in flattening_cases() {
+        let f = func(&b);
+        let mut g = f.clone();
+        let undo = flatten_names_undoably(&mut g).unwrap();
+        let mut flat = f.clone();
+        flatten_names(&mut flat).unwrap();
+        assert_eq!(g, flat, "{b}");
+        assert_eq!(undo.changed(), g != f, "{b}");
+        unchanged += !undo.changed() as usize;
+        undo.undo(&mut g);
+        assert_eq!(g, f, "{b}");
+    }
+    assert_eq!(unchanged, 1, "one function has nothing to flatten");
 }
