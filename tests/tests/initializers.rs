@@ -100,6 +100,14 @@ fn hexadecimal_float_lists_agree_with_the_general_parser() {
         seed ^= seed << 17;
         (seed % n as u64) as usize
     };
+    let parse = |list: &str| ptx_ir::parse("floats.ptx", module(&format!(".global .f64 a[9] = {list};")).as_bytes()).map(|p| p.module).map_err(|e| e.to_string());
+    // A literal one digit short whose eighth byte is the separator or the
+    // `}`, followed by what would end a literal.
+    for list in ["{0f3F80000,}", "{0f3F80000,,0f3F800000}", "{0d3FF000000000000,}", "{0f3F800000, 0f3F80000,}", "{0f3F80000}}", "{0f3F80000 }"] {
+        let general = parse(&list.replacen('{', "{ /* general path */ ", 1));
+        assert!(general.is_err(), "{list}");
+        assert!(parse(list).is_err(), "{list}: the fast path takes it");
+    }
     let mut fast_lists = 0;
     for _ in 0..600 {
         let len = 1 + next(8);
@@ -118,7 +126,6 @@ fn hexadecimal_float_lists_agree_with_the_general_parser() {
         }
         list.push_str(["", " ", "\n"][next(3)]);
         list.push('}');
-        let parse = |list: &str| ptx_ir::parse("floats.ptx", module(&format!(".global .f64 a[9] = {list};")).as_bytes()).map(|p| p.module).map_err(|e| e.to_string());
         let fast = parse(&list);
         let general = parse(&list.replacen('{', "{ /* general path */ ", 1));
         match (&fast, &general) {

@@ -478,8 +478,14 @@ fn scan_hex_float_list(src: &[u8], start: usize) -> Option<(Vec<Initializer>, us
         };
         let digits = if f32 { 8 } else { 16 };
         let mut bits: u64 = 0;
+        let mut not_hex = 0;
         for &h in src.get(i + 2..i + 2 + digits)? {
-            bits = bits << 4 | u64::from(char::from(h).to_digit(16)?);
+            let v = HEX_DIGIT_VALUES[h as usize];
+            not_hex |= v;
+            bits = bits << 4 | u64::from(v & 15);
+        }
+        if not_hex > 15 {
+            return None;
         }
         let lit = if f32 { FloatLit::F32(bits as u32) } else { FloatLit::F64(bits) };
         items.push(Initializer::Expr(ConstExpr::Float(lit)));
@@ -498,6 +504,21 @@ fn scan_hex_float_list(src: &[u8], start: usize) -> Option<(Vec<Initializer>, us
         }
     }
 }
+
+/// The value of each byte as a hexadecimal digit, `NOT_HEX` for a byte
+/// that is none: a run of digits is checked once, by or-ing their values.
+static HEX_DIGIT_VALUES: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut b = 0;
+    while b < 256 {
+        if let Some(v) = (b as u8 as char).to_digit(16) {
+            table[b] = v as u8;
+        }
+        b += 1;
+    }
+    table
+};
+const NOT_HEX: u8 = 0x10;
 
 /// The number of ASCII digits that start `window` (eight bytes) and their
 /// value, when there are one to seven (the byte after them is in the
