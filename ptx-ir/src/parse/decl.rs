@@ -550,8 +550,8 @@ fn leading_digits(window: &[u8]) -> Option<(usize, u64)> {
 }
 
 fn scan_ints(src: &[u8], start: usize, mut push: impl FnMut(u64)) -> Option<usize> {
-    // The byte under the scan is kept in `c`; running off the end gives
-    // `None` (a list ends with its `}`), so each byte is read once.
+    // Past the run of common items, the byte under the scan is kept in
+    // `c`; running off the end gives `None` (a list ends with its `}`).
     let is_blank = |c: u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
     let mut i = start + 1;
     loop {
