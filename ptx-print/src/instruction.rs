@@ -145,7 +145,6 @@ fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64
     write_offset(out, offset);
 }
 
-/// A register's name; an id past the end of the table (IR that
 /// A register's name, or a marker no parser accepts for an id past the end of the table.
 pub(crate) fn write_reg(out: &mut String, f: &Function, r: RegId) {
     match f.try_reg(r) {
@@ -172,7 +171,6 @@ fn write_offset(out: &mut String, off: i64) {
         push_i64(out, off);
     }
 }
-
 
 /// `v` in decimal, as `{v}` formats it.
 pub(crate) fn push_i64(out: &mut String, v: i64) {
