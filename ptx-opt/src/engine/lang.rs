@@ -9,7 +9,8 @@
 //! exactly as the ISA tables say. Shapes are interned per e-graph
 //! ([`ShapeTable`]); the node holds the small [`ShapeId`], so the e-graph's
 //! hash-consing merges identical instructions on identical values (global
-//! value numbering).
+//! value numbering). The shapes themselves are made once per thread and
+//! shared by the tables of its e-graphs (`MadeShapes`).
 //!
 //! A value is the full content of the register that would hold it: the
 //! shape's `width` is the destination register's width, and a result
