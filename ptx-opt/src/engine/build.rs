@@ -493,8 +493,14 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     }
     let mut eg = EGraph::new(Facts::new(dialect));
     eg.analysis.sm = sm;
-    let mut leaf_homes: Vec<LeafHome> = Vec::new();
-    let mut leaves: FxHashMap<LeafKey, Id> = FxHashMap::default();
+    // Room for the leaves a function commonly has, one per four or five
+    // instructions (complex, histogram and matrix_free at -O2): grown
+    // from nothing, the table of leaves and the two lists cost histogram
+    // 1.0 M host instructions in rehashing and copying.
+    let expected_leaves = instructions / 4;
+    let mut leaf_homes: Vec<LeafHome> = Vec::with_capacity(expected_leaves);
+    let mut leaves: FxHashMap<LeafKey, Id> = FxHashMap::with_capacity_and_hasher(expected_leaves, Default::default());
+    eg.analysis.leaves.reserve(expected_leaves);
     let mut class_of_stmt: Vec<Option<Id>> = vec![None; body.len()];
     let mut plans: Vec<Plan> = std::iter::repeat_with(|| Plan::Keep).take(body.len()).collect();
     let mut n_values = 0;
