@@ -9,7 +9,8 @@
 //! exactly as the ISA tables say. Shapes are interned per e-graph
 //! ([`ShapeTable`]); the node holds the small [`ShapeId`], so the e-graph's
 //! hash-consing merges identical instructions on identical values (global
-//! value numbering).
+//! value numbering). The shapes themselves are made once per thread and
+//! shared by the tables of its e-graphs (`MadeShapes`).
 //!
 //! A value is the full content of the register that would hold it: the
 //! shape's `width` is the destination register's width, and a result
@@ -22,6 +23,8 @@ use ptx_ir::ir::{Instruction, Operand, Operands, Prefix, RegId, RegOperand};
 use ptx_ir::isa::{Mod, Opcode, ScalarType, TypeClass};
 use rustc_hash::{FxHashMap, FxHasher};
 use smallvec::SmallVec;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// The destination placeholder of a shape.
 pub const DEST: RegId = RegId(u32::MAX);
@@ -121,6 +124,10 @@ pub struct Shape {
     /// Whether the known-bits analysis understands its modifiers and
     /// operands ([`super::known`]'s `plain`; asked at every node made).
     known_plain: bool,
+    /// What the extraction's cost model found this shape's instruction
+    /// costs, kept with the shape for the tables of later functions
+    /// ([`super::cost`]; shapes are made once per thread, see [`MadeShapes`]).
+    pub(super) priced: std::cell::Cell<Option<super::cost::Priced>>,
 }
 
 /// Width in bits a value of this type takes in a register (1 for `.pred`).
@@ -161,7 +168,7 @@ impl Shape {
             }
         }
         let types = ins.types();
-        let mut shape = Shape { ins, width, dest_ty, sources, types, plain_int: None, known_plain: false };
+        let mut shape = Shape { ins, width, dest_ty, sources, types, plain_int: None, known_plain: false, priced: std::cell::Cell::new(None) };
         shape.plain_int = crate::rules::plain_int_of(&shape);
         shape.known_plain = super::known::plain(&shape);
         shape
@@ -236,10 +243,13 @@ pub fn extend(bits: u128, ty: Option<ScalarType>, width: u8) -> u128 {
     }
 }
 
-/// The shapes of one e-graph.
+/// The shapes of one e-graph, numbered in the order the e-graph first
+/// meets them (nodes sort by their shape's number: egg sorts each class's
+/// nodes). The shapes themselves are made once per thread ([`MadeShapes`])
+/// and shared by the tables of every function.
 #[derive(Default)]
 pub struct ShapeTable {
-    shapes: Vec<Shape>,
+    shapes: Vec<Rc<Shape>>,
     /// The shapes of each [`shape_key`] (a hash of the template and the
     /// width; a lookup compares the template itself among them).
     index: FxHashMap<u64, SmallVec<[ShapeId; 1]>>,
@@ -295,7 +305,72 @@ impl std::hash::Hash for PlainKey {
     }
 }
 
+/// The shapes made on this thread, for the tables of the functions that
+/// follow: a module's functions repeat most of their shapes, and making
+/// one (its template, its types and facts, its price) for each function
+/// again cost complex at -O2 2.2 M host instructions for its 247
+/// functions. A table finds a shape here by the key and template it would
+/// find its own by, so it holds the shape it would have made. Cleared
+/// when it holds [`MADE_SHAPES_LIMIT`] shapes.
+#[derive(Default)]
+struct MadeShapes {
+    /// By [`shape_key`] (templates of equal keys compared).
+    by_key: FxHashMap<u64, SmallVec<[Rc<Shape>; 1]>>,
+    /// The shape of each plain template ([`PlainKey`]), and its key.
+    by_plain: FxHashMap<PlainKey, (u64, Rc<Shape>)>,
+    /// The shape of each rule's text ([`ShapeTable::of_text`]), and its key.
+    by_text: FxHashMap<(&'static str, u8), (u64, Rc<Shape>)>,
+    /// Shapes held.
+    count: usize,
+}
+
+/// The most shapes [`MadeShapes`] holds before it starts again (a long
+/// run over many modules keeps no more).
+const MADE_SHAPES_LIMIT: usize = 1 << 14;
+
+thread_local! {
+    static MADE_SHAPES: RefCell<MadeShapes> = RefCell::default();
+}
+
+impl MadeShapes {
+    /// The shape this thread made of key `key` at `width` whose template
+    /// `same` accepts.
+    fn find(key: u64, width: u8, same: impl Fn(&Instruction) -> bool) -> Option<Rc<Shape>> {
+        MADE_SHAPES.with(|m| m.borrow().by_key.get(&key).and_then(|v| v.iter().find(|s| s.width == width && same(&s.ins)).cloned()))
+    }
+
+    /// Keeps a new shape of key `key` (none [`MadeShapes::find`] finds).
+    fn keep(key: u64, shape: Shape) -> Rc<Shape> {
+        let shape = Rc::new(shape);
+        MADE_SHAPES.with(|m| {
+            let mut m = m.borrow_mut();
+            if m.count >= MADE_SHAPES_LIMIT {
+                *m = MadeShapes::default();
+            }
+            m.count += 1;
+            m.by_key.entry(key).or_default().push(shape.clone());
+        });
+        shape
+    }
+}
+
+/// Forgets the shapes this thread made ([`MadeShapes`]): the tables made
+/// after make their shapes afresh.
+#[cfg(test)]
+pub(crate) fn forget_made_shapes() {
+    MADE_SHAPES.with(|m| *m.borrow_mut() = MadeShapes::default());
+}
+
 impl ShapeTable {
+    /// The table's shape of key `key` that is `shape` (the same shape, or
+    /// one of the same template and width).
+    fn lookup_shape(&self, key: u64, shape: &Rc<Shape>) -> Option<ShapeId> {
+        self.index.get(&key)?.iter().copied().find(|s| {
+            let mine = &self.shapes[s.0 as usize];
+            Rc::ptr_eq(mine, shape) || (mine.width == shape.width && mine.ins == shape.ins)
+        })
+    }
+
     fn lookup_keyed(&self, key: u64, ins: &Instruction, width: u8) -> Option<ShapeId> {
         self.index.get(&key)?.iter().copied().find(|s| {
             let shape = &self.shapes[s.0 as usize];
@@ -308,18 +383,34 @@ impl ShapeTable {
     /// and finds most (matrix_free: 1,676 new of 12,981), and making the
     /// template to compare and then drop it cost 700 instructions a lookup.
     pub fn intern_template_of(&mut self, view: TemplateView<'_>, width: u8) -> ShapeId {
-        let Some(plain) = view.plain_key(width) else { return self.intern_template_of_any(view, width) };
+        let Some(plain) = view.plain_key(width) else { return self.intern_template_of_any(view, width).0 };
         if let Some(&s) = self.plain.get(&plain) {
             return s;
         }
-        let s = self.intern_template_of_any(view, width);
+        // A plain template this thread made a shape of: the key gives the
+        // whole template, so that shape is this one's.
+        let s = match MADE_SHAPES.with(|m| m.borrow().by_plain.get(&plain).cloned()) {
+            Some((key, shape)) => {
+                debug_assert!(shape.width == width && view.is_template(&shape.ins) && key == view.key(width));
+                match self.lookup_shape(key, &shape) {
+                    Some(s) => s,
+                    None => self.insert(key, shape),
+                }
+            }
+            None => {
+                let (s, key) = self.intern_template_of_any(view, width);
+                let shape = self.shapes[s.0 as usize].clone();
+                MADE_SHAPES.with(|m| m.borrow_mut().by_plain.insert(plain, (key, shape)));
+                s
+            }
+        };
         self.plain.insert(plain, s);
         s
     }
 
     /// [`Self::intern_template_of`] by the template's own key and
-    /// comparison (plain or not).
-    fn intern_template_of_any(&mut self, view: TemplateView<'_>, width: u8) -> ShapeId {
+    /// comparison (plain or not); with the key.
+    fn intern_template_of_any(&mut self, view: TemplateView<'_>, width: u8) -> (ShapeId, u64) {
         let key = view.key(width);
         let found = self.index.get(&key).and_then(|ids| {
             ids.iter().copied().find(|s| {
@@ -328,17 +419,17 @@ impl ShapeTable {
             })
         });
         if let Some(s) = found {
-            return s;
+            return (s, key);
         }
-        let ins = view.template();
-        debug_assert_eq!(key, shape_key(&ins, width));
-        self.insert(key, ins, width)
+        let shape = MadeShapes::find(key, width, |ins| view.is_template(ins)).unwrap_or_else(|| MadeShapes::keep(key, Shape::new(view.template(), width)));
+        debug_assert_eq!(key, shape_key(&shape.ins, width));
+        (self.insert(key, shape), key)
     }
 
-    fn insert(&mut self, key: u64, ins: Instruction, width: u8) -> ShapeId {
+    fn insert(&mut self, key: u64, shape: Rc<Shape>) -> ShapeId {
         let id = ShapeId(self.shapes.len() as u32);
         self.index.entry(key).or_default().push(id);
-        self.shapes.push(Shape::new(ins, width));
+        self.shapes.push(shape);
         self.by_rule.push(false);
         id
     }
@@ -352,7 +443,8 @@ impl ShapeTable {
         if let Some(s) = self.lookup_keyed(key, &ins, width) {
             return s;
         }
-        self.insert(key, ins, width)
+        let shape = MadeShapes::find(key, width, |i| *i == ins).unwrap_or_else(|| MadeShapes::keep(key, Shape::new(ins, width)));
+        self.insert(key, shape)
     }
 
     /// The shape of an instruction a rule builds (over placeholders, as
@@ -426,13 +518,26 @@ impl ShapeTable {
         if let Some(&s) = self.by_text.get(&(head, n)) {
             return s;
         }
-        let ins = template(head, n as usize).unwrap_or_else(|e| panic!("rule instruction `{head}` with {n} sources: {e}"));
-        let width = ins.operand_type(0).map(type_width).unwrap_or(32);
-        let known = self.lookup(&ins, width).is_some();
-        let id = self.intern(ins, width);
-        if !known {
-            self.by_rule[id.0 as usize] = true;
-        }
+        // The text is read once per thread ([`MadeShapes`]).
+        let (key, shape) = match MADE_SHAPES.with(|m| m.borrow().by_text.get(&(head, n)).cloned()) {
+            Some(made) => made,
+            None => {
+                let ins = template(head, n as usize).unwrap_or_else(|e| panic!("rule instruction `{head}` with {n} sources: {e}"));
+                let width = ins.operand_type(0).map(type_width).unwrap_or(32);
+                let key = shape_key(&ins, width);
+                let shape = MadeShapes::find(key, width, |i| *i == ins).unwrap_or_else(|| MadeShapes::keep(key, Shape::new(ins, width)));
+                MADE_SHAPES.with(|m| m.borrow_mut().by_text.insert((head, n), (key, shape.clone())));
+                (key, shape)
+            }
+        };
+        let id = match self.lookup_shape(key, &shape) {
+            Some(id) => id,
+            None => {
+                let id = self.insert(key, shape);
+                self.by_rule[id.0 as usize] = true;
+                id
+            }
+        };
         self.by_text.insert((head, n), id);
         id
     }

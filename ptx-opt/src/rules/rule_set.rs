@@ -89,7 +89,7 @@ impl RuleSet {
         let mut wanted = self.masks.iter().zip(&room).filter(|(_, r)| **r > 0).fold(0, |m, (k, _)| m | k);
         // One list per rule for the class being walked.
         let mut here: Vec<Vec<Match>> = vec![Vec::new(); self.rules.len()];
-        let mut searched: SmallVec<[u32; 8]> = SmallVec::new();
+        let mut matched: SmallVec<[u32; 8]> = SmallVec::new();
         for &(class, mask) in &index.classes {
             if mask & wanted == 0 {
                 continue;
@@ -104,13 +104,18 @@ impl RuleSet {
                     if here[k].len() >= room[k] {
                         continue;
                     }
-                    if !searched.contains(&(k as u32)) {
-                        searched.push(k as u32);
-                    }
                     (self.rules[k].search)(egraph, n, &mut here[k]);
+                    // Only a rule with matches in the class has anything
+                    // to hand over: most searches find none (matrix_free
+                    // -O2: 2.7 M host instructions in asking every searched
+                    // rule whether it was listed, 3.5 M in handing over
+                    // nothing).
+                    if !here[k].is_empty() && !matched.contains(&(k as u32)) {
+                        matched.push(k as u32);
+                    }
                 }
             }
-            for k in searched.drain(..) {
+            for k in matched.drain(..) {
                 let k = k as usize;
                 let mut matches = std::mem::take(&mut here[k]);
                 matches.truncate(room[k]);
