@@ -25,7 +25,7 @@ impl Size {
         for stmt in f.body.iter().flatten() {
             match stmt {
                 Stmt::Instr(_) => s.instructions += 1,
-                Stmt::Decl(d) if d.space == StateSpace::Reg => s.registers += d.names.iter().map(|n| u64::from(n.range.unwrap_or(1))).sum::<u64>(),
+                Stmt::Decl(d) if d.space() == StateSpace::Reg => s.registers += d.names().map(|n| u64::from(n.range.unwrap_or(1))).sum::<u64>(),
                 _ => {}
             }
         }

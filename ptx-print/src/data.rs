@@ -3,7 +3,8 @@
 use crate::instruction::{write_float, write_int};
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator, DocBuilder};
-use ptx_ir::ir::{Attribute, ConstExpr, Initializer, IntList, VarDecl};
+use ptx_ir::ir::{Attribute, ConstExpr, Decl, DeclName, Initializer, IntList, VarDecl};
+use ptx_ir::isa::ScalarType;
 use std::fmt::Write;
 
 /// `.global .align 4 .b8 name[16] = {...}` (without the `;`).
@@ -22,11 +23,7 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
     if let Some(a) = d.align() {
         let _ = write!(out, " .align {a}");
     }
-    if let Some(v) = d.vector {
-        let _ = write!(out, " .v{v}");
-    }
-    out.push(' ');
-    out.push_str(d.ty.text());
+    write_type(out, d.vector, d.ty);
     if let Some(p) = d.ptr() {
         out.push_str(" .ptr");
         if let Some(s) = p.space {
@@ -37,13 +34,40 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
             let _ = write!(out, " .align {a}");
         }
     }
-    for (k, n) in d.names.iter().enumerate() {
+    write_names(out, d.names.iter().map(DeclName::from));
+}
+
+/// A declaration of a body (without the `;`): a plain register one, held
+/// in place, as [`write_decl`] writes it as a [`VarDecl`].
+pub fn write_body_decl(out: &mut String, d: &Decl) {
+    match d.as_var() {
+        Some(v) => write_decl(out, v),
+        None => {
+            out.push_str(d.space().text());
+            write_type(out, d.vector(), d.ty());
+            write_names(out, d.names());
+        }
+    }
+}
+
+/// ` .v4 .f32`: a declaration's vector width and type.
+fn write_type(out: &mut String, vector: Option<u8>, ty: ScalarType) {
+    if let Some(v) = vector {
+        let _ = write!(out, " .v{v}");
+    }
+    out.push(' ');
+    out.push_str(ty.text());
+}
+
+/// ` a, b[4] = {...}`: a declaration's names.
+fn write_names<'a>(out: &mut String, names: impl Iterator<Item = DeclName<'a>>) {
+    for (k, n) in names.enumerate() {
         out.push_str(if k == 0 { " " } else { ", " });
-        out.push_str(&n.name);
+        out.push_str(n.name);
         if let Some(r) = n.range {
             let _ = write!(out, "<{r}>");
         }
-        for dim in &n.dims {
+        for dim in n.dims {
             match dim {
                 Some(x) => {
                     let _ = write!(out, "[{x}]");
@@ -51,7 +75,7 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
                 None => out.push_str("[]"),
             }
         }
-        if let Some(init) = &n.init {
+        if let Some(init) = n.init {
             out.push_str(" = ");
             write_initializer(out, init);
         }
@@ -384,6 +408,33 @@ fn write_expr_prec(out: &mut String, e: &ConstExpr, min: u8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A body's declaration is written as its [`VarDecl`] is: the plain
+    /// register ones held in place (a name, a vector, a range) and the
+    /// boxed ones.
+    #[test]
+    fn body_declarations_are_written_as_their_var_decls() {
+        use ptx_ir::ir::Declarator;
+        use ptx_ir::isa::StateSpace;
+        let reg = |ty, name: &str| VarDecl::new(StateSpace::Reg, ty, name);
+        let mut vector = reg(ScalarType::F32, "%v");
+        vector.vector = Some(4);
+        let mut ranged = reg(ScalarType::Pred, "%p");
+        ranged.names[0].range = Some(12);
+        let mut two = reg(ScalarType::U32, "%a");
+        two.names.push(Declarator::new("%b"));
+        let decls = [reg(ScalarType::U32, "%r5"), reg(ScalarType::B64, "%a_long_register_name"), vector, ranged, two, VarDecl::new(StateSpace::Local, ScalarType::B8, "x").array(&[16]).aligned(8)];
+        let mut plain = 0;
+        for d in decls {
+            let body = Decl::new(d.clone());
+            plain += usize::from(body.as_var().is_none());
+            let (mut written, mut expected) = (String::new(), String::new());
+            write_body_decl(&mut written, &body);
+            write_decl(&mut expected, &d);
+            assert_eq!(written, expected);
+        }
+        assert_eq!(plain, 4);
+    }
 
     /// A list of expressions written directly is written as `pretty` lays
     /// it out: lists whose one-line form is around [`WIDTH`] columns (one

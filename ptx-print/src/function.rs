@@ -1,6 +1,6 @@
 //! Function headers and bodies.
 
-use crate::data::{write_attribute, write_decl, write_expr, Pieces};
+use crate::data::{write_attribute, write_body_decl, write_decl, write_expr, Pieces};
 use crate::instruction::{write_instruction, write_label};
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator};
@@ -175,7 +175,7 @@ fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
             out.push(':');
         }
         Stmt::Decl(d) => {
-            write_decl(out, d);
+            write_body_decl(out, d);
             out.push(';');
         }
         Stmt::Loc(l) => {

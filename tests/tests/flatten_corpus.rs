@@ -75,7 +75,7 @@ fn names_hold_everywhere(f: &Function) -> Result<(), String> {
 fn regs_declared_first(f: &Function) -> Result<(), String> {
     let Some(body) = &f.body else { return Ok(()) };
     let lead = body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count();
-    match body[lead..].iter().position(|s| matches!(s, Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg)) {
+    match body[lead..].iter().position(|s| matches!(s, Stmt::Decl(d) if d.space() == ptx_ir::isa::StateSpace::Reg)) {
         Some(k) => Err(format!("`{}`: a .reg declaration at statement {}", f.name, lead + k)),
         None => Ok(()),
     }

@@ -148,5 +148,5 @@ fn a_hundred_thousand_statements_edit_in_one_pass() {
     assert_eq!(f.regs.len(), 100_001);
     assert_eq!(ptx_ir::verify::registers_declared(&f), []);
     let Some(Stmt::Decl(d)) = f.body.as_ref().unwrap().first() else { panic!() };
-    assert_eq!(d.names[0].range, Some(100_001));
+    assert_eq!(d.name(0).unwrap().range, Some(100_001));
 }

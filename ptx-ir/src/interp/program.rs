@@ -320,7 +320,13 @@ impl<'m> Program<'m> {
         let mut local = Flat::new("local", 0);
         let crate::ir::scopes::ScopeTree { stmt_scope, parent: scope_parent, .. } = crate::ir::scopes::ScopeTree::of(body);
         for (s, &scope) in body.iter().zip(&stmt_scope) {
-            let Stmt::Decl(d) = s else { continue };
+            // A plain register declaration (held in place) places nothing.
+            let Some(d) = (match s {
+                Stmt::Decl(d) => d.as_var(),
+                _ => None,
+            }) else {
+                continue;
+            };
             for nm in &d.names {
                 let (size, align) = var_size(d, &nm.dims);
                 let loc = match d.space {

@@ -195,6 +195,12 @@ impl From<Instruction> for Stmt {
     }
 }
 
+impl From<VarDecl> for Stmt {
+    fn from(d: VarDecl) -> Stmt {
+        Stmt::Decl(d.into())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,7 +107,7 @@ fn scan(f: &Function, body: &impl Body) -> FxHashSet<Box<str>> {
     }
     for i in 0..body.len() {
         match body.stmt(i) {
-            Some(Stmt::Decl(d)) => decl_names(&mut stems, d),
+            Some(Stmt::Decl(d)) => d.names().for_each(|n| add_stem(&mut stems, n.name)),
             Some(Stmt::Instr(ins)) => {
                 for op in &ins.operands {
                     op.for_each_operand(&mut |o| match o {
@@ -138,7 +138,7 @@ fn scan(f: &Function, body: &impl Body) -> FxHashSet<Box<str>> {
 fn is_fresh_decl(s: Option<&Stmt>, ty: ScalarType, prefix: &str) -> bool {
     match s {
         Some(Stmt::Decl(d)) => {
-            d.space == StateSpace::Reg && d.ty == ty && d.vector.is_none() && d.names.len() == 1 && &*d.names[0].name == prefix && d.names[0].range.is_some()
+            d.space() == StateSpace::Reg && d.ty() == ty && d.vector().is_none() && d.name_count() == 1 && d.name(0).is_some_and(|n| n.name.as_str() == prefix && n.range.is_some())
         }
         _ => false,
     }
@@ -147,7 +147,7 @@ fn is_fresh_decl(s: Option<&Stmt>, ty: ScalarType, prefix: &str) -> bool {
 fn range_decl(ty: ScalarType, prefix: &str, count: u32) -> Stmt {
     let mut decl = VarDecl::new(StateSpace::Reg, ty, prefix);
     decl.names[0].range = Some(count);
-    Stmt::Decl(Box::new(decl))
+    Stmt::Decl(decl.into())
 }
 
 impl FreshNames {
@@ -251,9 +251,9 @@ pub(crate) fn new_reg(f: &mut Function, body: &mut impl Body, ty: ScalarType) ->
     };
     let at = fresh.locate(k, &f.regs, body);
     let Some(Stmt::Decl(d)) = body.stmt_mut(at) else { unreachable!("located a declaration") };
-    let count = d.names[0].range.get_or_insert(0);
-    let n = *count;
-    *count += 1;
+    let mut range = d.range_mut().expect("a declaration of one name");
+    let n = range.get().unwrap_or(0);
+    range.set(Some(n + 1));
     let name = numbered(&fresh.decls[k].prefix, n);
     f.regs.push(Reg { name, ty, vector: None, space: StateSpace::Reg });
     // Its stem is the reserved prefix: already known.

@@ -6,7 +6,7 @@
 //! step; `verify` reports a register without a visible declaration.
 
 use super::fresh::FreshNames;
-use super::{Instruction, Name, VarDecl, Attribute, ConstExpr};
+use super::{Instruction, Name, VarDecl, Decl, Attribute, ConstExpr};
 use super::module::Linkage;
 use crate::isa::{ScalarType, StateSpace};
 
@@ -188,7 +188,8 @@ pub struct Prototype {
 pub enum Stmt {
     Instr(Box<Instruction>),
     Label(LabelId),
-    Decl(Box<VarDecl>),
+    /// A declaration; a plain `.reg` one held in place ([`Decl`]).
+    Decl(Decl),
     Loc(Loc),
     Pragma(Vec<Name>),
     /// `{`: a nested scope opens.

@@ -417,7 +417,7 @@ impl Operand {
 #[cfg(test)]
 mod sizes {
     use super::*;
-    use crate::ir::{Declarator, Stmt, VarDecl};
+    use crate::ir::{Decl, Declarator, Stmt, VarDecl};
     use std::mem::size_of;
 
     /// A body holds one of these per statement, instruction and operand:
@@ -427,14 +427,16 @@ mod sizes {
     /// and rare, a symbol with its offset or a decimal literal's text, is
     /// boxed. An `Instruction` holds three operands inline. A `VarDecl`
     /// holds its one declarator inline, without a small vector's capacity
-    /// word, and boxes its rare attributes; a `Stmt` is as large as a
-    /// `Loc`.)
+    /// word, and boxes its rare attributes; a body's `Decl` holds a plain
+    /// register declaration in place, in 24 bytes, and boxes any other; a
+    /// `Stmt` is as large as a `Loc`.)
     #[test]
     fn ir_node_sizes_are_pinned() {
         assert_eq!(size_of::<Operand>(), 24);
         assert_eq!(size_of::<Instruction>(), 120);
         assert_eq!(size_of::<Stmt>(), 32);
         assert_eq!(size_of::<VarDecl>(), 64);
+        assert_eq!(size_of::<Decl>(), 24);
         assert_eq!(size_of::<Declarator>(), 48);
     }
 }

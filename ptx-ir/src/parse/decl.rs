@@ -4,7 +4,7 @@
 
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::expr::{eval_int, MAX_EXPR_DEPTH};
-use crate::ir::{Attribute, ConstExpr, Declarator, Declarators, FloatLit, Imm, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
+use crate::ir::{Attribute, ConstExpr, Decl, Declarator, Declarators, FloatLit, Imm, Initializer, IntList, IntListBuilder, PtrAttr, Stmt, VarDecl};
 use crate::isa::{ScalarType, StateSpace};
 use crate::lexer::{blank_end, is_blank, plain_ident_end, Lexer, Token, TokenKind};
 use crate::source::Span;
@@ -155,7 +155,7 @@ impl<'a> Parser<'a> {
             if let Err(prev) = f.bind_decl(d.space, d.name, d.ty, None, None, d.name_span) {
                 return self.redeclared(d.name, d.name_span, prev);
             }
-            stmts.push(Stmt::Decl(Box::new(VarDecl::new(d.space, d.ty, d.name))));
+            stmts.push(Stmt::Decl(Decl::plain(d.space, d.ty, d.name)));
             spans.push(Span { start, end: d.semi.end });
             last_semi = Some(d.semi);
         }

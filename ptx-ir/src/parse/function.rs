@@ -5,7 +5,7 @@
 use super::cursor::{GlobalKind, PResult, Parser};
 use super::decl::{decl_space, DeclCtx};
 use super::scope::{Binding, FuncState};
-use crate::ir::{plain_decimal, FuncDirective, FuncKind, Function, LabelId, Linkage, Loc, Prototype, Stmt, VarDecl};
+use crate::ir::{plain_decimal, FuncDirective, FuncKind, Function, LabelId, Linkage, Loc, Prototype, Stmt, Decl, VarDecl};
 use crate::lexer::{Token, TokenKind};
 use crate::source::Span;
 
@@ -368,7 +368,7 @@ impl<'a> Parser<'a> {
                 if self.fast_paths && self.plain_body_decls(stmts, spans)? {
                     return Ok(None);
                 }
-                self.var_decl(DeclCtx::Body).map(|d| Some(Stmt::Decl(Box::new(d))))
+                self.var_decl(DeclCtx::Body).map(|d| Some(Stmt::Decl(Decl::new(d))))
             }
             _ => self.error_at(t.span, format!("found `{w}`, expected an instruction, a declaration, `.loc` or `.pragma`")),
         }

@@ -6,7 +6,7 @@
 //! parsed IR cannot. Runs before the other checks of a function, which
 //! index the tables.
 
-use crate::ir::{Function, LabelId, Operand, RegId, Stmt, VarDecl};
+use crate::ir::{DeclName, Function, LabelId, Operand, RegId, Stmt};
 use crate::isa::{ScalarType, StateSpace};
 use crate::ir::{is_member_of, range_member as split_index};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -34,20 +34,21 @@ struct Scope<'a> {
 }
 
 impl<'a> Scope<'a> {
-    fn declare(&mut self, d: &'a VarDecl) {
-        for n in d.names.iter().filter(|n| &*n.name != "_") {
-            match (d.space, n.range) {
+    /// Declares the names of a declaration of `space`, `ty` and `vector`.
+    fn declare(&mut self, space: StateSpace, ty: ScalarType, vector: Option<u8>, names: impl Iterator<Item = DeclName<'a>>) {
+        for n in names.filter(|n| n.name.as_str() != "_") {
+            match (space, n.range) {
                 (StateSpace::Reg, Some(count)) => {
                     if !self.names.is_empty() {
-                        self.names.retain(|name, _| !is_member_of(name, &n.name, count));
+                        self.names.retain(|name, _| !is_member_of(name, n.name, count));
                     }
-                    self.ranges.insert(&n.name, (count, d.ty, d.vector));
+                    self.ranges.insert(n.name, (count, ty, vector));
                 }
                 (StateSpace::Reg, None) => {
-                    self.names.insert(&n.name, Declared::Reg(d.ty, d.vector));
+                    self.names.insert(n.name, Declared::Reg(ty, vector));
                 }
                 _ => {
-                    self.names.insert(&n.name, Declared::Var);
+                    self.names.insert(n.name, Declared::Var);
                 }
             }
         }
@@ -92,7 +93,7 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
     let mut generation = 1u32;
     let mut found_at: Vec<u32> = vec![0; f.regs.len()];
     for d in f.params.iter().flatten().chain(f.ret.iter().flatten()) {
-        scopes[0].declare(d);
+        scopes[0].declare(d.space, d.ty, d.vector, d.names.iter().map(DeclName::from));
     }
     let mut label = |stmt: usize, l: LabelId, out: &mut Vec<RegProblem>| {
         if f.try_label_name(l).is_none() && reported_labels.insert(l) {
@@ -113,7 +114,7 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
                 generation += 1;
             }
             Stmt::Decl(d) => {
-                scopes.last_mut().unwrap().declare(d);
+                scopes.last_mut().unwrap().declare(d.space(), d.ty(), d.vector(), d.names());
                 generation += 1;
             }
             Stmt::Label(l) | Stmt::CallTargets(l, _) | Stmt::CallPrototype(l, _) => label(k, *l, &mut out),
@@ -167,7 +168,7 @@ pub fn registers_declared(f: &Function) -> Vec<RegProblem> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{FuncKind, Instruction, Item, Reg};
+    use crate::ir::{FuncKind, Instruction, Item, Reg, VarDecl};
     use crate::isa::{Mod, Opcode};
 
     fn function(src: &str) -> Function {
@@ -190,7 +191,7 @@ mod tests {
         let mov = |d: RegId| Stmt::from(Instruction::new(Opcode::MOV, &[Mod::U32], [d.into(), 1i64.into()]).unwrap());
         let body = f.body.as_mut().unwrap();
         body.push(mov(RegId(0)));
-        body.push(Stmt::Decl(Box::new(VarDecl::new(StateSpace::Reg, ScalarType::F32, "%x"))));
+        body.push(Stmt::Decl(VarDecl::new(StateSpace::Reg, ScalarType::F32, "%x").into()));
         body.push(mov(RegId(0)));
         body.push(mov(RegId(7)));
         body.push(Stmt::Label(LabelId(2)));
@@ -204,7 +205,7 @@ mod tests {
         let mut f = Function::new(FuncKind::Entry, "k");
         f.regs.push(Reg { name: "%x".into(), ty: ScalarType::U32, vector: None, space: StateSpace::Reg });
         let body = f.body.as_mut().unwrap();
-        body.push(Stmt::Decl(Box::new(VarDecl::new(StateSpace::Reg, ScalarType::F32, "%x"))));
+        body.push(Stmt::Decl(VarDecl::new(StateSpace::Reg, ScalarType::F32, "%x").into()));
         body.push(Instruction::new(Opcode::MOV, &[Mod::U32], [RegId(0).into(), 1i64.into()]).unwrap().into());
         let p = registers_declared(&f);
         assert_eq!(p.len(), 1);

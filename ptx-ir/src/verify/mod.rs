@@ -45,7 +45,7 @@ pub use types::{narrower as narrower_type, wider as wider_type};
 use crate::analysis::FunctionAnalyses;
 use forms::{FormFacts, ModSet};
 use crate::ir::scopes;
-use crate::ir::{range_member, AddrBase, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
+use crate::ir::{range_member, AddrBase, DeclName, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
 use crate::isa::{FormId, Mod, Opcode, OperandType, ScalarType, StateSpace};
 use crate::parse::{HeaderSpans, ItemSpans, SourceMap};
 use crate::source::{Diagnostic, LineIndex, Span};
@@ -341,15 +341,15 @@ impl<'f> Locals<'f> {
                         }
                     }
                 }
-                Stmt::Decl(d) if d.space == StateSpace::Reg => d.names.iter().for_each(|n| reg_first_bytes[first_byte(&n.name)] = true),
+                Stmt::Decl(d) if d.space() == StateSpace::Reg => d.names().for_each(|n| reg_first_bytes[first_byte(n.name)] = true),
                 Stmt::Decl(d) => {
-                    for n in d.names.iter().filter(|n| &*n.name != "_") {
-                        let seen = vars.entry(&n.name).or_default();
+                    for n in d.names().filter(|n| n.name.as_str() != "_") {
+                        let seen = vars.entry(n.name).or_default();
                         if seen.last().is_some_and(|s| s.until > k) {
                             return walk();
                         }
-                        seen.push(Seen { from: k, until: usize::MAX, space: d.space });
-                        open.last_mut().unwrap().push(&n.name);
+                        seen.push(Seen { from: k, until: usize::MAX, space: d.space() });
+                        open.last_mut().unwrap().push(n.name);
                     }
                 }
                 _ => {}
@@ -364,13 +364,13 @@ impl<'f> Locals<'f> {
             first_bytes[first_byte(v)] = true;
         }
         let may_be_a_variable = |name: &str| first_bytes[first_byte(name)];
-        let shadows = |n: &Declarator| (may_be_a_variable(&n.name) && vars.contains_key(&*n.name)) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == &*n.name && k < count)));
+        let shadows = |n: DeclName| (may_be_a_variable(n.name) && vars.contains_key(n.name.as_str())) || n.range.is_some_and(|count| vars.keys().any(|v| range_member(v).is_some_and(|(prefix, k)| prefix == n.name.as_str() && k < count)));
         let regs_may_shadow = first_bytes.iter().zip(&reg_first_bytes).any(|(v, r)| *v && *r);
-        let body_decls = body.iter().filter_map(|s| match s {
-            Stmt::Decl(d) => Some(&**d),
+        let body_regs = body.iter().filter_map(|s| match s {
+            Stmt::Decl(d) if d.space() == StateSpace::Reg => Some(d.names()),
             _ => None,
         });
-        let mut regs = f.ret.iter().chain(&f.params).flatten().chain(body_decls).filter(|d| d.space == StateSpace::Reg).flat_map(|d| &d.names);
+        let mut regs = f.ret.iter().chain(&f.params).flatten().filter(|d| d.space == StateSpace::Reg).flat_map(|d| d.names.iter().map(DeclName::from)).chain(body_regs.flatten());
         if (regs_may_shadow && regs.any(shadows)) || f.labels.iter().any(|l| may_be_a_variable(l) && vars.contains_key(&**l)) {
             return walk();
         }
@@ -510,9 +510,11 @@ impl<'a> Verifier<'a> {
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
                 // Most declarations are plain registers: nothing to check.
-                if d.names.iter().all(|n| n.init.is_none() && n.dims.is_empty()) {
+                if d.names().all(|n| n.init.is_none() && n.dims.is_empty()) {
                     continue;
                 }
+                // Never a plain register declaration, held in place.
+                let Some(d) = d.as_var() else { continue };
                 self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
                 for n in &d.names {
                     if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {

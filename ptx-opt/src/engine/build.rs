@@ -419,11 +419,11 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
     let mut block_var_names: Option<FxHashSet<&str>> = Some(FxHashSet::default());
     for s in &body[lead..] {
         if let Stmt::Decl(d) = s {
-            if d.space != ptx_ir::isa::StateSpace::Reg {
-                for n in &d.names {
+            if d.space() != ptx_ir::isa::StateSpace::Reg {
+                for n in d.names() {
                     match (&mut block_var_names, n.range) {
                         (Some(set), None) => {
-                            set.insert(&*n.name);
+                            set.insert(n.name.as_str());
                         }
                         _ => block_var_names = None,
                     }
@@ -431,7 +431,7 @@ pub fn build(f: &Function, cfg: &Cfg, dom: &DomTree, view: &ValueView, dialect: 
             }
         }
     }
-    let any_block_vars = body[lead..].iter().any(|s| matches!(s, Stmt::Decl(d) if d.space != ptx_ir::isa::StateSpace::Reg));
+    let any_block_vars = body[lead..].iter().any(|s| matches!(s, Stmt::Decl(d) if d.space() != ptx_ir::isa::StateSpace::Reg));
     let mut block_vars: Option<Vec<bool>> = None;
     let mut names_block_var = |k: usize, ins: &Instruction| -> bool {
         any_block_vars

@@ -119,16 +119,17 @@ impl Rewritten {
         let grown: rustc_hash::FxHashMap<ptx_ir::ir::Name, u32> = new_body[fresh_decls..]
             .iter()
             .filter_map(|s| match s {
-                Stmt::Decl(d) if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 => Some((d.names[0].name.clone(), d.names[0].range?)),
+                Stmt::Decl(d) if d.space() == ptx_ir::isa::StateSpace::Reg && d.name_count() == 1 => d.name(0).and_then(|n| Some((n.name.clone(), n.range?))),
                 _ => None,
             })
             .collect();
         for s in &mut out {
             if let Stmt::Decl(d) = s {
-                if d.space == ptx_ir::isa::StateSpace::Reg && d.names.len() == 1 {
-                    if let (Some(n), Some(&m)) = (d.names[0].range, grown.get(&d.names[0].name)) {
+                if d.space() == ptx_ir::isa::StateSpace::Reg && d.name_count() == 1 {
+                    let counts = d.name(0).and_then(|n| Some((n.range?, *grown.get(n.name)?)));
+                    if let (Some((n, m)), Some(mut range)) = (counts, d.range_mut()) {
                         if m > n {
-                            d.names[0].range = Some(m);
+                            range.set(Some(m));
                         }
                     }
                 }

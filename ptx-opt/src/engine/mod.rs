@@ -390,7 +390,7 @@ fn declares_registers_in_blocks(f: &Function) -> bool {
         match s {
             ptx_ir::ir::Stmt::ScopeBegin => depth += 1,
             ptx_ir::ir::Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            ptx_ir::ir::Stmt::Decl(d) if depth > 0 && d.space == ptx_ir::isa::StateSpace::Reg => return true,
+            ptx_ir::ir::Stmt::Decl(d) if depth > 0 && d.space() == ptx_ir::isa::StateSpace::Reg => return true,
             _ => {}
         }
     }

@@ -71,7 +71,9 @@ impl<'a> Sources<'a> {
             match s {
                 Stmt::ScopeBegin => depth += 1,
                 Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-                Stmt::Decl(d) if depth == 0 && matches!(d.space, StateSpace::Local | StateSpace::Shared | StateSpace::Global) => {
+                // Not `.reg`: a boxed declaration.
+                Stmt::Decl(d) if depth == 0 && matches!(d.space(), StateSpace::Local | StateSpace::Shared | StateSpace::Global) => {
+                    let Some(d) = d.as_var() else { continue };
                     let natural = (d.ty.bits() as u64 / 8).max(1) * d.vector.unwrap_or(1) as u64;
                     let a = log2_of(d.align().unwrap_or(natural));
                     for n in &d.names {

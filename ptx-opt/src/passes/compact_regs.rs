@@ -19,7 +19,7 @@
 
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{member_name, range_member, Function, Name, RegId, Stmt};
+use ptx_ir::ir::{member_name, range_member, DeclName, Function, Name, RegId, Stmt};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -41,9 +41,9 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
         match s {
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            Stmt::Decl(d) if depth == 0 && d.space == StateSpace::Reg && d.names.len() == 1 => {
-                if let Some(count) = d.names[0].range {
-                    ranges.insert(d.names[0].name.clone(), (k, count));
+            Stmt::Decl(d) if depth == 0 && d.space() == StateSpace::Reg && d.name_count() == 1 => {
+                if let Some(DeclName { name, range: Some(count), .. }) = d.name(0) {
+                    ranges.insert(name.clone(), (k, count));
                 }
             }
             _ => {}
@@ -104,11 +104,9 @@ fn run(f: &Function, _analyses: &mut Analyses, _ctx: &ModuleContext, _level: Opt
     let out = g.body.as_mut().expect("a body");
     for (at, n) in counts {
         if let Stmt::Decl(d) = &mut out[at] {
-            if n == 0 {
-                // Nothing of the range is used: `dead-decls` removes it; keep it valid.
-                d.names[0].range = Some(0);
-            } else {
-                d.names[0].range = Some(n);
+            // Nothing of the range is used (`n == 0`): `dead-decls` removes it; keep it valid.
+            if let Some(mut range) = d.range_mut() {
+                range.set(Some(n));
             }
         }
     }

@@ -15,7 +15,7 @@
 use super::operands::for_each_symbol;
 use super::{Analyses, Pass, Preserves};
 use crate::{ModuleContext, OptLevel};
-use ptx_ir::ir::{Function, Instruction, Stmt, VarDecl};
+use ptx_ir::ir::{Decl, DeclName, Function, Instruction, Stmt};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -59,11 +59,13 @@ fn remove(body: &mut Vec<Stmt>, unused: &Unused) {
         let Stmt::Decl(d) = s else { return true };
         let Some(used) = used else { return false };
         let mut i = 0;
-        d.names.retain(|_| {
-            i += 1;
-            used[i - 1]
-        });
-        !d.names.is_empty()
+        d.modify(|d| {
+            d.names.retain(|_| {
+                i += 1;
+                used[i - 1]
+            });
+            !d.names.is_empty()
+        })
     });
 }
 
@@ -109,7 +111,7 @@ fn unused_declarators_by(f: &Function, lookup: PlainLookup) -> Option<Unused> {
                 }
             }
             // Initializers of other variables may take a variable's address.
-            Stmt::Decl(d) if d.names.iter().any(|n| n.init.is_some()) => return None,
+            Stmt::Decl(d) if d.names().any(|n| n.init.is_some()) => return None,
             Stmt::Decl(d) if depth == 0 && asked.notes(d) => asked.note(d, &body[..k], &mut syms),
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
@@ -120,12 +122,12 @@ fn unused_declarators_by(f: &Function, lookup: PlainLookup) -> Option<Unused> {
     let in_order = DeclaredInOrder { regs: &f.regs, next: std::cell::Cell::new(0) };
     // Few plain names are compared at once ([`PlainUsed::Few`]).
     let in_order_asked = lookup == PlainLookup::DeclarationOrder && matches!(regs.plain, PlainUsed::Many(_));
-    let used = |space: StateSpace, n: &ptx_ir::ir::Declarator| match space {
+    let used = |space: StateSpace, n: DeclName| match space {
         StateSpace::Reg if n.range.is_none() && in_order_asked => {
-            in_order.find(&n.name).is_some_and(|k| named[k]) || regs.used(&n.name, None)
+            in_order.find(n.name).is_some_and(|k| named[k]) || regs.used(n.name, None)
         }
-        StateSpace::Reg => regs.used(&n.name, n.range),
-        StateSpace::Local | StateSpace::Shared => syms.contains(n.name.as_ref()),
+        StateSpace::Reg => regs.used(n.name, n.range),
+        StateSpace::Local | StateSpace::Shared => syms.contains(n.name.as_str()),
         _ => true,
     };
     // Outermost-scope declarations with an unused name: none in most
@@ -140,12 +142,12 @@ fn unused_declarators_by(f: &Function, lookup: PlainLookup) -> Option<Unused> {
                 // Each declarator asked once: those before the first unused
                 // one are used (renderer -O2: 14,061 declarations with an
                 // unused name, each asked about twice before).
-                let Some(first) = d.names.iter().position(|n| !used(d.space, n)) else { continue };
-                let mut rest = d.names.iter().enumerate().skip(first + 1).map(|(i, n)| (i, used(d.space, n))).peekable();
+                let Some(first) = d.names().position(|n| !used(d.space(), n)) else { continue };
+                let mut rest = d.names().enumerate().skip(first + 1).map(|(i, n)| (i, used(d.space(), n))).peekable();
                 let flags = if rest.peek().is_none() && first == 0 {
                     None
                 } else {
-                    let mut flags = vec![true; d.names.len()];
+                    let mut flags = vec![true; d.name_count()];
                     flags[first] = false;
                     for (i, u) in rest {
                         flags[i] = u;
@@ -156,9 +158,9 @@ fn unused_declarators_by(f: &Function, lookup: PlainLookup) -> Option<Unused> {
             }
             // The table lists a block's registers among the outermost
             // scope's, in the body's order: the walk passes them.
-            Stmt::Decl(d) if d.space == StateSpace::Reg && in_order_asked => {
-                for n in d.names.iter().filter(|n| n.range.is_none()) {
-                    in_order.find(&n.name);
+            Stmt::Decl(d) if d.space() == StateSpace::Reg && in_order_asked => {
+                for n in d.names().filter(|n| n.range.is_none()) {
+                    in_order.find(n.name);
                 }
             }
             _ => {}
@@ -217,8 +219,8 @@ impl<'a> Asked<'a> {
     /// 62,742 declarations of one plain register, each a call noting
     /// nothing (dead-decls 38.1 -> 36.3 M without them).
     #[inline]
-    fn notes(&self, d: &VarDecl) -> bool {
-        d.space != StateSpace::Reg || self.plain.len() <= FEW_PLAIN || d.names.iter().any(|n| n.range.is_some())
+    fn notes(&self, d: &Decl) -> bool {
+        d.space() != StateSpace::Reg || self.plain.len() <= FEW_PLAIN || d.names().any(|n| n.range.is_some())
     }
 
     /// Notes a declaration of the outermost scope, which follows the
@@ -227,20 +229,20 @@ impl<'a> Asked<'a> {
     /// `for_each_reg` to be inlined into it (renderer: 6 M host
     /// instructions of calls otherwise).
     #[inline(never)]
-    fn note(&mut self, d: &'a VarDecl, before: &'a [Stmt], syms: &mut FxHashSet<&'a str>) {
-        if matches!(d.space, StateSpace::Local | StateSpace::Shared) && !self.variables {
+    fn note(&mut self, d: &'a Decl, before: &'a [Stmt], syms: &mut FxHashSet<&'a str>) {
+        if matches!(d.space(), StateSpace::Local | StateSpace::Shared) && !self.variables {
             for s in before {
                 if let Stmt::Instr(ins) = s {
                     gather_symbols(syms, ins);
                 }
             }
         }
-        match d.space {
+        match d.space() {
             StateSpace::Reg => {
-                for n in &d.names {
+                for n in d.names() {
                     match n.range {
-                        Some(count) => self.ranges.push((&n.name, count)),
-                        None if self.plain.len() <= FEW_PLAIN => self.plain.push(&n.name),
+                        Some(count) => self.ranges.push((n.name, count)),
+                        None if self.plain.len() <= FEW_PLAIN => self.plain.push(n.name),
                         None => {}
                     }
                 }
@@ -571,7 +573,12 @@ fn for_each_name_in_item<'a>(item: &'a ptx_ir::ir::Item, out: &mut dyn FnMut(&'a
                     // instructions).
                     Stmt::Instr(ins) => for_each_symbol(ins, |n| out(n)),
                     Stmt::CallTargets(_, names) => names.iter().for_each(|n| out(n)),
-                    Stmt::Decl(d) => init(d, out),
+                    // Initializers are in boxed declarations.
+                    Stmt::Decl(d) => {
+                        if let Some(d) = d.as_var() {
+                            init(d, out)
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -670,7 +677,7 @@ mod tests {
             .iter()
             .flat_map(|(k, keep)| {
                 let Stmt::Decl(d) = &body[*k] else { panic!() };
-                d.names.iter().enumerate().filter(|(i, _)| keep.as_ref().is_none_or(|keep| !keep[*i])).map(|(_, n)| &*n.name).collect::<Vec<_>>()
+                d.names().enumerate().filter(|(i, _)| keep.as_ref().is_none_or(|keep| !keep[*i])).map(|(_, n)| n.name.as_str()).collect::<Vec<_>>()
             })
             .collect();
         assert_eq!(gone, ["%c", "%e", "%s", "%u", "%v", "%w", "%late2"]);

@@ -98,7 +98,7 @@ mod tests {
         // The store reads the constant from a new register, declared first.
         assert_eq!(g.regs.len(), f.regs.len() + 1);
         assert_eq!(body.len(), f.body.as_ref().unwrap().len() + 1);
-        assert!(matches!(&body[0], ptx_ir::ir::Stmt::Decl(d) if d.names[0].range == Some(1)));
+        assert!(matches!(&body[0], ptx_ir::ir::Stmt::Decl(d) if d.name(0).is_some_and(|n| n.range == Some(1))));
         // The input's loads and `ret` are kept as they were, in order (the
         // store reads another register).
         let kept = |b: &[ptx_ir::ir::Stmt]| b.iter().filter(|s| matches!(s, ptx_ir::ir::Stmt::Instr(i) if matches!(i.opcode, ptx_ir::isa::Opcode::LD | ptx_ir::isa::Opcode::RET))).cloned().collect::<Vec<_>>();

@@ -81,7 +81,7 @@ impl Symbols {
             match s {
                 Stmt::ScopeBegin => depth += 1,
                 Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-                Stmt::Decl(d) if depth > 0 => scoped.extend(d.names.iter().map(|n| n.name.clone())),
+                Stmt::Decl(d) if depth > 0 => scoped.extend(d.names().map(|n| n.name.clone())),
                 _ => {}
             }
         }

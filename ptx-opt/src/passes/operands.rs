@@ -54,8 +54,8 @@ pub fn block_declared_names(body: &[Stmt]) -> rustc_hash::FxHashSet<String> {
         match s {
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            Stmt::Decl(d) if depth > 0 && d.space == StateSpace::Reg => {
-                for n in &d.names {
+            Stmt::Decl(d) if depth > 0 && d.space() == StateSpace::Reg => {
+                for n in d.names() {
                     match n.range {
                         Some(count) => names.extend((0..count).map(|i| format!("{}{i}", n.name))),
                         None => {

@@ -309,7 +309,9 @@ fn candidates(body: &[Stmt]) -> Vec<Var> {
         match s {
             Stmt::ScopeBegin => depth += 1,
             Stmt::ScopeEnd => depth = depth.saturating_sub(1),
-            Stmt::Decl(d) if d.space != StateSpace::Reg => {
+            // Not `.reg`: a boxed declaration.
+            Stmt::Decl(d) if d.space() != StateSpace::Reg => {
+                let Some(d) = d.as_var() else { continue };
                 for dn in &d.names {
                     *seen.entry(dn.name.clone()).or_insert(0) += 1;
                     if depth > 0 || d.space != StateSpace::Local || dn.range.is_some() || dn.init.is_some() {

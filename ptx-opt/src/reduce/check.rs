@@ -58,7 +58,7 @@ pub(crate) fn weight(module: &Module) -> usize {
                     w += 1;
                     match stmt {
                         Stmt::Instr(ins) => ins.for_each_reg(|_, _| w += 1),
-                        Stmt::Decl(d) if d.space == StateSpace::Reg => w += d.names.iter().map(|n| n.range.map_or(1, |r| r as usize)).sum::<usize>(),
+                        Stmt::Decl(d) if d.space() == StateSpace::Reg => w += d.names().map(|n| n.range.map_or(1, |r| r as usize)).sum::<usize>(),
                         _ => {}
                     }
                 }

@@ -6,7 +6,7 @@
 //! index within the function's body). The search re-enumerates them after
 //! every accepted change, so a site never outlives the module it names.
 
-use ptx_ir::ir::{range_member, AddrBase, Function, Item, LabelId, Module, Name, Operand, RegId, Stmt, VarDecl};
+use ptx_ir::ir::{range_member, AddrBase, DeclName, Function, Item, LabelId, Module, Name, Operand, RegId, Stmt};
 use ptx_ir::isa::StateSpace;
 use rustc_hash::FxHashSet;
 
@@ -135,8 +135,8 @@ impl Uses {
             Stmt::BranchTargets(_, targets) => self.labels.extend(targets.iter().copied()),
             Stmt::CallTargets(_, names) => self.symbols.extend(names.iter().cloned()),
             Stmt::Decl(d) => {
-                for name in &d.names {
-                    if let Some(init) = &name.init {
+                for name in d.names() {
+                    if let Some(init) = name.init {
                         init.symbolic_exprs(&mut |e| {
                             e.symbols(&mut |s| {
                                 self.symbols.insert(s.into());
@@ -169,15 +169,15 @@ impl Uses {
         }
     }
 
-    /// Does any statement of `f` name something `decl` declares?
-    pub fn names_any_of(&self, f: &Function, decl: &VarDecl) -> bool {
-        if decl.space != StateSpace::Reg {
-            return decl.names.iter().any(|d| self.symbols.contains(&d.name));
+    /// Does any statement of `f` name something a declaration of `space` with these names declares?
+    pub fn names_any_of<'a>(&self, f: &Function, space: StateSpace, mut names: impl Iterator<Item = DeclName<'a>>) -> bool {
+        if space != StateSpace::Reg {
+            return names.any(|d| self.symbols.contains(d.name));
         }
         let used: FxHashSet<&str> = self.regs.iter().filter_map(|r| f.try_reg(*r)).map(|r| &*r.name).collect();
-        decl.names.iter().any(|d| match d.range {
-            None => used.contains(&*d.name),
-            Some(n) => used.iter().any(|u| matches!(range_member(u), Some((prefix, k)) if prefix == &*d.name && k < n)),
+        names.any(|d| match d.range {
+            None => used.contains(d.name.as_str()),
+            Some(n) => used.iter().any(|u| matches!(range_member(u), Some((prefix, k)) if prefix == d.name.as_str() && k < n)),
         })
     }
 }

@@ -79,8 +79,8 @@ impl<'f> Checker<'f> {
             match s {
                 Stmt::Instr(ins) => c.instruction(&w, k, ins, names.at(k), &mut reg_site, &mut site_reg, &mut reg_ok),
                 Stmt::Decl(d) => {
-                    for n in d.names.iter().filter(|n| &*n.name != "_") {
-                        if let Some((prev, _)) = declared.insert((scope, &n.name), (k, n.range.is_some())) {
+                    for n in d.names().filter(|n| n.name.as_str() != "_") {
+                        if let Some((prev, _)) = declared.insert((scope, n.name), (k, n.range.is_some())) {
                             c.error(Some(k), format!("`{}` is declared twice in one block (statements {prev} and {k})", n.name));
                         } else if labels_so_far.contains(&(scope, &*n.name)) {
                             c.error(Some(k), format!("`{}` is a label of this block, so it cannot also be declared here", n.name));
@@ -262,6 +262,6 @@ fn type_text(ty: crate::isa::ScalarType, vector: Option<u8>) -> String {
 
 /// The type and vector width a register site declares.
 fn declared_type(f: &Function, site: Site) -> Option<(crate::isa::ScalarType, Option<u8>)> {
-    site_decl(f, site).map(|(d, _)| (d.ty, d.vector))
+    site_decl(f, site).map(|d| d.ty())
 }
 

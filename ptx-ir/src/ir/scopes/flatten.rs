@@ -3,7 +3,7 @@
 
 use super::check::check_finding_sites;
 use super::{label_def, leading_decls, BodyNames, NameUse, ScopeError, ScopeTree, Site};
-use crate::ir::{range_member, Declarator, Declarators, Function, Name, RegId, Stmt, VarDecl};
+use crate::ir::{range_member, DeclName, Declarator, Declarators, Function, Name, RegId, Stmt};
 use crate::isa::StateSpace;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -104,7 +104,7 @@ impl Unflatten {
         }
         for (k, list) in self.lists {
             if let Some(Stmt::Decl(d)) = &mut old[k as usize] {
-                d.names = list;
+                d.replace_names(list);
             }
         }
         *f.body.as_mut().expect("a flattened body") = old.into_iter().map(|s| s.expect("every statement back in place")).collect();
@@ -204,7 +204,7 @@ impl Plan {
         let mut unused: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
         for (i, &(_, d)) in sites.iter().enumerate().rev() {
             if d.range.is_none() && site_regs[i].is_empty() {
-                unused.entry(&d.name).or_default().push(i);
+                unused.entry(d.name.as_str()).or_default().push(i);
             }
         }
         for (r, reg) in f.regs.iter().enumerate() {
@@ -233,7 +233,7 @@ impl Plan {
             taken.note(n);
         }
         for &(_, d) in &sites {
-            taken.note(&d.name);
+            taken.note(d.name);
             if let Some(n) = d.range {
                 let e = taken.ranges.entry(d.name.clone()).or_insert(0);
                 *e = (*e).max(n);
@@ -271,24 +271,24 @@ impl Plan {
             let mut decl_out = Declarators::new();
             match d.range {
                 None => {
-                    let name = if stmt.is_none() || free(&d.name, &claimed, &claimed_ranges) { d.name.clone() } else { taken.fresh(&d.name) };
+                    let name = if stmt.is_none() || free(d.name, &claimed, &claimed_ranges) { d.name.clone() } else { taken.fresh(d.name) };
                     claim(&name, &mut claimed, &mut claimed_by_prefix);
                     for r in regs {
                         if f.regs[r.0 as usize].name != name {
                             plan.reg_names[r.0 as usize] = Some(name.clone());
                         }
                     }
-                    decl_out.push(Declarator { name, ..d.clone() });
+                    decl_out.push(Declarator { name, ..d.to_declarator() });
                 }
                 Some(count) => {
                     let clash = |ms: Option<&Vec<u32>>| ms.is_some_and(|v| v.iter().any(|&i| i < count));
                     let whole = stmt.is_none()
-                        || !(claimed_ranges.contains_key(&d.name)
-                            || clash(claimed_by_prefix.get(&d.name))
-                            || clash(fixed_by_prefix.get(&*d.name)));
+                        || !(claimed_ranges.contains_key(d.name)
+                            || clash(claimed_by_prefix.get(d.name))
+                            || clash(fixed_by_prefix.get(d.name.as_str())));
                     if whole {
                         claimed_ranges.insert(d.name.clone(), count);
-                        decl_out.push(d.clone());
+                        decl_out.push(d.to_declarator());
                     } else {
                         // Only the members in use, each under a name of its own.
                         let mut members: Vec<(u32, RegId)> = regs
@@ -333,11 +333,11 @@ impl Plan {
         // Declarations: rewritten where names changed, moved when nested or late.
         for (k, s) in body.iter().enumerate() {
             let Stmt::Decl(d) = s else { continue };
-            if d.space != StateSpace::Reg {
+            if d.space() != StateSpace::Reg {
                 continue;
             }
             let list = new_lists.remove(&k).unwrap_or_default();
-            if list != d.names {
+            if !d.names().eq(list.iter().map(DeclName::from)) {
                 plan.decls.insert(k, list);
             }
             if k >= lead || tree.stmt_scope[k] != 0 {
@@ -373,8 +373,8 @@ impl Plan {
         let mut at = 0;
         for (k, mut s) in body.into_iter().enumerate() {
             if let (Stmt::Decl(d), Some(list)) = (&mut s, decls.remove(&k)) {
-                undo.lists.push((k as u32, std::mem::replace(&mut d.names, list)));
-                if d.names.is_empty() {
+                undo.lists.push((k as u32, d.replace_names(list)));
+                if d.name_count() == 0 {
                     undo.removed.push((k as u32, s));
                     continue;
                 }
@@ -409,7 +409,7 @@ struct SitePlaces {
 }
 
 impl SitePlaces {
-    fn of(sites: &[(Site, &Declarator)], body_len: usize) -> SitePlaces {
+    fn of(sites: &[(Site, DeclName)], body_len: usize) -> SitePlaces {
         let mut places = SitePlaces { params: 0, body_first: vec![u32::MAX; body_len] };
         for (i, (site, _)) in sites.iter().enumerate() {
             match *site {
@@ -422,7 +422,7 @@ impl SitePlaces {
     }
 
     /// The place of `s`'s declarator in `sites`, if there.
-    fn of_site(&self, sites: &[(Site, &Declarator)], s: Site) -> Option<usize> {
+    fn of_site(&self, sites: &[(Site, DeclName)], s: Site) -> Option<usize> {
         let i = match s {
             Site::Param { .. } => sites[..self.params].iter().position(|(p, _)| *p == s)?,
             Site::Body { stmt, name, .. } => (*self.body_first.get(stmt as usize)? as usize).checked_add(name as usize)?,
@@ -437,21 +437,21 @@ impl SitePlaces {
 
 /// Every register declaration (signature first, then the body in order),
 /// with its declarator.
-fn reg_sites(f: &Function) -> Vec<(Site, &Declarator)> {
+fn reg_sites(f: &Function) -> Vec<(Site, DeclName<'_>)> {
     let mut out = Vec::new();
     for (ret, list) in [(true, &f.ret), (false, &f.params)] {
         for (d, decl) in list.iter().flatten().enumerate() {
             if decl.space == StateSpace::Reg {
                 for (n, name) in decl.names.iter().enumerate() {
-                    out.push((Site::Param { ret, decl: d as u32, name: n as u32 }, name));
+                    out.push((Site::Param { ret, decl: d as u32, name: n as u32 }, name.into()));
                 }
             }
         }
     }
     for (k, s) in f.body.iter().flatten().enumerate() {
         if let Stmt::Decl(d) = s {
-            if d.space == StateSpace::Reg {
-                for (n, name) in d.names.iter().enumerate() {
+            if d.space() == StateSpace::Reg {
+                for (n, name) in d.names().enumerate() {
                     out.push((Site::Body { stmt: k as u32, name: n as u32, member: None }, name));
                 }
             }
@@ -465,22 +465,22 @@ fn reg_sites(f: &Function) -> Vec<(Site, &Declarator)> {
 /// variables and functions, call targets, initializers, `.loc`); `names`:
 /// the names the body uses.
 fn for_each_fixed_name(f: &Function, names: &BodyNames, out: &mut dyn FnMut(&str)) {
-    let decl = |d: &VarDecl, out: &mut dyn FnMut(&str)| {
-        for n in &d.names {
-            if d.space != StateSpace::Reg {
-                out(&n.name);
+    let decl = |space: StateSpace, names: &mut dyn Iterator<Item = DeclName>, out: &mut dyn FnMut(&str)| {
+        for n in names {
+            if space != StateSpace::Reg {
+                out(n.name);
             }
-            if let Some(i) = &n.init {
+            if let Some(i) = n.init {
                 i.symbolic_exprs(&mut |e| e.symbols(out));
             }
         }
     };
     for d in f.ret.iter().chain(&f.params).flatten() {
-        decl(d, out);
+        decl(d.space, &mut d.names.iter().map(DeclName::from), out);
     }
     for (k, s) in f.body.iter().flatten().enumerate() {
         match s {
-            Stmt::Decl(d) => decl(d, out),
+            Stmt::Decl(d) => decl(d.space(), &mut d.names(), out),
             Stmt::Instr(_) => {
                 for u in names.at(k) {
                     if let NameUse::Var(n) = u {

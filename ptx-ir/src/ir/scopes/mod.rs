@@ -35,7 +35,7 @@ pub use check::{check, ScopeError};
 pub use flatten::{flatten_names, flatten_names_undoably, Unflatten};
 
 use super::{is_member_of, range_member};
-use super::{AddrBase, Declarator, Function, Instruction, LabelId, Operand, RegId, Stmt, VarDecl};
+use super::{AddrBase, Decl, DeclName, Function, Instruction, LabelId, Operand, RegId, Stmt, VarDecl};
 use crate::isa::StateSpace;
 use smallvec::SmallVec;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -176,7 +176,7 @@ impl<'f> Walk<'f> {
             for (d, decl) in list.iter().flatten().enumerate() {
                 for (n, name) in decl.names.iter().enumerate() {
                     let site = Site::Param { ret, decl: d as u32, name: n as u32 };
-                    w.declare(decl, name, site);
+                    w.declare(decl.space, name.into(), site);
                 }
             }
         }
@@ -197,29 +197,29 @@ impl<'f> Walk<'f> {
         self.label_defs().by_block.get(&(scope, name)).copied()
     }
 
-    fn declare(&mut self, decl: &'f VarDecl, name: &'f Declarator, site: Site) {
-        if &*name.name == "_" {
+    fn declare(&mut self, space: StateSpace, name: DeclName<'f>, site: Site) {
+        if name.name.as_str() == "_" {
             return;
         }
-        if decl.space == StateSpace::Reg {
+        if space == StateSpace::Reg {
             match name.name.as_bytes().first() {
                 Some(&b) => self.reg_initials[b as usize >> 6] |= 1 << (b & 63),
                 None => self.reg_initials = [u64::MAX; 4],
             }
         }
         let top = self.open.last_mut().unwrap();
-        match (decl.space, name.range) {
+        match (space, name.range) {
             (StateSpace::Reg, Some(n)) => {
                 if !top.names.is_empty() {
-                    top.names.retain(|other, _| !is_member_of(other, &name.name, n));
+                    top.names.retain(|other, _| !is_member_of(other, name.name, n));
                 }
-                top.ranges.insert(&name.name, (n, site));
+                top.ranges.insert(name.name, (n, site));
             }
             (StateSpace::Reg, None) => {
-                top.names.insert(&name.name, Meaning::Reg(site));
+                top.names.insert(name.name, Meaning::Reg(site));
             }
             _ => {
-                top.names.insert(&name.name, Meaning::Var(site));
+                top.names.insert(name.name, Meaning::Var(site));
             }
         }
     }
@@ -242,8 +242,8 @@ impl<'f> Walk<'f> {
                 self.generation += 1;
             }
             Stmt::Decl(d) => {
-                for (n, name) in d.names.iter().enumerate() {
-                    self.declare(d, name, Site::Body { stmt: k as u32, name: n as u32, member: None });
+                for (n, name) in d.names().enumerate() {
+                    self.declare(d.space(), name, Site::Body { stmt: k as u32, name: n as u32, member: None });
                 }
                 self.generation += 1;
             }
@@ -328,7 +328,7 @@ impl<'f> Walk<'f> {
     /// the function (not a module variable).
     pub fn var_decl(&self, name: &str) -> Option<&'f VarDecl> {
         match self.lookup(name)? {
-            Meaning::Var(site) => site_decl(self.f, site).map(|(d, _)| d),
+            Meaning::Var(site) => site_decl(self.f, site)?.as_var(),
             _ => None,
         }
     }
@@ -476,11 +476,11 @@ pub fn block_register_users(f: &Function) -> Option<Vec<bool>> {
         if let Stmt::Decl(d) = s {
             if k >= lead {
                 // A declaration in a block must not shadow a visible name.
-                for n in &d.names {
+                for n in d.names() {
                     match n.range {
-                        None if w.lookup(&n.name).is_some() => return None,
+                        None if w.lookup(n.name).is_some() => return None,
                         Some(count) if count > 4096 => return None,
-                        Some(count) if (0..count).any(|i| w.lookup(&super::member_name(&n.name, i)).is_some()) => return None,
+                        Some(count) if (0..count).any(|i| w.lookup(&super::member_name(n.name, i)).is_some()) => return None,
                         _ => {}
                     }
                 }
@@ -526,20 +526,20 @@ impl<'f> LaterRegNames<'f> {
         let mut names = LaterRegNames { plain: FxHashSet::default(), ranges: FxHashMap::default(), initials: [0; 4] };
         for s in body.iter().skip(lead) {
             let Stmt::Decl(d) = s else { continue };
-            if d.space != StateSpace::Reg {
+            if d.space() != StateSpace::Reg {
                 continue;
             }
-            for n in &d.names {
+            for n in d.names() {
                 match n.name.as_bytes().first() {
                     Some(&b) => names.initials[b as usize >> 6] |= 1 << (b & 63),
                     None => names.initials = [u64::MAX; 4],
                 }
                 match n.range {
                     None => {
-                        names.plain.insert(&n.name);
+                        names.plain.insert(n.name);
                     }
                     Some(count) => {
-                        let most = names.ranges.entry(&n.name).or_insert(0);
+                        let most = names.ranges.entry(n.name).or_insert(0);
                         *most = (*most).max(count);
                     }
                 }
@@ -570,19 +570,47 @@ pub(crate) fn leading_decls(body: &[Stmt]) -> usize {
     body.iter().take_while(|s| matches!(s, Stmt::Decl(_))).count()
 }
 
-/// The declaration a site is in.
-pub(crate) fn site_decl(f: &Function, site: Site) -> Option<(&VarDecl, &Declarator)> {
-    let d = match site {
-        Site::Param { ret, decl, .. } => (if ret { &f.ret } else { &f.params }).as_ref()?.get(decl as usize)?,
+/// The declaration a site is in: one of the signature or of the body.
+pub(crate) enum SiteDecl<'f> {
+    Signature(&'f VarDecl),
+    Body(&'f Decl),
+}
+
+impl<'f> SiteDecl<'f> {
+    /// The declaration as a [`VarDecl`]: `None` for a plain register
+    /// declaration of the body ([`Decl::as_var`]).
+    pub(crate) fn as_var(&self) -> Option<&'f VarDecl> {
+        match *self {
+            SiteDecl::Signature(d) => Some(d),
+            SiteDecl::Body(d) => d.as_var(),
+        }
+    }
+
+    /// The type and vector width it declares.
+    pub(crate) fn ty(&self) -> (crate::isa::ScalarType, Option<u8>) {
+        match self {
+            SiteDecl::Signature(d) => (d.ty, d.vector),
+            SiteDecl::Body(d) => (d.ty(), d.vector()),
+        }
+    }
+}
+
+/// The declaration a site is in (`None` for a site that is none).
+pub(crate) fn site_decl(f: &Function, site: Site) -> Option<SiteDecl<'_>> {
+    let (d, names) = match site {
+        Site::Param { ret, decl, .. } => {
+            let d = (if ret { &f.ret } else { &f.params }).as_ref()?.get(decl as usize)?;
+            (SiteDecl::Signature(d), d.names.len())
+        }
         Site::Body { stmt, .. } => match f.body.as_ref()?.get(stmt as usize)? {
-            Stmt::Decl(d) => d,
+            Stmt::Decl(d) => (SiteDecl::Body(d), d.name_count()),
             _ => return None,
         },
     };
     let n = match site {
         Site::Param { name, .. } | Site::Body { name, .. } => name,
     };
-    Some((d, d.names.get(n as usize)?))
+    ((n as usize) < names).then_some(d)
 }
 
 

@@ -180,7 +180,7 @@ fn flattening_gives_one_name_per_register_and_label() {
     }
     // Every .reg declaration now opens the body.
     let lead = leading_decls(body(&f));
-    assert!(body(&f)[lead..].iter().all(|s| !matches!(s, Stmt::Decl(d) if d.space == StateSpace::Reg)));
+    assert!(body(&f)[lead..].iter().all(|s| !matches!(s, Stmt::Decl(d) if d.space() == StateSpace::Reg)));
     // So an instruction of the innermost block can move out of all blocks.
     let k = nth_instr(&f, "mov", 0);
     let b = f.body.as_mut().unwrap();

@@ -92,7 +92,7 @@ impl Family for DropUnusedParams {
             }
             let uses = Uses::of(f);
             for (k, p) in f.params.iter().flatten().enumerate() {
-                if !uses.names_any_of(f, p) {
+                if !uses.names_any_of(f, p.space, p.names.iter().map(ptx_ir::ir::DeclName::from)) {
                     out.push(Site::Param { item: i, k });
                 }
             }

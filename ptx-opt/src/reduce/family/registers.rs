@@ -4,7 +4,7 @@
 
 use super::Family;
 use crate::reduce::sites::{self, Site, Uses};
-use ptx_ir::ir::{range_member, Declarator, Function, Item, Module, Name, Stmt};
+use ptx_ir::ir::{range_member, DeclName, Function, Item, Module, Name, Stmt};
 use ptx_ir::isa::StateSpace;
 
 pub(crate) struct ShrinkRegRanges;
@@ -19,14 +19,14 @@ impl Family for ShrinkRegRanges {
         let mut current: Option<(usize, Vec<(Name, u32)>)> = None;
         for (item, f, s, stmt) in sites::statements(m) {
             let Stmt::Decl(d) = stmt else { continue };
-            if d.space != StateSpace::Reg {
+            if d.space() != StateSpace::Reg {
                 continue;
             }
             if current.as_ref().map(|(i, _)| *i) != Some(item) {
                 current = Some((item, used_members(f)));
             }
             let Some((_, used)) = &current else { continue };
-            if d.names.iter().any(|n| shrunk(n, used).is_some()) {
+            if d.names().any(|n| shrunk(n, used).is_some()) {
                 out.push(Site::Stmt { item, stmt: s });
             }
         }
@@ -40,11 +40,13 @@ impl Family for ShrinkRegRanges {
             let Some(Item::Func(f)) = out.items.get_mut(item) else { continue };
             let used = used_members(f);
             let Some(Stmt::Decl(d)) = f.body.as_mut().and_then(|b| b.get_mut(stmt)) else { continue };
-            for n in &mut d.names {
-                if let Some(len) = shrunk(n, &used) {
-                    n.range = Some(len);
+            d.modify(|d| {
+                for n in &mut d.names {
+                    if let Some(len) = shrunk(DeclName::from(&*n), &used) {
+                        n.range = Some(len);
+                    }
                 }
-            }
+            });
         }
         out
     }
@@ -59,9 +61,9 @@ fn used_members(f: &Function) -> Vec<(Name, u32)> {
 
 /// The smaller range `d` could have: one past its highest used member,
 /// when that is less than its range and something is used.
-fn shrunk(d: &Declarator, used: &[(Name, u32)]) -> Option<u32> {
+fn shrunk(d: DeclName, used: &[(Name, u32)]) -> Option<u32> {
     let n = d.range?;
-    let highest = used.iter().filter(|(p, k)| **p == *d.name && *k < n).map(|(_, k)| *k).max()?;
+    let highest = used.iter().filter(|(p, k)| p == d.name && *k < n).map(|(_, k)| *k).max()?;
     let len = highest.checked_add(1)?;
     (len < n).then_some(len)
 }

@@ -67,7 +67,7 @@ impl Family for DropUnusedDecls {
     }
 
     fn sites(&self, m: &Module) -> Vec<Site> {
-        statement_sites(m, |f, uses, stmt| matches!(stmt, Stmt::Decl(d) if !uses.names_any_of(f, d)))
+        statement_sites(m, |f, uses, stmt| matches!(stmt, Stmt::Decl(d) if !uses.names_any_of(f, d.space(), d.names())))
     }
 
     fn apply(&self, m: &Module, chosen: &[Site]) -> Module {
