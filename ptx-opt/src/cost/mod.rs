@@ -284,6 +284,11 @@ impl CostModel {
     }
 
     /// The measured family this model reads (`sm_80`).
+    /// The family's number in the tables (a key for prices kept elsewhere).
+    pub(crate) fn family_number(&self) -> usize {
+        self.family
+    }
+
     pub fn family(&self) -> &'static str {
         &index().families[self.family]
     }

@@ -13,6 +13,7 @@ use super::facts::EGraph;
 use super::lang::{Node, ShapeId};
 use crate::rules::Target;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// Units per SASS instruction.
 pub const SCALE: u64 = 8;
@@ -35,12 +36,41 @@ pub struct CostModel {
 /// ([`super::lang::Shape`]): shapes are shared by the e-graphs of a
 /// thread's functions, and pricing each shape again for each function
 /// cost complex at -O2 0.67 M host instructions (1,012 shapes for 247
-/// functions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Priced {
-    table: crate::cost::CostModel,
-    free_zext: bool,
-    sass: u64,
+/// functions). One atomic word, so that a shape stays `Sync` (the rule
+/// hunt shares shapes between threads): the price in the low 32 bits, the
+/// zero-extension rule in bit 32, the table's family number plus one
+/// above (0: not priced). A price or family too large for its bits is not
+/// kept.
+#[derive(Debug, Default)]
+pub struct Priced(AtomicU64);
+
+impl Clone for Priced {
+    fn clone(&self) -> Priced {
+        Priced(AtomicU64::new(self.0.load(Relaxed)))
+    }
+}
+
+impl Priced {
+    /// The word of `sass` priced by `table` with `free_zext`; `None` when
+    /// it does not fit.
+    fn word(table: crate::cost::CostModel, free_zext: bool, sass: u64) -> Option<u64> {
+        let family = u64::try_from(table.family_number()).ok()?.checked_add(1).filter(|f| *f < 1 << 31)?;
+        let sass = u32::try_from(sass).ok()?;
+        Some(family << 33 | u64::from(free_zext) << 32 | u64::from(sass))
+    }
+
+    /// The price kept for `table` with `free_zext`, if it is the one kept.
+    fn get(&self, table: crate::cost::CostModel, free_zext: bool) -> Option<u64> {
+        let word = self.0.load(Relaxed);
+        let key = Self::word(table, free_zext, 0)?;
+        (word != 0 && word & !0xffff_ffff == key).then_some(word & 0xffff_ffff)
+    }
+
+    fn set(&self, table: crate::cost::CostModel, free_zext: bool, sass: u64) {
+        if let Some(word) = Self::word(table, free_zext, sass) {
+            self.0.store(word, Relaxed);
+        }
+    }
 }
 
 /// A shape not priced yet, in [`CostModel`]'s memo.
@@ -81,11 +111,11 @@ impl CostModel {
     fn shape_cost(&self, eg: &EGraph, s: ShapeId) -> u64 {
         let shapes = &eg.analysis.shapes;
         let shape = shapes.get(s);
-        let sass = match shape.priced.get() {
-            Some(p) if p.table == self.table && p.free_zext == self.free_zext => p.sass,
-            _ => {
+        let sass = match shape.priced.get(self.table, self.free_zext) {
+            Some(sass) => sass,
+            None => {
                 let sass = self.sass(&shape.ins);
-                shape.priced.set(Some(Priced { table: self.table, free_zext: self.free_zext, sass }));
+                shape.priced.set(self.table, self.free_zext, sass);
                 sass
             }
         };
@@ -223,6 +253,14 @@ mod tests {
             }
         }
         assert!(by_halves > 20, "{by_halves}");
+    }
+
+    /// Shapes stay shareable between threads with their kept price (the
+    /// rule hunt prices shapes on several): this fails to compile if not.
+    #[test]
+    fn shapes_with_their_prices_are_send_and_sync() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<super::super::lang::Shape>();
     }
 
     /// A shape's price kept with it ([`Priced`]) is the price of the table

@@ -127,7 +127,7 @@ pub struct Shape {
     /// What the extraction's cost model found this shape's instruction
     /// costs, kept with the shape for the tables of later functions
     /// ([`super::cost`]; shapes are made once per thread, see [`MadeShapes`]).
-    pub(super) priced: std::cell::Cell<Option<super::cost::Priced>>,
+    pub(super) priced: super::cost::Priced,
 }
 
 /// Width in bits a value of this type takes in a register (1 for `.pred`).
@@ -168,7 +168,7 @@ impl Shape {
             }
         }
         let types = ins.types();
-        let mut shape = Shape { ins, width, dest_ty, sources, types, plain_int: None, known_plain: false, priced: std::cell::Cell::new(None) };
+        let mut shape = Shape { ins, width, dest_ty, sources, types, plain_int: None, known_plain: false, priced: super::cost::Priced::default() };
         shape.plain_int = crate::rules::plain_int_of(&shape);
         shape.known_plain = super::known::plain(&shape);
         shape
