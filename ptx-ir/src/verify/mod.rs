@@ -35,6 +35,7 @@ mod declared;
 mod forms;
 mod header;
 mod init;
+mod shapes;
 mod target;
 mod types;
 
@@ -44,6 +45,7 @@ pub use types::{narrower as narrower_type, wider as wider_type};
 
 use crate::analysis::FunctionAnalyses;
 use forms::{FormFacts, ModSet};
+use shapes::CleanShapes;
 use crate::ir::scopes;
 use crate::ir::{range_member, AddrBase, DeclName, Declarator, FuncKind, Function, Instruction, Item, Linkage, Module, Name, Operand, Stmt, VarDecl, Version};
 use crate::isa::{FormId, Mod, Opcode, OperandType, ScalarType, StateSpace};
@@ -76,22 +78,31 @@ enum Origin {
 }
 
 fn verify_module(m: &Module, map: &SourceMap, file: &str, text: &[u8], origin: Origin) -> Vec<Diagnostic> {
+    verify_module_with(m, map, file, text, origin, true)
+}
+
+/// [`verify_module`]; `shapes`: skip the instructions of a shape found
+/// clean ([`CleanShapes`]; off only in tests, which check that it changes
+/// nothing).
+fn verify_module_with(m: &Module, map: &SourceMap, file: &str, text: &[u8], origin: Origin, shapes: bool) -> Vec<Diagnostic> {
     let lines = Lines::new(text);
     let ctx = Context::of_module(m);
     let mut out = check_header(&ctx, m.version, &m.target, &map.header, file, &lines);
     let span_of = |k: usize| map.items.get(k).copied().unwrap_or_default();
-    let check = |(k, item): (usize, &Item)| {
+    let check = |clean: &mut CleanShapes, (k, item): (usize, &Item)| {
         let span = span_of(k);
         let spans = ItemSpansRef { item: span, stmts: map.stmts.get(k).map_or(&[], |s| s.as_slice()), params: map.params.get(k).map_or(&[], |s| s.as_slice()), header: map.headers.get(k).copied().unwrap_or(span) };
-        check_item(&ctx, item, &spans, file, &lines, origin)
+        check_item(&ctx, item, &spans, file, &lines, origin, clean)
     };
     // Items are checked on their own (against `ctx`), so a large module's
-    // are checked on all threads; diagnostics stay in item order.
+    // are checked on all threads; diagnostics stay in item order. The
+    // shapes found clean are shared by the items a thread checks.
     let per_item: Vec<Vec<Diagnostic>> = if crate::threads::worth_splitting(text.len()) {
         use rayon::prelude::*;
-        m.items.par_iter().enumerate().map(check).collect()
+        m.items.par_iter().enumerate().map_init(|| CleanShapes::new(shapes), check).collect()
     } else {
-        m.items.iter().enumerate().map(check).collect()
+        let mut clean = CleanShapes::new(shapes);
+        m.items.iter().enumerate().map(|item| check(&mut clean, item)).collect()
     };
     let mut leading = true;
     for ((k, item), diags) in m.items.iter().enumerate().zip(per_item) {
@@ -128,7 +139,7 @@ pub fn verify_header(ctx: &Context, written: Version, targets: &[Name], spans: &
 /// module's).
 pub fn verify_item(ctx: &Context, item: &Item, spans: &ItemSpans, file: &str, text: &[u8]) -> Vec<Diagnostic> {
     let spans = ItemSpansRef { item: spans.item, stmts: &spans.stmts, params: &spans.params, header: spans.header };
-    check_item(ctx, item, &spans, file, &Lines::new(text), Origin::Any)
+    check_item(ctx, item, &spans, file, &Lines::new(text), Origin::Any, &mut CleanShapes::new(true))
 }
 
 /// ptxas accepts further `.target` directives only right after the first
@@ -404,9 +415,12 @@ fn check_header(ctx: &Context, written: Version, targets: &[Name], spans: &Heade
     v.out
 }
 
-fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, lines: &Lines, origin: Origin) -> Vec<Diagnostic> {
+/// One item's problems; `clean`: the shapes of instructions found clean
+/// in the module so far, which this item's add to.
+fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, lines: &Lines, origin: Origin, clean: &mut CleanShapes) -> Vec<Diagnostic> {
     let mut v = Verifier::new(ctx, file, lines);
     v.origin = origin;
+    std::mem::swap(&mut v.clean, clean);
     let functions = &ctx.functions;
     match item {
         Item::Var(g) => {
@@ -423,6 +437,7 @@ fn check_item(ctx: &Context, item: &Item, spans: &ItemSpansRef, file: &str, line
         Item::Target(names) => v.target_list(names, spans.stmts, spans.item),
         _ => {}
     }
+    std::mem::swap(&mut v.clean, clean);
     v.out
 }
 
@@ -441,11 +456,13 @@ struct Verifier<'a> {
     ctx: &'a Context,
     out: Vec<Diagnostic>,
     origin: Origin,
+    /// Shapes of instructions found clean in the module ([`CleanShapes`]).
+    clean: CleanShapes,
 }
 
 impl<'a> Verifier<'a> {
     fn new(ctx: &'a Context, file: &'a str, lines: &'a Lines<'a>) -> Verifier<'a> {
-        Verifier { file, lines, ctx, out: Vec::new(), origin: Origin::Any }
+        Verifier { file, lines, ctx, out: Vec::new(), origin: Origin::Any, clean: CleanShapes::new(false) }
     }
 
 
@@ -538,13 +555,20 @@ impl<'a> Verifier<'a> {
                 walk.step(k);
             }
             let Stmt::Instr(ins) = s else { continue };
+            let facts = self.ctx.form_facts(ins.form);
+            has_carry_in |= facts.carry_in;
+            // An instruction of a shape found clean is clean.
+            let shape = self.clean.shape(f, ins);
+            if shape.is_some_and(|shape| self.clean.contains(&shape)) {
+                continue;
+            }
+            let found_before = self.out.len();
             let at = stmts.get(k).copied().unwrap_or(span);
             let local_space = |name: &str| {
                 let space = locals.space(name, k);
                 debug_assert!(reference.as_ref().is_none_or(|w| w.var_decl(name).map(|d| d.space) == space), "`{name}` in `{}`", f.name);
                 space
             };
-            let facts = self.ctx.form_facts(ins.form);
             if facts.may_be_unavailable(ins) {
                 self.availability(ins, facts.unmet, at);
             }
@@ -557,7 +581,9 @@ impl<'a> Verifier<'a> {
             self.vote_sync(ins, at);
             self.call_arity(f, ins, functions, at);
             self.operand_features(f, ins, &facts, kinds, vector, at);
-            has_carry_in |= facts.carry_in;
+            if let Some(shape) = shape.filter(|_| self.out.len() == found_before) {
+                self.clean.insert(shape);
+            }
         }
         if has_carry_in {
             self.carries(f, stmts, span);
