@@ -108,7 +108,8 @@ impl Instruction {
         self.space_mods().next().unwrap_or(StateSpace::Generic)
     }
 
-    fn space_mods(&self) -> impl Iterator<Item = StateSpace> + '_ {
+    /// The state-space modifiers in slot order, one at a time ([`Instruction::spaces`]).
+    pub(crate) fn space_mods(&self) -> impl Iterator<Item = StateSpace> + '_ {
         self.mods_in(SlotRole::Space).filter_map(|m| match m.kind() {
             ModKind::Space(s) => Some(s),
             _ => None,

@@ -201,8 +201,10 @@ fn touch(f: &Function, syms: &Symbols, view: &ValueView, k: usize, ins: &Instruc
     // lanes: the form's flags but the carry's, its memory operands' kinds.
     let carry = Flags::CARRY_IN.bits() | Flags::CARRY_OUT.bits() | Flags::CARRY_OUT_CC.bits();
     let flags = Flags::from_bits(ins.form.flags().bits() & !carry & !Flags::APPROX.bits());
+    // The operands are read only for a form that accesses memory (the
+    // table says so once: most do not).
     let memory = ins.form.operands().iter().take(ins.operands.len()).filter_map(|spec| spec.mem);
-    if flags != Flags::NONE || memory.into_iter().any(|k| k != MemAccess::Prefetch && !(k == MemAccess::Load && ins.opcode == Opcode::LDU)) {
+    if flags != Flags::NONE || (ins.form.accesses_memory() && memory.into_iter().any(|k| k != MemAccess::Prefetch && !(k == MemAccess::Load && ins.opcode == Opcode::LDU))) {
         Kept::Clobber
     } else {
         Kept::Nothing
