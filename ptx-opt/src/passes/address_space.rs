@@ -40,7 +40,7 @@
 //! through `%SP` = `cvta.local %SPL` become `ld.local`/`st.local` (`LDL`/`STL`
 //! instead of `LD.E`/`ST.E`).
 
-use super::operands::{block_declared_names, only_types, plain_reg};
+use super::operands::{only_types, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
@@ -157,7 +157,7 @@ fn run(f: &Function, analyses: &mut Analyses, ctx: &ModuleContext, level: OptLev
     // New instructions name registers at their uses: a register declared
     // inside a `{ }` block (whose name may mean another register elsewhere,
     // or nothing) is never named by a rewrite.
-    let in_blocks = block_declared_names(body);
+    let in_blocks = analyses.block_declared_names(f);
     let width = ctx.address_size;
     let (_, _, view) = analyses.values(f);
     // Origins of versions.

@@ -20,7 +20,7 @@
 //! the copies it removes (`promote-local` leaves one per load and store),
 //! and the output reads as what it computes.
 
-use super::operands::{block_declared_names, only_types, plain_reg};
+use super::operands::{only_types, plain_reg};
 use super::{Analyses, Pass, Preserves};
 use crate::values::Version;
 use crate::{ModuleContext, OptLevel};
@@ -114,7 +114,7 @@ fn renames(f: &Function, analyses: &mut Analyses) -> Renames {
     if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::MOV && i.guard.is_none() && matches!(i.operands.get(1), Some(ptx_ir::ir::Operand::Reg(_))))) {
         return Vec::new();
     }
-    let in_blocks = block_declared_names(body);
+    let in_blocks = analyses.block_declared_names(f);
     let (_, _, view) = analyses.values(f);
     // Copies: the version of `d` a `mov` makes -> the version of `s` it read.
     let mut copies: FxHashMap<Version, Version> = FxHashMap::default();

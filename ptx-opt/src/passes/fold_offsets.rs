@@ -39,7 +39,7 @@ const CHAIN: usize = 8;
 
 fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptLevel) -> Option<Function> {
     let body = f.body.as_ref()?;
-    let in_blocks = super::operands::block_declared_names(body);
+    let in_blocks = analyses.block_declared_names(f);
     let (cfg, dom) = analyses.cfg_dom(f);
     let view = ValueView::build(f, cfg, dom);
     let mut g: Option<Function> = None;

@@ -31,7 +31,6 @@
 //! addresses or across the accesses it cannot disambiguate.
 
 use super::memory::{Location, Touch};
-use super::operands::block_declared_names;
 use super::{Analyses, Pass, Preserves};
 use crate::values::{Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
@@ -91,7 +90,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if i.opcode == Opcode::LD)) {
         return None;
     }
-    let in_blocks = block_declared_names(body);
+    let in_blocks = analyses.block_declared_names(f);
     let (cfg, dom, view, memory) = analyses.memory(f);
     let syms = &memory.syms;
     // The last statement reading each version, to keep live ranges short:

@@ -27,7 +27,7 @@
 //! 38 and 22: so it runs at `-O3` only (where register trade-offs are
 //! allowed), and by name.
 
-use super::operands::{block_declared_names, plain_reg};
+use super::operands::plain_reg;
 use super::{Analyses, Pass, Preserves};
 use crate::values::{ValueView, Version, VersionDef};
 use crate::{ModuleContext, OptLevel};
@@ -73,7 +73,7 @@ fn run(f: &Function, analyses: &mut Analyses, _ctx: &ModuleContext, _level: OptL
     if !body.iter().any(|s| matches!(s, Stmt::Instr(i) if matches!(i.opcode, Opcode::MUL | Opcode::MAD))) {
         return None;
     }
-    let in_blocks = block_declared_names(body);
+    let in_blocks = analyses.block_declared_names(f);
     let (_, dom, view) = analyses.values(f);
     // The offsets `b + c` some statement defines: its version -> (b's version, c).
     let mut offsets: FxHashMap<Version, (Version, i64)> = FxHashMap::default();
