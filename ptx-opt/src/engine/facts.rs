@@ -221,8 +221,11 @@ impl Analysis<Node> for Facts {
         // A new class (egg numbers them in order); a class made again
         // (`remake`) keeps its data until it is merged and modified.
         let table = &mut egraph.analysis.data_of;
-        if usize::from(id) >= table.len() {
-            table.resize(usize::from(id) + 1, d);
+        let k = usize::from(id);
+        if k == table.len() {
+            table.push(d);
+        } else if k > table.len() {
+            table.resize(k + 1, d);
         }
         let needs_const = match egraph.analysis.constant(d) {
             Some(c) => *enode != Node::Const { width: d.width(), bits: c },
