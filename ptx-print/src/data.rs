@@ -1,6 +1,7 @@
 //! Declarations, initializers and constant expressions.
 
 use crate::instruction::{write_float, write_int};
+use crate::writer::{Put, Writer};
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator, DocBuilder};
 use ptx_ir::ir::{Attribute, ConstExpr, Decl, DeclName, Initializer, IntList, VarDecl};
@@ -39,11 +40,11 @@ pub fn write_decl(out: &mut String, d: &VarDecl) {
 
 /// A declaration of a body (without the `;`): a plain register one, held
 /// in place, as [`write_decl`] writes it as a [`VarDecl`].
-pub fn write_body_decl(out: &mut String, d: &Decl) {
+pub(crate) fn write_body_decl(out: &mut impl Put, d: &Decl) {
     match d.as_var() {
-        Some(v) => write_decl(out, v),
+        Some(v) => write_decl(out.string(), v),
         None => {
-            out.push_str(d.space().text());
+            out.str(d.space().text());
             write_type(out, d.vector(), d.ty());
             write_names(out, d.names());
         }
@@ -51,33 +52,38 @@ pub fn write_body_decl(out: &mut String, d: &Decl) {
 }
 
 /// ` .v4 .f32`: a declaration's vector width and type.
-fn write_type(out: &mut String, vector: Option<u8>, ty: ScalarType) {
+fn write_type(out: &mut impl Put, vector: Option<u8>, ty: ScalarType) {
     if let Some(v) = vector {
-        let _ = write!(out, " .v{v}");
+        out.str(" .v");
+        push_u64(out, v.into());
     }
-    out.push(' ');
-    out.push_str(ty.text());
+    out.byte(b' ');
+    out.str(ty.text());
 }
 
 /// ` a, b[4] = {...}`: a declaration's names.
-fn write_names<'a>(out: &mut String, names: impl Iterator<Item = DeclName<'a>>) {
+fn write_names<'a>(out: &mut impl Put, names: impl Iterator<Item = DeclName<'a>>) {
     for (k, n) in names.enumerate() {
-        out.push_str(if k == 0 { " " } else { ", " });
-        out.push_str(n.name);
+        out.str(if k == 0 { " " } else { ", " });
+        out.name(n.name);
         if let Some(r) = n.range {
-            let _ = write!(out, "<{r}>");
+            out.byte(b'<');
+            push_u64(out, r.into());
+            out.byte(b'>');
         }
         for dim in n.dims {
             match dim {
                 Some(x) => {
-                    let _ = write!(out, "[{x}]");
+                    out.byte(b'[');
+                    push_u64(out, (*x).into());
+                    out.byte(b']');
                 }
-                None => out.push_str("[]"),
+                None => out.str("[]"),
             }
         }
         if let Some(init) = n.init {
-            out.push_str(" = ");
-            write_initializer(out, init);
+            out.str(" = ");
+            write_initializer(out.string(), init);
         }
     }
 }
@@ -202,83 +208,49 @@ fn init_doc<'a>(arena: &'a Arena<'a>, init: &Initializer) -> DocBuilder<'a, Aren
 /// directly, not through `pretty`: data-heavy modules hold millions of these.
 fn write_int_list(out: &mut String, l: &IntList) {
     let col = out.len() - out.rfind('\n').map_or(0, |k| k + 1);
-    out.push('{');
-    let mut chunk = Chunk::default();
+    let mut w = Writer::new(out);
+    w.byte(b'{');
     match l {
-        IntList::Bytes(b) => write_values(out, &mut chunk, col + 1, b.len(), b.iter().map(|&v| BYTE_DECIMALS[v as usize])),
-        IntList::Words(w) => write_values(out, &mut chunk, col + 1, w.len(), w.iter().map(|&v| Decimal::<20>::of(v))),
+        IntList::Bytes(b) => write_values(&mut w, col + 1, b.iter().map(|&v| BYTE_DECIMALS[v as usize])),
+        IntList::Words(words) => write_values(&mut w, col + 1, words.iter().map(|&v| Decimal::<20>::of(v))),
     }
-    out.push('}');
+    w.byte(b'}');
+    w.finish();
 }
 
-/// Values written at a time into a [`Chunk`] before they are appended to
-/// the output: the chunk stays small whatever the list's length.
-const CHUNK_VALUES: usize = 1024;
-
-/// A buffer of bytes written by position into room made beforehand: each
-/// value costs no test of capacity and no update of a length in memory.
-#[derive(Default)]
-struct Chunk {
-    bytes: Vec<u8>,
-    /// How many bytes are written.
-    len: usize,
-}
-
-impl Chunk {
-    /// Makes room for `n` more bytes after those written.
-    fn reserve(&mut self, n: usize) {
-        if self.bytes.len() < self.len + n {
-            self.bytes.resize(self.len + n, 0);
-        }
-    }
-
-    /// Writes the first `len` of `text` (all of `text` is copied, a copy of
-    /// fixed size; the room for it was made).
-    #[inline]
-    fn put<const N: usize>(&mut self, text: &[u8; N], len: usize) {
-        self.bytes[self.len..self.len + N].copy_from_slice(text);
-        self.len += len;
-    }
-
-    /// Appends what is written to `out` and empties the chunk.
-    fn flush_to(&mut self, out: &mut String) {
-        // Only ASCII is written.
-        out.push_str(std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default());
-        self.len = 0;
-    }
-}
-
-/// The `count` values of a list, separated, from column `col` on.
-fn write_values<const N: usize>(out: &mut String, chunk: &mut Chunk, mut col: usize, count: usize, values: impl Iterator<Item = Decimal<N>>) {
+/// The values of a list, separated, from column `col` on.
+fn write_values<const N: usize>(w: &mut Writer, mut col: usize, values: impl Iterator<Item = Decimal<N>>) {
     for (k, digits) in values.enumerate() {
-        if k % CHUNK_VALUES == 0 {
-            chunk.flush_to(out);
-            // A value is at most a `,`, a line break and two spaces, then `N` digits.
-            chunk.reserve(CHUNK_VALUES.min(count - k) * (4 + N));
-        }
         if k > 0 {
             // The `,` and the blank after it, unless the value would end past the width.
             if col + 3 + digits.len > WIDTH {
-                chunk.put(b",\n  ", 4);
+                w.str(",\n  ");
                 col = 2;
             } else {
-                chunk.put(b", ", 2);
+                w.lit(b", ");
                 col += 2;
             }
         }
-        chunk.put(&digits.text, digits.len);
+        digits.put_to(w);
         col += digits.len;
     }
-    chunk.flush_to(out);
 }
 
 /// `v` in decimal, as `{v}` formats it (without the formatting machinery:
 /// immediates, offsets and `.loc` numbers are on most lines).
-pub(crate) fn push_u64(out: &mut String, v: u64) {
+pub(crate) fn push_u64(out: &mut impl Put, v: u64) {
     match u8::try_from(v) {
-        Ok(b) => BYTE_DECIMALS[b as usize].push_str_to(out),
-        Err(_) => Decimal::<20>::of(v).push_str_to(out),
+        Ok(b) => BYTE_DECIMALS[b as usize].put_to(out),
+        Err(_) => Decimal::<20>::of(v).put_to(out),
     }
+}
+
+/// `v` in decimal, as `{v}` formats it.
+pub(crate) fn push_i64(out: &mut impl Put, v: i64) {
+    if v < 0 {
+        out.byte(b'-');
+    }
+    push_u64(out, v.unsigned_abs());
 }
 
 /// The digits of every byte value, made once: data-heavy modules are
@@ -324,12 +296,10 @@ impl<const N: usize> Decimal<N> {
         Decimal { text, len }
     }
 
-    /// Appends the digits to `out`, one character each (a few: cheaper
-    /// than checking them as UTF-8 and copying).
-    fn push_str_to(&self, out: &mut String) {
-        for &d in &self.text[..self.len] {
-            out.push(d as char);
-        }
+    /// Appends the digits to `out`.
+    #[inline]
+    fn put_to(&self, out: &mut impl Put) {
+        out.digits(&self.text, self.len);
     }
 }
 
@@ -491,13 +461,13 @@ mod tests {
         }
     }
 
-    /// Lists longer than a chunk ([`CHUNK_VALUES`]), after text on the line:
+    /// Lists longer than the writer's buffer, after text on the line:
     /// the values as `format!` writes them, and lines filled up to
     /// [`WIDTH`] (the next value would not have fit).
     #[test]
     fn long_lists_fill_their_lines() {
-        let bytes: Vec<u8> = (0..3 * CHUNK_VALUES + 7).map(|k| (k * 37 % 256) as u8).collect();
-        let words: Vec<u64> = (0..2 * CHUNK_VALUES + 3).map(|k| (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (k % 64)).collect();
+        let bytes: Vec<u8> = (0..3 * 1024 + 7).map(|k| (k * 37 % 256) as u8).collect();
+        let words: Vec<u64> = (0..2 * 1024 + 3).map(|k| (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (k % 64)).collect();
         for (list, values) in [
             (IntList::Bytes(bytes.clone().into()), bytes.iter().map(|v| v.to_string()).collect::<Vec<_>>()),
             (IntList::Words(words.clone().into()), words.iter().map(|v| v.to_string()).collect()),

@@ -1,7 +1,8 @@
 //! Function headers and bodies.
 
-use crate::data::{write_attribute, write_body_decl, write_decl, write_expr, Pieces};
-use crate::instruction::{write_instruction, write_label};
+use crate::data::{push_u64, write_attribute, write_body_decl, write_decl, write_expr, Pieces};
+use crate::instruction::{put_instruction, put_label};
+use crate::writer::Writer;
 use crate::WIDTH;
 use pretty::{Arena, DocAllocator};
 use ptx_ir::ir::{FuncDirective, FuncKind, Function, Stmt, VarDecl};
@@ -48,6 +49,7 @@ pub fn write_function(out: &mut String, f: &Function) {
         return;
     };
     out.push_str("{\n");
+    let mut w = Writer::new(out);
     let mut depth = 1usize;
     for s in body {
         if matches!(s, Stmt::ScopeEnd) {
@@ -56,16 +58,15 @@ pub fn write_function(out: &mut String, f: &Function) {
         // Indentation follows nested scopes, up to a limit (deeply nested
         // machine-made scopes would otherwise make the output quadratic).
         let indent = if matches!(s, Stmt::Label(_) | Stmt::BranchTargets(..) | Stmt::CallTargets(..) | Stmt::CallPrototype(..)) { 0 } else { depth.min(MAX_INDENT) };
-        for _ in 0..indent {
-            out.push('\t');
-        }
-        write_stmt(out, f, s);
-        out.push('\n');
+        w.tabs(indent);
+        put_stmt(&mut w, f, s);
+        w.byte(b'\n');
         if matches!(s, Stmt::ScopeBegin) {
             depth += 1;
         }
     }
-    out.push_str("}\n");
+    w.lit(b"}\n");
+    w.finish();
 }
 
 /// `(.param .u64 a, .param .u32 b)`, one parameter per line when it does not fit.
@@ -167,55 +168,68 @@ fn write_directive(out: &mut String, d: &FuncDirective) {
     };
 }
 
-fn write_stmt(out: &mut String, f: &Function, s: &Stmt) {
+#[inline(always)]
+fn put_stmt(w: &mut Writer, f: &Function, s: &Stmt) {
     match s {
-        Stmt::Instr(i) => write_instruction(out, f, i),
+        Stmt::Instr(i) => put_instruction(w, f, i),
         Stmt::Label(l) => {
-            write_label(out, f, *l);
-            out.push(':');
+            put_label(w, f, *l);
+            w.byte(b':');
         }
         Stmt::Decl(d) => {
-            write_body_decl(out, d);
-            out.push(';');
+            write_body_decl(w, d);
+            w.byte(b';');
         }
         Stmt::Loc(l) => {
-            out.push_str(".loc ");
+            w.lit(b".loc ");
             for (k, n) in [l.file, l.line, l.col].into_iter().enumerate() {
                 if k > 0 {
-                    out.push(' ');
+                    w.byte(b' ');
                 }
-                crate::data::push_u64(out, n.into());
+                push_u64(w, n.into());
             }
             if let Some(fname) = l.function_name() {
-                out.push_str(", function_name ");
-                write_expr(out, fname);
+                w.str(", function_name ");
+                write_expr(w.string(), fname);
             }
             if let Some((a, b, c)) = l.inlined_at() {
-                let _ = write!(out, ", inlined_at {a} {b} {c}");
+                let _ = write!(w.string(), ", inlined_at {a} {b} {c}");
             }
+        }
+        Stmt::ScopeBegin => w.byte(b'{'),
+        Stmt::ScopeEnd => w.byte(b'}'),
+        other => write_rare_stmt(w.string(), f, other),
+    }
+}
+
+/// The statements [`put_stmt`] leaves to a string.
+fn write_rare_stmt(out: &mut String, f: &Function, s: &Stmt) {
+    match s {
+        Stmt::Instr(_) | Stmt::Label(_) | Stmt::Decl(_) | Stmt::Loc(_) | Stmt::ScopeBegin | Stmt::ScopeEnd => {
+            let mut w = Writer::new(out);
+            put_stmt(&mut w, f, s);
+            w.finish();
         }
         Stmt::Pragma(p) => {
             let _ = write!(out, ".pragma {};", p.join(", "));
         }
-        Stmt::ScopeBegin => out.push('{'),
-        Stmt::ScopeEnd => out.push('}'),
         Stmt::BranchTargets(l, ts) => {
-            write_label(out, f, *l);
+            put_label(out, f, *l);
             out.push_str(": .branchtargets ");
             for (k, t) in ts.iter().enumerate() {
                 if k > 0 {
                     out.push_str(", ");
                 }
-                write_label(out, f, *t);
+                put_label(out, f, *t);
             }
             out.push(';');
         }
         Stmt::CallTargets(l, ts) => {
-            write_label(out, f, *l);
+            put_label(out, f, *l);
             let _ = write!(out, ": .calltargets {};", ts.join(", "));
         }
         Stmt::CallPrototype(l, p) => {
-            write_label(out, f, *l);
+            put_label(out, f, *l);
             out.push_str(": .callprototype ");
             if let Some(r) = &p.ret {
                 write_params(out, r);

@@ -1,40 +1,81 @@
 //! Instruction lines, operands and literals.
 
-use crate::data::push_u64;
+use crate::data::{push_i64, push_u64};
+use crate::writer::{Piece, Put, Writer};
 use ptx_ir::ir::{AddrBase, FloatLit, Function, Imm, Instruction, IntLit, LabelId, Operand, PairPred, Prefix, Radix, RegId};
-use ptx_ir::isa::Mod;
+use ptx_ir::isa::{Mod, Opcode};
 use std::fmt::Write;
+use std::sync::OnceLock;
 
 /// Vector operands longer than this are wrapped (wgmma accumulators).
 const WRAP_VECTOR: usize = 16;
 
 /// `@!%p add.s32 %r1, %r2, 1;` (without indentation or newline).
 pub fn write_instruction(out: &mut String, f: &Function, ins: &Instruction) {
+    let mut w = Writer::new(out);
+    put_instruction(&mut w, f, ins);
+    w.finish();
+}
+
+/// [`write_instruction`] into a writer.
+pub(crate) fn put_instruction(w: &mut Writer, f: &Function, ins: &Instruction) {
     if let Some(g) = ins.guard {
-        out.push('@');
+        w.byte(b'@');
         if g.negated {
-            out.push('!');
+            w.byte(b'!');
         }
-        write_reg(out, f, g.reg);
-        out.push(' ');
+        put_reg(w, f, g.reg);
+        w.byte(b' ');
     }
-    write_head(out, ins);
+    put_head(w, ins);
     for (k, op) in ins.operands.iter().enumerate() {
-        out.push_str(if k == 0 { " \t" } else { ", " });
-        write_operand(out, f, op);
+        w.lit(if k == 0 { b" \t" } else { b", " });
+        put_operand(w, f, op);
     }
-    out.push(';');
+    w.byte(b';');
 }
 
 /// The instruction's head as printed: the opcode and its modifiers in the
 /// form's slot order (`mul.hi.u32`, `setp.lt.and.s32`, `cvt.rn.f32.s32`).
 pub fn write_head(out: &mut String, ins: &Instruction) {
-    out.push_str(ins.opcode.name());
-    for m in ins.mods.iter() {
-        if *m != Mod::NONE {
-            out.push_str(m.text());
+    let mut w = Writer::new(out);
+    put_head(&mut w, ins);
+    w.finish();
+}
+
+/// [`write_head`] into a writer.
+fn put_head(w: &mut Writer, ins: &Instruction) {
+    let texts = head_texts();
+    let name = ins.opcode.name();
+    match texts.opcodes.get(ins.opcode.index()) {
+        Some(p) => w.piece(p, name),
+        None => w.str(name),
+    }
+    for &m in ins.mods.iter() {
+        if m == Mod::NONE {
+            continue;
+        }
+        match texts.mods.get(m.index()) {
+            Some(p) => w.piece(p, m.text()),
+            None => w.str(m.text()),
         }
     }
+}
+
+/// The texts of every opcode and modifier as [`Piece`]s, by their
+/// numbers in the tables.
+struct HeadTexts {
+    opcodes: Vec<Piece>,
+    mods: Vec<Piece>,
+}
+
+fn head_texts() -> &'static HeadTexts {
+    static T: OnceLock<HeadTexts> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut mods = vec![Piece::new("")];
+        mods.extend(Mod::all().map(|m| Piece::new(m.text())));
+        HeadTexts { opcodes: Opcode::all().map(|o| Piece::new(o.name())).collect(), mods }
+    })
 }
 
 /// [`write_head`] into a new string.
@@ -44,143 +85,141 @@ pub fn instruction_head(ins: &Instruction) -> String {
     s
 }
 
-pub fn write_operand(out: &mut String, f: &Function, op: &Operand) {
+/// An operand.
+fn put_operand(w: &mut Writer, f: &Function, op: &Operand) {
     match op {
         Operand::Reg(r) => {
             match r.prefix {
                 Prefix::None => {}
-                Prefix::Not => out.push('!'),
-                Prefix::Neg => out.push('-'),
+                Prefix::Not => w.byte(b'!'),
+                Prefix::Neg => w.byte(b'-'),
             }
-            write_reg(out, f, r.reg);
+            put_reg(w, f, r.reg);
             if let Some(s) = r.sel {
-                s.write(out);
+                s.write(w.string());
             }
         }
         Operand::RegOffset(r, off) => {
-            write_reg(out, f, *r);
-            out.push('+');
-            push_i64(out, *off);
+            put_reg(w, f, *r);
+            w.byte(b'+');
+            push_i64(w, *off);
         }
         Operand::SReg(s, sel) => {
-            out.push_str(s.name());
+            w.str(s.name());
             if let Some(sel) = sel {
-                sel.write(out);
+                sel.write(w.string());
             }
         }
-        Operand::Imm(i) => write_imm(out, i),
+        Operand::Imm(i) => put_imm(w, i),
         Operand::Sym(s) => {
-            out.push_str(&s.name);
-            write_offset(out, s.offset);
+            w.str(&s.name);
+            put_offset(w, s.offset);
         }
-        Operand::Label(l) => write_label(out, f, *l),
+        Operand::Label(l) => put_label(w, f, *l),
         Operand::Vector(v) => {
-            out.push('{');
+            w.byte(b'{');
             for (k, o) in v.iter().enumerate() {
                 if k > 0 {
-                    out.push_str(if v.len() > WRAP_VECTOR && k % WRAP_VECTOR == 0 { ",\n\t\t" } else { ", " });
+                    w.str(if v.len() > WRAP_VECTOR && k % WRAP_VECTOR == 0 { ",\n\t\t" } else { ", " });
                 }
-                write_operand(out, f, o);
+                put_operand(w, f, o);
             }
-            out.push('}');
+            w.byte(b'}');
         }
         Operand::Pair(p, q) => {
-            write_operand(out, f, p);
-            out.push('|');
+            put_operand(w, f, p);
+            w.byte(b'|');
             match q {
-                PairPred::Reg(q) => write_reg(out, f, *q),
-                PairPred::Sink => out.push('_'),
+                PairPred::Reg(q) => put_reg(w, f, *q),
+                PairPred::Sink => w.byte(b'_'),
             }
         }
-        Operand::Sink => out.push('_'),
+        Operand::Sink => w.byte(b'_'),
         Operand::Addr(a) => {
-            out.push('[');
-            write_addr_inner(out, f, &a.base, a.offset);
+            w.byte(b'[');
+            put_addr_inner(w, f, &a.base, a.offset);
             if a.offset == 0 && a.zero_written {
-                out.push_str("+0");
+                w.lit(b"+0");
             }
-            out.push(']');
+            w.byte(b']');
             if a.unified {
-                out.push_str(".unified");
+                w.str(".unified");
             }
         }
         Operand::AddrList(items) => {
-            out.push('[');
+            w.byte(b'[');
             for (k, o) in items.iter().enumerate() {
                 if k > 0 {
-                    out.push_str(", ");
+                    w.lit(b", ");
                 }
-                write_operand(out, f, o);
+                put_operand(w, f, o);
             }
-            out.push(']');
+            w.byte(b']');
         }
         Operand::ArrayElem(e) => {
-            out.push_str(&e.name);
-            out.push('[');
+            w.str(&e.name);
+            w.byte(b'[');
             match &e.index {
-                Operand::Addr(a) => write_addr_inner(out, f, &a.base, a.offset),
-                other => write_operand(out, f, other),
+                Operand::Addr(a) => put_addr_inner(w, f, &a.base, a.offset),
+                other => put_operand(w, f, other),
             }
-            out.push(']');
+            w.byte(b']');
         }
         Operand::List(items) => {
-            out.push('(');
+            w.byte(b'(');
             for (k, o) in items.iter().enumerate() {
                 if k > 0 {
-                    out.push_str(", ");
+                    w.lit(b", ");
                 }
-                write_operand(out, f, o);
+                put_operand(w, f, o);
             }
-            out.push(')');
+            w.byte(b')');
         }
     }
 }
 
-fn write_addr_inner(out: &mut String, f: &Function, base: &AddrBase, offset: i64) {
+fn put_addr_inner(w: &mut Writer, f: &Function, base: &AddrBase, offset: i64) {
     match base {
-        AddrBase::Reg(r) => write_reg(out, f, *r),
-        AddrBase::Sym(s) => out.push_str(s),
-        AddrBase::Imm(i) => push_u64(out, *i),
+        AddrBase::Reg(r) => put_reg(w, f, *r),
+        AddrBase::Sym(s) => w.str(s),
+        AddrBase::Imm(i) => push_u64(w, *i),
     }
-    write_offset(out, offset);
+    put_offset(w, offset);
 }
 
 /// A register's name, or a marker no parser accepts for an id past the end of the table.
-pub(crate) fn write_reg(out: &mut String, f: &Function, r: RegId) {
+#[inline]
+pub(crate) fn put_reg(w: &mut impl Put, f: &Function, r: RegId) {
     match f.try_reg(r) {
-        Some(reg) => out.push_str(&reg.name),
+        Some(reg) => w.name(&reg.name),
         None => {
-            let _ = write!(out, "<invalid register {}>", r.0);
+            let _ = write!(w.string(), "<invalid register {}>", r.0);
         }
     }
 }
 
 /// A label's name, or a marker for an id past the end of the table.
-pub(crate) fn write_label(out: &mut String, f: &Function, l: LabelId) {
-    match f.try_label_name(l) {
-        Some(name) => out.push_str(name),
+pub(crate) fn put_label(w: &mut impl Put, f: &Function, l: LabelId) {
+    match f.labels.get(l.0 as usize) {
+        Some(name) => w.name(name),
         None => {
-            let _ = write!(out, "<invalid label {}>", l.0);
+            let _ = write!(w.string(), "<invalid label {}>", l.0);
         }
     }
 }
 
-fn write_offset(out: &mut String, off: i64) {
+fn put_offset(w: &mut Writer, off: i64) {
     if off != 0 {
-        out.push('+');
-        push_i64(out, off);
+        w.byte(b'+');
+        push_i64(w, off);
     }
-}
-
-/// `v` in decimal, as `{v}` formats it.
-pub(crate) fn push_i64(out: &mut String, v: i64) {
-    if v < 0 {
-        out.push('-');
-    }
-    push_u64(out, v.unsigned_abs());
 }
 
 pub fn write_imm(out: &mut String, i: &Imm) {
+    put_imm(out, i);
+}
+
+fn put_imm(out: &mut impl Put, i: &Imm) {
     match i {
         Imm::Int(l) => write_int(out, l),
         Imm::Float(f) => write_float(out, f),
@@ -193,12 +232,12 @@ pub fn write_imm(out: &mut String, i: &Imm) {
 /// a literal above `i64::MAX` (`-9223372036854779808` is `.u64`, 2^64 minus the
 /// magnitude, as ptxas reads it): it is printed negated again, so that it
 /// re-parses unsigned with the same bits.
-pub fn write_int(out: &mut String, l: &IntLit) {
+pub(crate) fn write_int(out: &mut impl Put, l: &IntLit) {
     let negated_big = l.unsigned && !l.suffix && l.value != 0 && l.value <= i64::MAX as u64;
     let neg = negated_big || (!l.unsigned && (l.value as i64) < 0);
     let mag = if neg { l.value.wrapping_neg() } else { l.value };
     if neg {
-        out.push('-');
+        out.byte(b'-');
     }
     let _ = match l.radix {
         Radix::Dec => {
@@ -206,34 +245,32 @@ pub fn write_int(out: &mut String, l: &IntLit) {
             Ok(())
         }
         Radix::Hex => {
-            out.push_str("0x");
+            out.str("0x");
             push_hex_digits(out, mag, hex_digits(mag));
             Ok(())
         }
-        Radix::Oct => write!(out, "0{mag:o}"),
-        Radix::Bin => write!(out, "0b{mag:b}"),
+        Radix::Oct => write!(out.string(), "0{mag:o}"),
+        Radix::Bin => write!(out.string(), "0b{mag:b}"),
     };
     if l.suffix {
-        out.push('U');
+        out.byte(b'U');
     }
 }
 
-pub fn write_float(out: &mut String, f: &FloatLit) {
+pub(crate) fn write_float(out: &mut impl Put, f: &FloatLit) {
     match f {
         FloatLit::F32(b) => {
-            out.push_str("0f");
+            out.str("0f");
             push_hex_digits(out, (*b).into(), 8);
         }
         FloatLit::F64(b) => {
-            out.push_str("0d");
+            out.str("0d");
             push_hex_digits(out, *b, 16);
         }
-        FloatLit::Dec(d) => out.push_str(&d.text),
+        FloatLit::Dec(d) => out.str(&d.text),
     }
 }
 
-/// The low `n` (at most 16) hexadecimal digits of `v`, upper case, with
-/// leading zeros: what `{v:08X}` writes for `n` = 8 and a 32-bit `v`.
 /// How many hexadecimal digits `{v:X}` writes (one for 0). Hexadecimal
 /// values went through `write!` (about 300 host instructions each): the
 /// string tables of nvopencc output are lists of them.
@@ -241,10 +278,15 @@ fn hex_digits(v: u64) -> u32 {
     (64 - v.leading_zeros()).div_ceil(4).max(1)
 }
 
-fn push_hex_digits(out: &mut String, v: u64, n: u32) {
-    for k in (0..n.min(16)).rev() {
-        out.push(char::from(b"0123456789ABCDEF"[(v >> (4 * k)) as usize & 15]));
+/// The low `n` (at most 16) hexadecimal digits of `v`, upper case, with
+/// leading zeros: what `{v:08X}` writes for `n` = 8 and a 32-bit `v`.
+fn push_hex_digits(out: &mut impl Put, v: u64, n: u32) {
+    let n = n.min(16) as usize;
+    let mut digits = [0u8; 16];
+    for (k, d) in digits[..n].iter_mut().enumerate() {
+        *d = b"0123456789ABCDEF"[(v >> (4 * (n - 1 - k))) as usize & 15];
     }
+    out.digits(&digits, n);
 }
 
 #[cfg(test)]

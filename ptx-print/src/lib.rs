@@ -51,6 +51,7 @@ mod data;
 mod function;
 mod instruction;
 mod module;
+mod writer;
 
 pub use instruction::{instruction_head, write_head, write_imm, write_instruction};
 pub use function::write_function;

@@ -81,6 +81,17 @@ impl Name {
         }
     }
 
+    /// A name held in place as its bytes, zero past its length, and the
+    /// length (so that it is copied whole, a copy of fixed size: the
+    /// printer); `None` for a boxed one.
+    #[inline]
+    pub fn inline_bytes(&self) -> Option<(&[u8; Name::INLINE_MAX], usize)> {
+        match &self.0 {
+            Repr::Inline(bytes, len) => Some((bytes, *len as usize)),
+            Repr::Boxed(_) => None,
+        }
+    }
+
     /// Whether the name is held in place (for the tests of the invariant).
     #[cfg(test)]
     fn is_inline(&self) -> bool {
