@@ -9,7 +9,7 @@ use ptx_ir::ir::{FuncDirective, FuncKind, Function, Stmt, VarDecl};
 use std::fmt::Write;
 
 /// Deepest indentation printed.
-const MAX_INDENT: usize = 8;
+const MAX_INDENT: usize = Writer::MAX_TABS;
 
 pub fn write_function(out: &mut String, f: &Function) {
     if let Some(l) = f.linkage {

@@ -59,6 +59,9 @@ impl Piece {
 }
 
 impl<'o> Writer<'o> {
+    /// The most tabs [`Writer::tabs`] puts.
+    pub(crate) const MAX_TABS: usize = 8;
+
     /// A writer appending to `out`.
     #[inline]
     pub(crate) fn new(out: &'o mut String) -> Writer<'o> {
@@ -149,10 +152,11 @@ impl<'o> Writer<'o> {
         self.put_fixed(text, N);
     }
 
-    /// Puts `n` tabs (at most eight).
+    /// Puts `n` tabs, at most [`Writer::MAX_TABS`].
     #[inline(always)]
     pub(crate) fn tabs(&mut self, n: usize) {
-        self.put_fixed(b"\t\t\t\t\t\t\t\t", n.min(8));
+        debug_assert!(n <= Writer::MAX_TABS, "{n} tabs asked");
+        self.put_fixed(b"\t\t\t\t\t\t\t\t", n.min(Writer::MAX_TABS));
     }
 
     /// Puts the text of `p`, which is `text` (put as a slice when it is
@@ -302,8 +306,8 @@ mod tests {
                     expected.push_str(t);
                     w.lit(b", ");
                     expected.push_str(", ");
-                    w.tabs(round % 10);
-                    expected.push_str(&"\t".repeat((round % 10).min(8)));
+                    w.tabs(round % 9);
+                    expected.push_str(&"\t".repeat(round % 9));
                 }
                 if round % 7 == 3 {
                     w.string().push_str("<direct>");
