@@ -526,12 +526,12 @@ impl<'a> Verifier<'a> {
         debug_assert!(!scopes_ok || declared::registers_declared(f).is_empty(), "the scope check missed {:?}", declared::registers_declared(f));
         for (k, s) in body.iter().enumerate() {
             if let Stmt::Decl(d) = s {
-                // Most declarations are plain registers: nothing to check.
-                if d.names().all(|n| n.init.is_none() && n.dims.is_empty()) {
+                // Most declarations are plain registers, held in place, with
+                // no initializer or array: nothing to check (renderer: 62,608).
+                let Some(d) = d.as_var() else { continue };
+                if d.names.iter().all(|n| n.init.is_none() && n.dims.is_empty()) {
                     continue;
                 }
-                // Never a plain register declaration, held in place.
-                let Some(d) = d.as_var() else { continue };
                 self.initializers(d, stmts.get(k).copied().unwrap_or(span), functions);
                 for n in &d.names {
                     if n.dims.first() == Some(&None) && n.init.is_none() && d.space != StateSpace::Param {
