@@ -355,10 +355,6 @@ impl Facts {
 mod tests {
     use super::*;
 
-    /// Facts and class data go back and forth unchanged, a class's constant
-    /// is its facts' value, and equal data are equal facts: facts in place
-    /// for nothing known and for one value of up to 64 bits, stored once
-    /// otherwise. [`Facts::exact`]'s shortcut gives [`Facts::data`]'s data.
     /// The words the inputs of `of_op` hash to follow equality: equal
     /// inputs hash alike, and the inputs here (children differing in
     /// number, order, kind, width, constant or stored number; shapes) each
@@ -388,6 +384,10 @@ mod tests {
         }
     }
 
+    /// Facts and class data go back and forth unchanged, a class's constant
+    /// is its facts' value, and equal data are equal facts: facts in place
+    /// for nothing known and for one value of up to 64 bits, stored once
+    /// otherwise. [`Facts::exact`]'s shortcut gives [`Facts::data`]'s data.
     #[test]
     fn class_data_keeps_the_facts() {
         let mut f = Facts::default();
